@@ -1,0 +1,52 @@
+//! `flatmodel verify FILE...`: one line per file, exit 1 if any is invalid.
+
+use crate::input::Input;
+use crate::{Failure, Outcome};
+use flatmodel::{tflite, Format};
+use std::ffi::OsString;
+
+/// Why `bytes` are not a model of a known format, in one line.
+pub fn unknown_format(bytes: &[u8]) -> String {
+    match bytes.get(4..8) {
+        None => format!("not a model: {} bytes is too short for a file identifier", bytes.len()),
+        Some(id) => format!(
+            "not a model flatmodel reads: bytes 4..8 are {:?}, not a known file identifier (TFL3)",
+            String::from_utf8_lossy(id)
+        ),
+    }
+}
+
+/// Verifies each file as the format its bytes show.
+pub fn run(files: &[OsString], quiet: bool) -> Result<Outcome, Failure> {
+    let mut outcome = Outcome::Ok;
+    for path in files {
+        let input = Input::open(path)?;
+        let name = path.to_string_lossy();
+        match check(input.bytes()) {
+            Ok(summary) => {
+                if !quiet {
+                    println!("{name}: ok ({summary})");
+                }
+            }
+            Err(reason) => {
+                println!("{name}: invalid: {reason}");
+                outcome = Outcome::Invalid;
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+/// Verifies `bytes` fully; a short description, or why they are invalid.
+pub fn check(bytes: &[u8]) -> Result<String, String> {
+    match flatmodel::detect(bytes) {
+        Some(Format::Tflite) => {
+            let model = tflite::Model::parse(bytes).map_err(|e| e.to_string())?;
+            let subgraphs = model.subgraphs().map_or(0, |s| s.len());
+            let mut warnings = 0usize;
+            model.for_each_warning(|_| warnings += 1);
+            Ok(format!("TFLite v{}, {subgraphs} subgraph(s), {warnings} warning(s)", model.version()))
+        }
+        _ => Err(unknown_format(bytes)),
+    }
+}

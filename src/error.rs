@@ -1,0 +1,200 @@
+//! The one error type of the crate: what went wrong, at which byte, and where in the schema.
+
+use core::fmt;
+
+/// How many path segments an [`Error`] keeps; deeper paths keep their innermost segments.
+pub const MAX_PATH: usize = 6;
+
+/// Why some bytes were rejected.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ErrorKind {
+    /// The input ends before a structure it must hold.
+    #[error("input too short")]
+    Truncated,
+    /// An offset or a length points outside the input.
+    #[error("offset or length out of bounds")]
+    OutOfBounds,
+    /// A value is not aligned as the format requires.
+    #[error("misaligned")]
+    Misaligned,
+    /// A vtable's own size is odd, too small or past the end of the input.
+    #[error("malformed vtable")]
+    BadVtable,
+    /// A field's bytes reach past the inline size its vtable gives the table.
+    #[error("field lies outside its table")]
+    FieldOutsideTable,
+    /// A string has no NUL terminator.
+    #[error("string not NUL-terminated")]
+    UnterminatedString,
+    /// A string is not UTF-8.
+    #[error("string is not valid UTF-8")]
+    InvalidUtf8,
+    /// A field the schema marks `required` is absent.
+    #[error("required field missing")]
+    MissingRequired,
+    /// A union's type and value disagree (a type without value, or a value without type).
+    #[error("union type and value disagree")]
+    UnionMismatch,
+    /// The file identifier is not the one the format requires.
+    #[error("wrong file identifier")]
+    WrongIdentifier,
+    /// Nesting is deeper than [`crate::verify::Options::max_depth`].
+    #[error("nesting too deep")]
+    DepthLimit,
+    /// More tables than [`crate::verify::Options::max_tables`].
+    #[error("too many tables")]
+    TableLimit,
+    /// Verification work passed the apparent-size budget of [`crate::verify::Options`].
+    #[error("apparent size limit exceeded")]
+    ApparentSizeLimit,
+    /// The bytes are not any format this crate reads.
+    #[error("unknown format")]
+    UnknownFormat,
+    /// A container header field is invalid.
+    #[error("invalid header")]
+    BadHeader,
+    /// An index refers to an element that does not exist.
+    #[error("index out of range")]
+    IndexOutOfRange,
+    /// A model-level rule of the format is broken; the text names the rule.
+    #[error("{0}")]
+    Rule(&'static str),
+    /// Something asked for by name or number does not exist.
+    #[error("not found")]
+    NotFound,
+}
+
+/// Where an error happened, in schema terms: `Model.subgraphs[0].tensors[12].name`.
+///
+/// It holds up to [`MAX_PATH`] segments without allocating; deeper paths keep the innermost ones
+/// and print `…` where the outer ones were.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    root: &'static &'static str,
+    /// Innermost segment first.
+    names: [&'static &'static str; MAX_PATH],
+    indices: [u32; MAX_PATH],
+    len: u8,
+    truncated: bool,
+}
+
+const NO_INDEX: u32 = u32::MAX;
+static EMPTY: &str = "";
+
+impl Location {
+    /// A location with no segments below `root` (for example a header or a whole file).
+    pub const fn at(root: &'static &'static str) -> Self {
+        Location { root, names: [&EMPTY; MAX_PATH], indices: [NO_INDEX; MAX_PATH], len: 0, truncated: false }
+    }
+
+    /// The name the path starts from (a root table, a header).
+    pub fn root(&self) -> &'static str {
+        self.root
+    }
+
+    /// Segments from outermost to innermost: a field name and, for vector elements, an index.
+    pub fn segments(&self) -> impl DoubleEndedIterator<Item = (&'static str, Option<u32>)> + '_ {
+        let len = usize::from(self.len).min(MAX_PATH);
+        let names = self.names.get(..len).unwrap_or(&[]);
+        let indices = self.indices.get(..len).unwrap_or(&[]);
+        names.iter().zip(indices).rev().map(|(n, &i)| (**n, (i != NO_INDEX).then_some(i)))
+    }
+
+    /// Whether outer segments were dropped because the path was deeper than [`MAX_PATH`].
+    pub fn is_truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// Adds a segment outside the ones already held (used while unwinding).
+    pub(crate) fn push_outer(&mut self, name: &'static &'static str, index: Option<u32>) {
+        let at = usize::from(self.len);
+        match (self.names.get_mut(at), self.indices.get_mut(at)) {
+            (Some(n), Some(i)) => {
+                *n = name;
+                *i = index.unwrap_or(NO_INDEX);
+                self.len = self.len.saturating_add(1);
+            }
+            _ => self.truncated = true,
+        }
+    }
+
+    pub(crate) fn set_root(&mut self, root: &'static &'static str) {
+        self.root = root;
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.root)?;
+        if self.truncated {
+            f.write_str(".…")?;
+        }
+        for (name, index) in self.segments() {
+            write!(f, ".{name}")?;
+            if let Some(i) = index {
+                write!(f, "[{i}]")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}")
+    }
+}
+
+/// An error: its kind, the byte offset it was found at, and the schema location.
+///
+/// `Copy` and allocation-free, so it can be returned from `no_std` code without a heap.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("{kind} at byte {offset} ({location})")]
+pub struct Error {
+    kind: ErrorKind,
+    offset: u64,
+    location: Location,
+}
+
+impl Error {
+    /// An error of `kind` at byte `offset`, located at `location`.
+    #[cold]
+    pub const fn new(kind: ErrorKind, offset: u64, location: Location) -> Self {
+        Error { kind, offset, location }
+    }
+
+    /// An error about a named field of a container header, such as `VH00.flatbuffer_size`.
+    #[cold]
+    pub const fn header(kind: ErrorKind, offset: u64, field: &'static &'static str) -> Self {
+        Error::new(kind, offset, Location::at(field))
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The byte offset, from the start of the input given to the reader, where it went wrong.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Where in the schema it went wrong.
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// The same error with its offset moved by `base` (for data found inside a larger file).
+    pub fn shifted(mut self, base: u64) -> Self {
+        self.offset = self.offset.saturating_add(base);
+        self
+    }
+
+    pub(crate) fn location_mut(&mut self) -> &mut Location {
+        &mut self.location
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = core::result::Result<T, E>;

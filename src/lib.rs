@@ -1,0 +1,57 @@
+//! # flatmodel
+//!
+//! Zero-copy, verified readers for the FlatBuffers-based model formats edge runtimes ship,
+//! starting with TFLite (`TFL3`, schema v2.15 plus the newer LiteRT values).
+//!
+//! ## Guarantees
+//!
+//! - **Verify first, then read in place.** [`tflite::Model::parse`] runs one verification pass
+//!   over the bytes; only then does it hand out views, which borrow the input and read straight
+//!   from it. View accessors are infallible and do not allocate or copy.
+//! - **Any input is safe.** Every byte string yields an [`Error`] (its kind, byte offset and
+//!   schema path such as `Model.subgraphs[0].tensors[12].name`) or a valid model. No input makes
+//!   the library panic, hang, recurse without bound or allocate.
+//! - **Bounded work.** Verification work is at most a constant times the input length for every
+//!   input, shared subtrees included ([`verify::Options`] names the limits).
+//! - **No `unsafe`.** The library forbids it; the panicking operations (`unwrap`, indexing,
+//!   unchecked arithmetic) are denied by lint.
+//! - **`no_std`.** The core needs neither `std` nor an allocator; the `alloc` and `std` features
+//!   add conveniences, and `cli` (default) builds the `flatmodel` tool.
+//! - **Newer writers are not errors.** Enum values and union types this crate's schemas do not
+//!   name read as raw numbers.
+//!
+//! ## Layout
+//!
+//! - [`wire`]: the schema-free FlatBuffers wire format (all byte access happens there).
+//! - [`verify`]: the verifier and its limits.
+//! - [`schema`]: the macros and descriptors generated code feeds, one description per type.
+//! - [`dump`]: JSON output following flatc's conventions, driven by the descriptors.
+//! - [`tflite`]: the TFLite schema's views and the helpers a runtime needs.
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::panic_in_result_fn
+)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod dump;
+mod error;
+pub mod formats;
+#[doc(hidden)]
+pub mod fuzzing;
+pub mod schema;
+pub mod verify;
+pub mod wire;
+
+pub use error::{Error, ErrorKind, Location, Result, MAX_PATH};
+pub use formats::tflite;
+pub use formats::{detect, Format};

@@ -1,0 +1,630 @@
+//! The schema macros. Each generated `generated.rs` describes every type of its schema once;
+//! these macros expand that one description into the typed view, the verifier and the static
+//! descriptor (which drives the JSON dump), so the three cannot drift.
+//!
+//! Input grammar (written by the generator in `tests/codegen`, never by hand):
+//!
+//! ```text
+//! fb_enum!   { #[doc]* Name: repr { VARIANT = value, ... } }            (repr: u8 i8 ... u64)
+//! fb_union!  { #[doc]* Name = id { tag => Table, ... } }
+//! fb_struct! { #[doc]* Name (size = N, align = A) { field "name" @offset: kind(args), ... } }
+//! fb_table!  { #[doc]* Name = id { #[doc]* field "name" @slot: kind(args) [required|deprecated], ... } }
+//! fb_schema! { namespace "ns", identifier Some(*b"ABCD"), root Table }
+//! ```
+//!
+//! Table field kinds: `scalar(T, default)`, `enumeration(E, repr, default)`, `string()`,
+//! `table(T)`, `structure(S)`, `vector(T)` (scalars and enums), `enum_vector(E)`,
+//! `string_vector()`, `table_vector(T)`, `struct_vector(S)`, `union(U)`, `union_vector(U)`.
+//! A field kind may be followed by
+//! `required` or `deprecated`: deprecated fields get no accessor but are still verified and
+//! dumped when present, as flatc does. Struct field kinds: `scalar(T)`, `enumeration(E, repr)`, `structure(S)`,
+//! `array(T, N)`.
+
+/// The version of the macro input grammar; generated files assert it, so a generator/macro
+/// mismatch is a compile error.
+pub const GRAMMAR_VERSION: u32 = 2;
+
+/// Defines an enum: a transparent newtype over its underlying integer, so values this schema
+/// revision does not name stay readable as raw numbers.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! fb_enum {
+    ($(#[$meta:meta])* $name:ident : $repr:ident { $($(#[$vmeta:meta])* $variant:ident = $value:literal),* $(,)? }) => {
+        $(#[$meta])*
+        #[doc = concat!("\n\nEnum `", stringify!($name), "`; values a newer schema adds read as raw numbers.")]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(transparent)]
+        pub struct $name(pub $repr);
+
+        #[allow(non_upper_case_globals)]
+        impl $name {
+            $(
+                $(#[$vmeta])*
+                #[doc = concat!("`", stringify!($variant), " = ", stringify!($value), "`")]
+                pub const $variant: $name = $name($value);
+            )*
+
+            /// The value's name in the schema, or `::core::option::Option::None` for a value it does not name.
+            pub const fn name(self) -> ::core::option::Option<&'static str> {
+                match self.0 {
+                    $($value => ::core::option::Option::Some(stringify!($variant)),)*
+                    #[allow(unreachable_patterns)]
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+
+        impl ::core::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                match self.name() {
+                    ::core::option::Option::Some(n) => f.write_str(n),
+                    ::core::option::Option::None => write!(f, "{}({})", stringify!($name), self.0),
+                }
+            }
+        }
+
+        impl $crate::wire::Scalar for $name {
+            type Wire = <$repr as $crate::wire::Scalar>::Wire;
+            const SIZE: usize = <$repr as $crate::wire::Scalar>::SIZE;
+            #[inline(always)]
+            fn from_wire(wire: Self::Wire) -> Self {
+                $name(<$repr as $crate::wire::Scalar>::from_wire(wire))
+            }
+        }
+
+        impl $crate::schema::EnumType for $name {
+            const DESC: &'static $crate::schema::EnumDesc = &$crate::schema::EnumDesc {
+                name: stringify!($name),
+                repr: $crate::__fb_scalar_type!($repr),
+                values: &[$(($value as i64, stringify!($variant))),*],
+                bit_flags: false,
+            };
+        }
+    };
+}
+
+/// Defines a union: an enum of its member tables, `NONE`, and `Unknown(tag)` for members a
+/// newer schema adds.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! fb_union {
+    ($(#[$meta:meta])* $name:ident = $id:literal { $($tag:literal => $variant:ident),* $(,)? }) => {
+        $(#[$meta])*
+        #[doc = concat!("\n\nUnion `", stringify!($name), "`.")]
+        #[derive(Clone, Copy)]
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        pub enum $name<'a> {
+            /// No value (type 0).
+            NONE,
+            $(
+                #[doc = concat!("Type ", stringify!($tag), ": `", stringify!($variant), "`.")]
+                $variant($variant<'a>),
+            )*
+            /// A type this schema revision does not name: its raw tag.
+            Unknown(u8),
+        }
+
+        impl<'a> $name<'a> {
+            /// The union's type tag.
+            pub fn tag(&self) -> u8 {
+                match self {
+                    $name::NONE => 0,
+                    $($name::$variant(_) => $tag,)*
+                    $name::Unknown(t) => *t,
+                }
+            }
+
+            /// The name of the member held, if this schema revision names it.
+            pub fn type_name(&self) -> ::core::option::Option<&'static str> {
+                match self {
+                    $name::NONE => ::core::option::Option::Some("NONE"),
+                    $($name::$variant(_) => ::core::option::Option::Some(stringify!($variant)),)*
+                    $name::Unknown(_) => ::core::option::Option::None,
+                }
+            }
+        }
+
+        impl<'a> $crate::wire::FromUnion<'a> for $name<'a> {
+            #[inline]
+            fn from_union(tag: u8, value: $crate::wire::UnionValue<'a>) -> Self {
+                match tag {
+                    0 => $name::NONE,
+                    $($tag => match value.table() {
+                        ::core::option::Option::Some(t) => $name::$variant(t),
+                        ::core::option::Option::None => $crate::wire::broken($name::NONE),
+                    },)*
+                    other => $name::Unknown(other),
+                }
+            }
+        }
+
+        impl $crate::verify::VerifyUnion for $name<'_> {
+            const ID: u16 = $id;
+            fn verify(v: &mut $crate::verify::Verifier<'_>, tag: u8, pos: usize) -> $crate::verify::VResult {
+                match tag {
+                    $($tag => v.table::<$variant<'static>>(pos),)*
+                    _ => ::core::result::Result::Ok(()),
+                }
+            }
+        }
+
+        const _: () = {
+            static DESC: $crate::schema::UnionDesc = $crate::schema::UnionDesc {
+                name: stringify!($name),
+                variants: &[$(($tag, stringify!($variant), <$variant<'static> as $crate::schema::TableType>::desc)),*],
+            };
+            impl $crate::schema::UnionType for $name<'_> {
+                fn desc() -> &'static $crate::schema::UnionDesc {
+                    &DESC
+                }
+            }
+        };
+
+        impl $crate::schema::Walk for $name<'_> {
+            fn walk(&self, w: &mut $crate::schema::Walker) {
+                match self {
+                    $name::NONE => {}
+                    $($name::$variant(t) => t.walk(w),)*
+                    $name::Unknown(tag) => w.scalar(*tag),
+                }
+            }
+        }
+    };
+}
+
+/// Defines a struct view over its inline bytes.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! fb_struct {
+    ($(#[$meta:meta])* $name:ident (size = $size:literal, align = $align:literal) {
+        $($(#[$fmeta:meta])* $field:ident $fname:literal @ $offset:literal : $kind:ident ($($arg:tt)*)),* $(,)?
+    }) => {
+        $(#[$meta])*
+        #[doc = concat!("\n\nStruct `", stringify!($name), "`, viewed in place.")]
+        #[derive(Clone, Copy)]
+        pub struct $name<'a> {
+            bytes: &'a [u8],
+        }
+
+        impl<'a> $crate::wire::FromStruct<'a> for $name<'a> {
+            const SIZE: usize = $size;
+            const ALIGN: usize = $align;
+            #[inline(always)]
+            fn from_bytes(bytes: &'a [u8]) -> Self {
+                $name { bytes }
+            }
+        }
+
+        impl<'a> $name<'a> {
+            /// The struct's bytes as they lie in the buffer.
+            pub fn bytes(&self) -> &'a [u8] {
+                self.bytes
+            }
+            $($crate::__fb_struct_field!(accessor 'a; $(#[$fmeta])* $field $fname $offset $kind($($arg)*));)*
+        }
+
+        const _: () = {
+            static DESC: $crate::schema::StructDesc = $crate::schema::StructDesc {
+                name: stringify!($name),
+                size: $size,
+                align: $align,
+                fields: &[$($crate::schema::StructFieldDesc {
+                    name: $fname,
+                    offset: $offset,
+                    kind: $crate::__fb_struct_field!(kind; $kind($($arg)*)),
+                }),*],
+            };
+            impl $crate::schema::StructType for $name<'_> {
+                const DESC: &'static $crate::schema::StructDesc = &DESC;
+            }
+        };
+
+        impl $crate::schema::Walk for $name<'_> {
+            fn walk(&self, w: &mut $crate::schema::Walker) {
+                w.bytes(self.bytes);
+            }
+        }
+    };
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __fb_struct_field {
+    (accessor $lt:lifetime; $(#[$fmeta:meta])* $field:ident $fname:literal $offset:literal scalar($t:ident)) => {
+        $(#[$fmeta])*
+        #[doc = concat!("Field `", $fname, "`.")]
+        #[inline]
+        pub fn $field(&self) -> $t {
+            $crate::wire::read_scalar::<$t>(self.bytes, $offset).unwrap_or_else(|| $crate::wire::broken(<$t>::default()))
+        }
+    };
+    (accessor $lt:lifetime; $(#[$fmeta:meta])* $field:ident $fname:literal $offset:literal enumeration($e:ident, $repr:ident)) => {
+        $(#[$fmeta])*
+        #[doc = concat!("Field `", $fname, "`.")]
+        #[inline]
+        pub fn $field(&self) -> $e {
+            $crate::wire::read_scalar::<$e>(self.bytes, $offset).unwrap_or_else(|| $crate::wire::broken($e(0)))
+        }
+    };
+    (accessor $lt:lifetime; $(#[$fmeta:meta])* $field:ident $fname:literal $offset:literal structure($s:ident)) => {
+        $(#[$fmeta])*
+        #[doc = concat!("Field `", $fname, "`.")]
+        #[inline]
+        pub fn $field(&self) -> $s<$lt> {
+            let size = <$s<$lt> as $crate::wire::FromStruct<$lt>>::SIZE;
+            let bytes = self.bytes.get($offset..).and_then(|b| b.get(..size)).unwrap_or_else(|| $crate::wire::broken(&[]));
+            <$s<$lt> as $crate::wire::FromStruct<$lt>>::from_bytes(bytes)
+        }
+    };
+    (accessor $lt:lifetime; $(#[$fmeta:meta])* $field:ident $fname:literal $offset:literal array($t:ident, $n:literal)) => {
+        $(#[$fmeta])*
+        #[doc = concat!("Field `", $fname, "`.")]
+        #[inline]
+        pub fn $field(&self) -> $crate::wire::Vector<$lt, $t> {
+            let size = <$t as $crate::wire::Scalar>::SIZE * $n;
+            let bytes = self.bytes.get($offset..).and_then(|b| b.get(..size)).unwrap_or(&[]);
+            $crate::wire::Vector::from_bytes(bytes).unwrap_or_else(|| $crate::wire::broken($crate::wire::Vector::empty()))
+        }
+    };
+    (kind; scalar($t:ident)) => { $crate::schema::StructFieldKind::Scalar($crate::__fb_scalar_type!($t)) };
+    (kind; enumeration($e:ident, $repr:ident)) => {
+        $crate::schema::StructFieldKind::Enum(<$e as $crate::schema::EnumType>::DESC)
+    };
+    (kind; structure($s:ident)) => {
+        $crate::schema::StructFieldKind::Struct(<$s<'static> as $crate::schema::StructType>::DESC)
+    };
+    (kind; array($t:ident, $n:literal)) => { $crate::schema::StructFieldKind::Array($crate::__fb_scalar_type!($t), $n) };
+}
+
+/// Defines a table: its view, its verifier and its descriptor, from one field list.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! fb_table {
+    ($(#[$meta:meta])* $name:ident = $id:literal {
+        $($(#[$fmeta:meta])* $field:ident $fname:literal @ $slot:literal : $kind:ident ($($arg:tt)*) $($req:ident)?),* $(,)?
+    }) => {
+        $(#[$meta])*
+        #[doc = concat!("\n\nTable `", stringify!($name), "`, viewed in place over verified bytes.")]
+        #[derive(Clone, Copy)]
+        pub struct $name<'a> {
+            table: $crate::wire::Table<'a>,
+        }
+
+        impl<'a> $crate::wire::FromTable<'a> for $name<'a> {
+            #[inline(always)]
+            fn from_table(table: $crate::wire::Table<'a>) -> Self {
+                $name { table }
+            }
+        }
+
+        impl<'a> $name<'a> {
+            /// The underlying table (for raw slot access).
+            pub fn raw(&self) -> $crate::wire::Table<'a> {
+                self.table
+            }
+            $($crate::__fb_field!(accessor 'a; $(#[$fmeta])* $field $fname $slot $kind($($arg)*) $($req)?);)*
+        }
+
+        impl $crate::verify::VerifyTable for $name<'_> {
+            const NAME: $crate::verify::Name = {
+                static NAME: &str = stringify!($name);
+                &NAME
+            };
+            const ID: u16 = $id;
+            fn verify(v: &mut $crate::verify::Verifier<'_>, pos: usize) -> $crate::verify::VResult {
+                // Slots the schema declares: the highest slot plus one.
+                #[allow(unused_mut)] // tables without fields
+                const SLOTS: u16 = {
+                    let mut slots = 0u16;
+                    $(if $slot + 1 > slots { slots = $slot + 1; })*
+                    slots
+                };
+                #[allow(unused_variables)] // tables without fields
+                let t = v.enter_table(pos, SLOTS)?;
+                $($crate::__fb_field!(verify v t; $fname $slot $kind($($arg)*) $($req)?);)*
+                v.leave_table();
+                ::core::result::Result::Ok(())
+            }
+        }
+
+        const _: () = {
+            static DESC: $crate::schema::TableDesc = $crate::schema::TableDesc {
+                name: stringify!($name),
+                fields: &[$($crate::schema::FieldDesc {
+                    name: $fname,
+                    slot: $slot,
+                    kind: $crate::__fb_field!(kind; $kind($($arg)*)),
+                    required: $crate::__fb_field!(required; $($req)?),
+                    deprecated: $crate::__fb_field!(deprecated; $($req)?),
+                }),*],
+            };
+            impl $crate::schema::TableType for $name<'_> {
+                fn desc() -> &'static $crate::schema::TableDesc {
+                    &DESC
+                }
+            }
+        };
+
+        impl $crate::schema::Walk for $name<'_> {
+            fn walk(&self, w: &mut $crate::schema::Walker) {
+                w.table();
+                $($crate::__fb_field!(walk w; self.$field(); $kind($($arg)*) $($req)?);)*
+            }
+        }
+
+        impl ::core::fmt::Debug for $name<'_> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                write!(f, "{}@{}", stringify!($name), self.table.position())
+            }
+        }
+    };
+}
+
+/// Defines the schema's static description (`SCHEMA`) and ties its root type to it.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! fb_schema {
+    (namespace $ns:literal, identifier $ident:expr, root $root:ident) => {
+        /// The schema's description: namespace, identifier, root table.
+        pub static SCHEMA: $crate::schema::SchemaDesc = $crate::schema::SchemaDesc {
+            namespace: $ns,
+            identifier: $ident,
+            root: <$root<'static> as $crate::schema::TableType>::desc,
+        };
+
+        /// The schema's root table type.
+        pub type Root<'a> = $root<'a>;
+    };
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __fb_scalar_type {
+    (bool) => {
+        $crate::schema::ScalarType::Bool
+    };
+    (u8) => {
+        $crate::schema::ScalarType::U8
+    };
+    (i8) => {
+        $crate::schema::ScalarType::I8
+    };
+    (u16) => {
+        $crate::schema::ScalarType::U16
+    };
+    (i16) => {
+        $crate::schema::ScalarType::I16
+    };
+    (u32) => {
+        $crate::schema::ScalarType::U32
+    };
+    (i32) => {
+        $crate::schema::ScalarType::I32
+    };
+    (u64) => {
+        $crate::schema::ScalarType::U64
+    };
+    (i64) => {
+        $crate::schema::ScalarType::I64
+    };
+    (f32) => {
+        $crate::schema::ScalarType::F32
+    };
+    (f64) => {
+        $crate::schema::ScalarType::F64
+    };
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __fb_field {
+    // ---- accessors -------------------------------------------------------------------------
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal $kind:ident($($arg:tt)*) deprecated) => {};
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal scalar($t:ident, $default:expr)) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "` (default `", stringify!($default), "`).")]
+        #[inline]
+        pub fn $field(&self) -> $t {
+            self.table.scalar::<$t>($slot, $default)
+        }
+    };
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal enumeration($e:ident, $repr:ident, $default:expr)) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "` (default `", stringify!($default), "`).")]
+        #[inline]
+        pub fn $field(&self) -> $e {
+            self.table.scalar::<$e>($slot, $e($default))
+        }
+    };
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal string()) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "`.")]
+        #[inline]
+        pub fn $field(&self) -> ::core::option::Option<&$lt str> {
+            self.table.string($slot)
+        }
+    };
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal string() required) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "` (required).")]
+        #[inline]
+        pub fn $field(&self) -> &$lt str {
+            self.table.string($slot).unwrap_or_else(|| $crate::wire::broken(""))
+        }
+    };
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal table($t:ident) $($req:ident)?) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "`.")]
+        #[inline]
+        pub fn $field(&self) -> ::core::option::Option<$t<$lt>> {
+            self.table.table::<$t<$lt>>($slot)
+        }
+    };
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal structure($s:ident) $($req:ident)?) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "`.")]
+        #[inline]
+        pub fn $field(&self) -> ::core::option::Option<$s<$lt>> {
+            self.table.structure::<$s<$lt>>($slot)
+        }
+    };
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal vector($t:ident) $($req:ident)?) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "`, a zero-copy slice.")]
+        #[inline]
+        pub fn $field(&self) -> ::core::option::Option<$crate::wire::Vector<$lt, $t>> {
+            self.table.vector::<$t>($slot)
+        }
+    };
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal enum_vector($e:ident) $($req:ident)?) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "`, a zero-copy slice.")]
+        #[inline]
+        pub fn $field(&self) -> ::core::option::Option<$crate::wire::Vector<$lt, $e>> {
+            self.table.vector::<$e>($slot)
+        }
+    };
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal string_vector() $($req:ident)?) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "`.")]
+        #[inline]
+        pub fn $field(&self) -> ::core::option::Option<$crate::wire::StrVector<$lt>> {
+            self.table.string_vector($slot)
+        }
+    };
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal table_vector($t:ident) $($req:ident)?) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "`.")]
+        #[inline]
+        pub fn $field(&self) -> ::core::option::Option<$crate::wire::TableVector<$lt, $t<$lt>>> {
+            self.table.table_vector::<$t<$lt>>($slot)
+        }
+    };
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal struct_vector($s:ident) $($req:ident)?) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "`.")]
+        #[inline]
+        pub fn $field(&self) -> ::core::option::Option<$crate::wire::StructVector<$lt, $s<$lt>>> {
+            self.table.struct_vector::<$s<$lt>>($slot)
+        }
+    };
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal union($u:ident) $($req:ident)?) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "` (union; its type is in the slot before).")]
+        #[inline]
+        pub fn $field(&self) -> $u<$lt> {
+            self.table.union::<$u<$lt>>($slot)
+        }
+    };
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal union_vector($u:ident) $($req:ident)?) => {
+        $(#[$m])*
+        #[doc = concat!("Field `", $fname, "` (vector of unions).")]
+        #[inline]
+        pub fn $field(&self) -> ::core::option::Option<$crate::wire::UnionVector<$lt, $u<$lt>>> {
+            self.table.union_vector::<$u<$lt>>($slot)
+        }
+    };
+
+    // ---- verification ----------------------------------------------------------------------
+    (verify $v:ident $t:ident; $fname:literal $slot:literal scalar($ty:ident, $default:expr) $($req:ident)?) => {
+        $v.field_inline(&$t, $slot, <$ty as $crate::wire::Scalar>::SIZE, <$ty as $crate::wire::Scalar>::SIZE,
+            $crate::__fb_name!($fname), false)?
+    };
+    (verify $v:ident $t:ident; $fname:literal $slot:literal enumeration($e:ident, $repr:ident, $default:expr) $($req:ident)?) => {
+        $v.field_inline(&$t, $slot, <$repr as $crate::wire::Scalar>::SIZE, <$repr as $crate::wire::Scalar>::SIZE,
+            $crate::__fb_name!($fname), false)?
+    };
+    (verify $v:ident $t:ident; $fname:literal $slot:literal string() $($req:ident)?) => {
+        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?), |v, p| v.string(p))?
+    };
+    (verify $v:ident $t:ident; $fname:literal $slot:literal table($ty:ident) $($req:ident)?) => {
+        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
+            |v, p| v.table::<$ty<'static>>(p))?
+    };
+    (verify $v:ident $t:ident; $fname:literal $slot:literal structure($s:ident) $($req:ident)?) => {
+        $v.field_inline(&$t, $slot,
+            <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE,
+            <$s<'static> as $crate::wire::FromStruct<'static>>::ALIGN,
+            $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
+    };
+    (verify $v:ident $t:ident; $fname:literal $slot:literal vector($ty:ident) $($req:ident)?) => {
+        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
+            |v, p| v.vector(p, <$ty as $crate::wire::Scalar>::SIZE).map(drop))?
+    };
+    (verify $v:ident $t:ident; $fname:literal $slot:literal enum_vector($e:ident) $($req:ident)?) => {
+        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
+            |v, p| v.vector(p, <$e as $crate::wire::Scalar>::SIZE).map(drop))?
+    };
+    (verify $v:ident $t:ident; $fname:literal $slot:literal string_vector() $($req:ident)?) => {
+        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
+            |v, p| v.string_vector(p))?
+    };
+    (verify $v:ident $t:ident; $fname:literal $slot:literal table_vector($ty:ident) $($req:ident)?) => {
+        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
+            |v, p| v.table_vector::<$ty<'static>>(p))?
+    };
+    (verify $v:ident $t:ident; $fname:literal $slot:literal struct_vector($s:ident) $($req:ident)?) => {
+        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
+            |v, p| v.vector(p, <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE).map(drop))?
+    };
+    (verify $v:ident $t:ident; $fname:literal $slot:literal union($u:ident) $($req:ident)?) => {
+        $v.field_union::<$u<'static>>(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
+    };
+    (verify $v:ident $t:ident; $fname:literal $slot:literal union_vector($u:ident) $($req:ident)?) => {
+        $v.field_union_vector::<$u<'static>>(&$t, $slot,
+            <$u<'static> as $crate::verify::VerifyUnion>::ID,
+            $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
+    };
+
+    // ---- descriptors -----------------------------------------------------------------------
+    (kind; scalar($t:ident, $default:expr)) => { $crate::schema::FieldKind::Scalar($crate::schema::ScalarValue::$t($default)) };
+    (kind; enumeration($e:ident, $repr:ident, $default:expr)) => {
+        $crate::schema::FieldKind::Enum(<$e as $crate::schema::EnumType>::DESC, $crate::schema::ScalarValue::$repr($default))
+    };
+    (kind; string()) => { $crate::schema::FieldKind::String };
+    (kind; table($t:ident)) => { $crate::schema::FieldKind::Table(<$t<'static> as $crate::schema::TableType>::desc) };
+    (kind; structure($s:ident)) => { $crate::schema::FieldKind::Struct(<$s<'static> as $crate::schema::StructType>::DESC) };
+    (kind; vector($t:ident)) => { $crate::schema::FieldKind::Vector($crate::__fb_scalar_type!($t)) };
+    (kind; enum_vector($e:ident)) => { $crate::schema::FieldKind::EnumVector(<$e as $crate::schema::EnumType>::DESC) };
+    (kind; string_vector()) => { $crate::schema::FieldKind::StringVector };
+    (kind; table_vector($t:ident)) => { $crate::schema::FieldKind::TableVector(<$t<'static> as $crate::schema::TableType>::desc) };
+    (kind; struct_vector($s:ident)) => { $crate::schema::FieldKind::StructVector(<$s<'static> as $crate::schema::StructType>::DESC) };
+    (kind; union($u:ident)) => { $crate::schema::FieldKind::Union(<$u<'static> as $crate::schema::UnionType>::desc) };
+    (kind; union_vector($u:ident)) => { $crate::schema::FieldKind::UnionVector(<$u<'static> as $crate::schema::UnionType>::desc) };
+    (required;) => { false };
+    (required; required) => { true };
+    (required; deprecated) => { false };
+    (deprecated;) => { false };
+    (deprecated; required) => { false };
+    (deprecated; deprecated) => { true };
+
+    // ---- full walk -------------------------------------------------------------------------
+    (walk $w:ident; $e:expr; $kind:ident($($arg:tt)*) deprecated) => {};
+    (walk $w:ident; $e:expr; scalar($t:ident, $default:expr)) => { $w.scalar($e) };
+    (walk $w:ident; $e:expr; enumeration($ty:ident, $repr:ident, $default:expr)) => { $w.scalar($e.0) };
+    (walk $w:ident; $e:expr; string()) => { if let ::core::option::Option::Some(s) = $e { $w.string(s) } };
+    (walk $w:ident; $e:expr; string() required) => { $w.string($e) };
+    (walk $w:ident; $e:expr; table($t:ident) $($req:ident)?) => { if let ::core::option::Option::Some(t) = $e { $crate::schema::Walk::walk(&t, $w) } };
+    (walk $w:ident; $e:expr; structure($s:ident) $($req:ident)?) => { if let ::core::option::Option::Some(s) = $e { $crate::schema::Walk::walk(&s, $w) } };
+    (walk $w:ident; $e:expr; vector($t:ident) $($req:ident)?) => { if let ::core::option::Option::Some(v) = $e { $w.vector(v.len(), v.get(0)) } };
+    (walk $w:ident; $e:expr; enum_vector($t:ident) $($req:ident)?) => { if let ::core::option::Option::Some(v) = $e { $w.vector(v.len(), v.get(0).map(|x| x.0)) } };
+    (walk $w:ident; $e:expr; string_vector() $($req:ident)?) => { if let ::core::option::Option::Some(v) = $e { $w.offsets(v.len()); for s in v.iter() { $w.string(s) } } };
+    (walk $w:ident; $e:expr; table_vector($t:ident) $($req:ident)?) => {
+        if let ::core::option::Option::Some(v) = $e { $w.offsets(v.len()); for t in v.iter() { $crate::schema::Walk::walk(&t, $w) } }
+    };
+    (walk $w:ident; $e:expr; struct_vector($s:ident) $($req:ident)?) => { if let ::core::option::Option::Some(v) = $e { $w.vector(v.len(), v.bytes().first().copied()) } };
+    (walk $w:ident; $e:expr; union($u:ident) $($req:ident)?) => { $crate::schema::Walk::walk(&$e, $w) };
+    (walk $w:ident; $e:expr; union_vector($u:ident) $($req:ident)?) => {
+        if let ::core::option::Option::Some(v) = $e { $w.offsets(v.len()); for u in v.iter() { $crate::schema::Walk::walk(&u, $w) } }
+    };
+}
+
+/// A `&'static &'static str` for a field name, for error paths.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __fb_name {
+    ($name:literal) => {{
+        static NAME: &str = $name;
+        &NAME
+    }};
+}

@@ -1,0 +1,16 @@
+//! The declarative layer between a schema's `.fbs` file and the code that reads it.
+//!
+//! `tests/codegen` reads each format's `.fbs` and writes a `generated.rs` of macro calls (one
+//! per enum, union, struct and table); the macros in this module expand each into the typed
+//! view, the verifier and a static descriptor. The dump and the tools walk the descriptors.
+
+mod desc;
+mod macros;
+mod walk;
+
+pub use desc::{
+    EnumDesc, EnumType, FieldDesc, FieldKind, ScalarType, ScalarValue, SchemaDesc, StructDesc, StructFieldDesc,
+    StructFieldKind, StructType, TableDesc, TableRef, TableType, UnionDesc, UnionRef, UnionType,
+};
+pub use macros::GRAMMAR_VERSION;
+pub use walk::{Bits, Walk, Walker};

@@ -1,0 +1,227 @@
+//! The verifier: one pass over a buffer that checks everything the typed views will read.
+//!
+//! It never allocates and never panics. Each check failure records an [`Error`] in the
+//! verifier and unwinds with the zero-sized [`Fail`]; each level adds its path segment on the
+//! way out, so the hot path returns a one-byte `Result` and the error still says
+//! `Model.subgraphs[0].tensors[12].name`.
+
+mod fields;
+mod memo;
+mod options;
+
+pub use fields::TableCheck;
+pub use options::{Options, Stats};
+
+use crate::error::{Error, ErrorKind, Location};
+use crate::wire::{self, Identifier};
+use memo::Memo;
+
+/// A static name for a path segment or a root: a thin pointer to a `&'static str`.
+pub type Name = &'static &'static str;
+
+/// The unit failure the verifier unwinds with; the details are in the verifier.
+#[derive(Clone, Copy, Debug)]
+pub struct Fail;
+
+/// The result of one verification step.
+pub type VResult<T = ()> = core::result::Result<T, Fail>;
+
+/// A table type that can check its own fields (implemented by the schema macros).
+pub trait VerifyTable {
+    /// The table type's name, for error paths.
+    const NAME: Name;
+    /// A number unique among the table types of its schema (for the memo).
+    const ID: u16;
+    /// Checks the table whose soffset is at `pos` and everything it reaches.
+    fn verify(v: &mut Verifier<'_>, pos: usize) -> VResult;
+}
+
+/// A union type that can check the table its type tag selects.
+pub trait VerifyUnion {
+    /// A number unique among the union types of its schema (for the memo).
+    const ID: u16;
+    /// Checks the value table at `pos` for type `tag`; unknown tags (newer writers) are
+    /// accepted without looking inside.
+    fn verify(v: &mut Verifier<'_>, tag: u8, pos: usize) -> VResult;
+}
+
+/// Verification state for one buffer.
+pub struct Verifier<'b> {
+    buf: &'b [u8],
+    opts: Options,
+    depth: u32,
+    stats: Stats,
+    budget: u64,
+    /// Work after which the memo is consulted.
+    memo_after: u64,
+    memo: Memo,
+    error: Error,
+    /// The element index to attach to the next path segment, set by vector loops.
+    pending_index: Option<u32>,
+}
+
+static UNKNOWN: &str = "?";
+
+impl<'b> Verifier<'b> {
+    /// A verifier for `buf` with `opts`.
+    pub fn new(buf: &'b [u8], opts: Options) -> Self {
+        Verifier {
+            buf,
+            opts,
+            depth: 0,
+            stats: Stats::default(),
+            budget: opts.apparent_size_budget(buf.len()),
+            memo_after: u64::try_from(buf.len()).unwrap_or(u64::MAX),
+            memo: Memo::new(),
+            error: Error::new(ErrorKind::Truncated, 0, Location::at(&UNKNOWN)),
+            pending_index: None,
+        }
+    }
+
+    /// The buffer being verified.
+    pub fn buffer(&self) -> &'b [u8] {
+        self.buf
+    }
+
+    /// What has been verified so far.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Verifies the whole buffer as a root table `T`, with `identifier` at bytes 4..8 if given.
+    pub fn verify_root<T: VerifyTable>(&mut self, identifier: Option<Identifier>) -> Result<usize, Error> {
+        let outcome = self.root::<T>(identifier);
+        outcome.map_err(|Fail| self.finish_error(T::NAME))
+    }
+
+    fn root<T: VerifyTable>(&mut self, identifier: Option<Identifier>) -> VResult<usize> {
+        let min = if identifier.is_some() { 8 } else { 4 };
+        if self.buf.len() < min {
+            return Err(self.fail(ErrorKind::Truncated, 0));
+        }
+        if let Some(id) = identifier {
+            if !wire::has_identifier(self.buf, id) {
+                return Err(self.fail(ErrorKind::WrongIdentifier, 4));
+            }
+        }
+        let pos = self.uoffset(0)?;
+        T::verify(self, pos)?;
+        Ok(pos)
+    }
+
+    /// Verifies `bytes`, a flatbuffer nested inside the buffer at byte `base`, as root `T`,
+    /// sharing this verifier's depth, table and work budgets. Errors are offset by `base`.
+    pub fn verify_nested<T: VerifyTable>(
+        &mut self,
+        bytes: &'b [u8],
+        base: usize,
+        identifier: Option<Identifier>,
+    ) -> VResult<usize> {
+        let outer_buf = core::mem::replace(&mut self.buf, bytes);
+        let outer_memo_after = core::mem::replace(&mut self.memo_after, u64::MAX);
+        self.memo.clear();
+        self.depth = self.depth.saturating_add(1);
+        let outcome = if self.depth > self.opts.max_depth {
+            Err(self.fail(ErrorKind::DepthLimit, 0))
+        } else {
+            self.root::<T>(identifier)
+        };
+        self.depth = self.depth.saturating_sub(1);
+        self.buf = outer_buf;
+        self.memo_after = outer_memo_after;
+        self.memo.clear();
+        if outcome.is_err() {
+            self.error = self.error.shifted(u64::try_from(base).unwrap_or(u64::MAX));
+            let root = T::NAME;
+            self.error.location_mut().push_outer(root, None);
+        }
+        outcome
+    }
+
+    /// The error recorded by the last failure, with its root name set.
+    fn finish_error(&mut self, root: Name) -> Error {
+        self.error.location_mut().set_root(root);
+        self.error
+    }
+
+    /// Records a failure of `kind` at `offset`.
+    #[cold]
+    #[inline(never)]
+    pub fn fail(&mut self, kind: ErrorKind, offset: usize) -> Fail {
+        let offset = u64::try_from(offset).unwrap_or(u64::MAX);
+        self.error = Error::new(kind, offset, Location::at(&UNKNOWN));
+        self.pending_index = None;
+        Fail
+    }
+
+    /// Adds the segment `name` (with the pending vector index, if any) to the error's path.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn unwind(&mut self, name: Name) -> Fail {
+        let index = self.pending_index.take();
+        self.error.location_mut().push_outer(name, index);
+        Fail
+    }
+
+    /// Marks the element index of the vector whose element just failed.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn unwind_index(&mut self, index: usize) -> Fail {
+        self.pending_index = u32::try_from(index).ok();
+        Fail
+    }
+
+    /// Adds `units` of work, failing past the budget.
+    #[inline(always)]
+    fn charge(&mut self, units: u64, at: usize) -> VResult {
+        self.stats.apparent_size = self.stats.apparent_size.saturating_add(units);
+        if self.stats.apparent_size > self.budget {
+            return Err(self.fail(ErrorKind::ApparentSizeLimit, at));
+        }
+        Ok(())
+    }
+
+    /// Whether the object at `pos` with `tag` was verified before (once sharing is suspected).
+    #[inline(always)]
+    fn memoized(&mut self, pos: usize, tag: u32) -> bool {
+        if self.stats.apparent_size <= self.memo_after {
+            return false;
+        }
+        let Some(key) = Memo::key(pos, tag) else {
+            return false;
+        };
+        let hit = self.memo.check_and_insert(key);
+        if hit {
+            self.stats.memo_hits = self.stats.memo_hits.saturating_add(1);
+        }
+        hit
+    }
+
+    #[inline(always)]
+    fn aligned(&mut self, pos: usize, align: usize) -> VResult {
+        if self.opts.check_alignment && pos & align.wrapping_sub(1) != 0 {
+            return Err(self.fail(ErrorKind::Misaligned, pos));
+        }
+        Ok(())
+    }
+
+    /// Checks that `len` bytes at `pos` lie inside the buffer.
+    #[inline(always)]
+    pub fn check_range(&mut self, pos: usize, len: usize) -> VResult {
+        match pos.checked_add(len) {
+            Some(end) if end <= self.buf.len() => Ok(()),
+            _ => Err(self.fail(ErrorKind::OutOfBounds, pos)),
+        }
+    }
+
+    /// Follows the aligned uoffset at `at` to a position inside the buffer.
+    #[inline(always)]
+    pub fn uoffset(&mut self, at: usize) -> VResult<usize> {
+        self.aligned(at, 4)?;
+        match wire::read_uoffset(self.buf, at) {
+            Some(t) if t < self.buf.len() => Ok(t),
+            Some(_) => Err(self.fail(ErrorKind::OutOfBounds, at)),
+            None => Err(self.fail(ErrorKind::Truncated, at)),
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! The verifier's limits, as named options with safe defaults.
+
+/// Limits on what one verification may do. Every limit turns a pathological input into an
+/// [`crate::Error`], never into unbounded time or stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Deepest nesting of tables (nested flatbuffers included).
+    pub max_depth: u32,
+    /// Most table visits in one verification.
+    pub max_tables: u64,
+    /// The apparent-size budget per input byte: verification may do at most this many units
+    /// of work (a table and each of its fields, a vector element, 16 string bytes) per byte of
+    /// input, plus [`Options::APPARENT_SIZE_SLACK`]. This is what keeps work linear in the
+    /// input size whatever the input, shared subtrees included.
+    pub apparent_size_per_byte: u32,
+    /// An absolute cap on the apparent size, on top of the per-byte budget.
+    pub max_apparent_size: u64,
+    /// Whether scalars, tables, vtables and vectors must be aligned as writers align them.
+    pub check_alignment: bool,
+}
+
+impl Options {
+    /// Work allowed on top of the per-byte budget, so tiny inputs are not starved.
+    pub const APPARENT_SIZE_SLACK: u64 = 4096;
+
+    /// The defaults: depth 64, 16 Mi table visits, 16 units of work per byte, alignment checked.
+    pub const DEFAULT: Options = Options {
+        max_depth: 64,
+        max_tables: 1 << 24,
+        apparent_size_per_byte: 16,
+        max_apparent_size: u64::MAX,
+        check_alignment: true,
+    };
+
+    /// The work budget for an input of `len` bytes.
+    pub fn apparent_size_budget(&self, len: usize) -> u64 {
+        let len = u64::try_from(len).unwrap_or(u64::MAX);
+        len.saturating_mul(u64::from(self.apparent_size_per_byte))
+            .saturating_add(Self::APPARENT_SIZE_SLACK)
+            .min(self.max_apparent_size)
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::DEFAULT
+    }
+}
+
+/// What a successful verification visited: the figures behind the per-object benchmarks and
+/// the linear-work guarantee.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Tables verified (a shared table found in the memo is not counted again).
+    pub tables: u64,
+    /// Vectors verified.
+    pub vectors: u64,
+    /// Strings verified.
+    pub strings: u64,
+    /// Shared objects recognised as already verified.
+    pub memo_hits: u64,
+    /// Units of work done (the apparent size).
+    pub apparent_size: u64,
+}
+
+impl Stats {
+    /// Tables, vectors and strings verified.
+    pub fn objects(&self) -> u64 {
+        self.tables.saturating_add(self.vectors).saturating_add(self.strings)
+    }
+}

@@ -1,0 +1,47 @@
+//! Checked reads of scalars and offsets at byte positions.
+
+use super::Scalar;
+use zerocopy::FromBytes;
+
+/// Reads a `T` at `pos`, or `None` when it does not fit in `buf`.
+#[inline(always)]
+pub fn read_scalar<T: Scalar>(buf: &[u8], pos: usize) -> Option<T> {
+    let bytes = buf.get(pos..)?;
+    let (wire, _) = T::Wire::read_from_prefix(bytes).ok()?;
+    Some(T::from_wire(wire))
+}
+
+/// Reads a little-endian `u32` at `pos`.
+#[inline(always)]
+pub fn read_u32(buf: &[u8], pos: usize) -> Option<u32> {
+    let b = buf.get(pos..)?.first_chunk::<4>()?;
+    Some(u32::from_le_bytes(*b))
+}
+
+/// Reads a little-endian `u16` at `pos`.
+#[inline(always)]
+pub(crate) fn read_u16(buf: &[u8], pos: usize) -> Option<u16> {
+    let b = buf.get(pos..)?.first_chunk::<2>()?;
+    Some(u16::from_le_bytes(*b))
+}
+
+/// Follows the unsigned offset stored at `pos`: the position it points to, unchecked against
+/// the buffer's length but free of overflow.
+#[inline(always)]
+pub fn read_uoffset(buf: &[u8], pos: usize) -> Option<usize> {
+    let off = read_u32(buf, pos)?;
+    pos.checked_add(usize::try_from(off).ok()?)
+}
+
+/// The table whose soffset is at `pos`: the position of its vtable.
+#[inline(always)]
+pub(crate) fn vtable_position(buf: &[u8], pos: usize) -> Option<usize> {
+    let b = buf.get(pos..)?.first_chunk::<4>()?;
+    let soff = i32::from_le_bytes(*b);
+    // vtable = table - soffset
+    if soff >= 0 {
+        pos.checked_sub(usize::try_from(soff).ok()?)
+    } else {
+        pos.checked_add(usize::try_from(soff.unsigned_abs()).ok()?)
+    }
+}

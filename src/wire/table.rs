@@ -1,0 +1,224 @@
+//! Tables: a position, its vtable, and field reads by slot.
+
+use super::bytes::{read_u16, read_uoffset, vtable_position};
+use super::{broken, FromStruct, FromTable, FromUnion, Scalar};
+use super::{StrVector, StructVector, TableVector, UnionVector, Vector};
+
+/// A table in a buffer: the position of its soffset and the slot area of its vtable.
+#[derive(Clone, Copy)]
+pub struct Table<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    /// The vtable's field offsets (after its two size fields).
+    slots: &'a [u8],
+}
+
+impl<'a> Table<'a> {
+    /// The table at `pos`, or `None` when its vtable cannot be read.
+    #[inline]
+    pub fn at(buf: &'a [u8], pos: usize) -> Option<Self> {
+        let vt = vtable_position(buf, pos)?;
+        let vt_len = usize::from(read_u16(buf, vt)?);
+        let slots = buf.get(vt.checked_add(4)?..vt.checked_add(vt_len)?)?;
+        Some(Table { buf, pos, slots })
+    }
+
+    /// The table at `pos` in verified bytes.
+    #[inline]
+    pub(crate) fn verified(buf: &'a [u8], pos: usize) -> Option<Self> {
+        match Table::at(buf, pos) {
+            Some(t) => Some(t),
+            None => broken(None),
+        }
+    }
+
+    /// The buffer the table lives in.
+    pub fn buffer(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    /// The byte position of the table (its soffset) in the buffer.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// The absolute position of field `slot`, or `None` when the field is absent.
+    #[inline(always)]
+    pub fn field(&self, slot: u16) -> Option<usize> {
+        let at = usize::from(slot).checked_mul(2)?;
+        let voff = read_u16(self.slots, at)?;
+        if voff == 0 {
+            return None;
+        }
+        self.pos.checked_add(usize::from(voff))
+    }
+
+    /// Whether field `slot` is present.
+    pub fn has(&self, slot: u16) -> bool {
+        self.field(slot).is_some()
+    }
+
+    /// Scalar field `slot`, or `default` when absent.
+    #[inline(always)]
+    pub fn scalar<T: Scalar>(&self, slot: u16, default: T) -> T {
+        match self.field(slot) {
+            None => default,
+            Some(p) => match super::read_scalar(self.buf, p) {
+                Some(v) => v,
+                None => broken(default),
+            },
+        }
+    }
+
+    /// Scalar field `slot`, or `None` when absent (for fields without a default).
+    #[inline(always)]
+    pub fn optional_scalar<T: Scalar>(&self, slot: u16) -> Option<T> {
+        let p = self.field(slot)?;
+        match super::read_scalar(self.buf, p) {
+            Some(v) => Some(v),
+            None => broken(None),
+        }
+    }
+
+    /// The position an offset field `slot` points to.
+    #[inline(always)]
+    fn target(&self, slot: u16) -> Option<usize> {
+        let p = self.field(slot)?;
+        match read_uoffset(self.buf, p) {
+            Some(t) => Some(t),
+            None => broken(None),
+        }
+    }
+
+    /// Table field `slot`.
+    #[inline]
+    pub fn table<T: FromTable<'a>>(&self, slot: u16) -> Option<T> {
+        let t = self.target(slot)?;
+        Table::verified(self.buf, t).map(T::from_table)
+    }
+
+    /// The raw table of field `slot`, whatever its type.
+    #[inline]
+    pub fn raw_table(&self, slot: u16) -> Option<Table<'a>> {
+        Table::verified(self.buf, self.target(slot)?)
+    }
+
+    /// Struct field `slot` (stored inline).
+    #[inline]
+    pub fn structure<S: FromStruct<'a>>(&self, slot: u16) -> Option<S> {
+        let p = self.field(slot)?;
+        match self.buf.get(p..).and_then(|b| b.get(..S::SIZE)) {
+            Some(b) => Some(S::from_bytes(b)),
+            None => broken(None),
+        }
+    }
+
+    /// The bytes of vector field `slot` whose elements are `elem_size` bytes, and its length.
+    #[inline]
+    fn vector_bytes(&self, slot: u16, elem_size: usize) -> Option<(&'a [u8], usize)> {
+        let t = self.target(slot)?;
+        match vector_bytes_at(self.buf, t, elem_size) {
+            Some(v) => Some(v),
+            None => broken(None),
+        }
+    }
+
+    /// Vector field `slot` of `elem_size`-byte elements: its bytes and its length.
+    #[inline]
+    pub fn raw_vector(&self, slot: u16, elem_size: usize) -> Option<(&'a [u8], usize)> {
+        self.vector_bytes(slot, elem_size)
+    }
+
+    /// String field `slot`.
+    #[inline]
+    pub fn string(&self, slot: u16) -> Option<&'a str> {
+        let (bytes, _) = self.vector_bytes(slot, 1)?;
+        match core::str::from_utf8(bytes) {
+            Ok(s) => Some(s),
+            Err(_) => broken(None),
+        }
+    }
+
+    /// The bytes of string field `slot`, without UTF-8 decoding.
+    #[inline]
+    pub fn string_bytes(&self, slot: u16) -> Option<&'a [u8]> {
+        self.vector_bytes(slot, 1).map(|(b, _)| b)
+    }
+
+    /// Scalar vector field `slot`, as a zero-copy slice.
+    #[inline]
+    pub fn vector<T: Scalar>(&self, slot: u16) -> Option<Vector<'a, T>> {
+        let (bytes, _) = self.vector_bytes(slot, T::SIZE)?;
+        match Vector::from_bytes(bytes) {
+            Some(v) => Some(v),
+            None => broken(None),
+        }
+    }
+
+    /// Table vector field `slot`.
+    #[inline]
+    pub fn table_vector<T: FromTable<'a>>(&self, slot: u16) -> Option<TableVector<'a, T>> {
+        let t = self.target(slot)?;
+        let len = self.vector_len(t)?;
+        Some(TableVector::new(self.buf, t.checked_add(4)?, len))
+    }
+
+    /// String vector field `slot`.
+    #[inline]
+    pub fn string_vector(&self, slot: u16) -> Option<StrVector<'a>> {
+        let t = self.target(slot)?;
+        let len = self.vector_len(t)?;
+        Some(StrVector::new(self.buf, t.checked_add(4)?, len))
+    }
+
+    /// Struct vector field `slot`.
+    #[inline]
+    pub fn struct_vector<S: FromStruct<'a>>(&self, slot: u16) -> Option<StructVector<'a, S>> {
+        let (bytes, _) = self.vector_bytes(slot, S::SIZE)?;
+        Some(StructVector::new(bytes))
+    }
+
+    /// Union field whose type is in slot `value_slot - 1` and whose value is in `value_slot`.
+    #[inline]
+    pub fn union<U: FromUnion<'a>>(&self, value_slot: u16) -> U {
+        let tag = self.scalar::<u8>(value_slot.wrapping_sub(1), 0);
+        let pos = if tag == 0 { None } else { self.target(value_slot) };
+        U::from_union(tag, super::UnionValue::new(self.buf, pos))
+    }
+
+    /// The type tag of the union whose value is in `value_slot`.
+    #[inline]
+    pub fn union_tag(&self, value_slot: u16) -> u8 {
+        self.scalar::<u8>(value_slot.wrapping_sub(1), 0)
+    }
+
+    /// Union vector field: types in `value_slot - 1`, values in `value_slot`.
+    #[inline]
+    pub fn union_vector<U: FromUnion<'a>>(&self, value_slot: u16) -> Option<UnionVector<'a, U>> {
+        let types = self.vector::<u8>(value_slot.wrapping_sub(1))?.as_slice();
+        let t = self.target(value_slot)?;
+        let len = self.vector_len(t)?;
+        if len != types.len() {
+            return broken(None);
+        }
+        Some(UnionVector::new(self.buf, types, t.checked_add(4)?))
+    }
+
+    #[inline(always)]
+    fn vector_len(&self, at: usize) -> Option<usize> {
+        match super::read_u32(self.buf, at).and_then(|n| usize::try_from(n).ok()) {
+            Some(n) => Some(n),
+            None => broken(None),
+        }
+    }
+}
+
+/// The element bytes of the vector (or string) whose length prefix is at `at`, and its length.
+#[inline(always)]
+pub(crate) fn vector_bytes_at(buf: &[u8], at: usize, elem_size: usize) -> Option<(&[u8], usize)> {
+    let len = usize::try_from(super::read_u32(buf, at)?).ok()?;
+    let size = len.checked_mul(elem_size)?;
+    let start = at.checked_add(4)?;
+    let bytes = buf.get(start..start.checked_add(size)?)?;
+    Some((bytes, len))
+}

@@ -1,0 +1,234 @@
+//! Vectors: scalars as zero-copy slices, and vectors of tables, strings, structs and unions.
+
+use super::bytes::read_uoffset;
+use super::table::vector_bytes_at;
+use super::{broken, FromStruct, FromTable, FromUnion, Scalar, Table};
+use core::marker::PhantomData;
+use zerocopy::FromBytes;
+
+/// A vector of scalars: a zero-copy slice of little-endian wire values.
+#[derive(Clone, Copy)]
+pub struct Vector<'a, T: Scalar> {
+    slice: &'a [T::Wire],
+}
+
+impl<'a, T: Scalar> Vector<'a, T> {
+    /// The vector over `bytes`, whose length must be a multiple of `T::SIZE`.
+    pub fn from_bytes(bytes: &'a [u8]) -> Option<Self> {
+        <[T::Wire]>::ref_from_bytes(bytes).ok().map(|slice| Vector { slice })
+    }
+
+    /// A vector with no elements.
+    pub fn empty() -> Self {
+        Vector { slice: &[] }
+    }
+
+    /// The elements as they lie in the buffer.
+    pub fn as_slice(&self) -> &'a [T::Wire] {
+        self.slice
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.slice.len()
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.slice.is_empty()
+    }
+
+    /// Element `i`, decoded.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<T> {
+        self.slice.get(i).map(|w| T::from_wire(*w))
+    }
+
+    /// The elements, decoded.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + DoubleEndedIterator + 'a {
+        self.slice.iter().map(|w| T::from_wire(*w))
+    }
+}
+
+impl<T: Scalar> core::fmt::Debug for Vector<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// A vector of offsets: `len` uoffsets starting at `pos`.
+#[derive(Clone, Copy)]
+struct Offsets<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    len: usize,
+}
+
+impl<'a> Offsets<'a> {
+    #[inline]
+    fn target(&self, i: usize) -> Option<usize> {
+        if i >= self.len {
+            return None;
+        }
+        let at = i.checked_mul(4).and_then(|o| o.checked_add(self.pos));
+        match at.and_then(|at| read_uoffset(self.buf, at)) {
+            Some(t) => Some(t),
+            None => broken(None),
+        }
+    }
+}
+
+/// A vector of tables of type `T`.
+#[derive(Clone, Copy)]
+pub struct TableVector<'a, T> {
+    offsets: Offsets<'a>,
+    _t: PhantomData<T>,
+}
+
+impl<'a, T: FromTable<'a>> TableVector<'a, T> {
+    pub(crate) fn new(buf: &'a [u8], pos: usize, len: usize) -> Self {
+        TableVector { offsets: Offsets { buf, pos, len }, _t: PhantomData }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.offsets.len
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.offsets.len == 0
+    }
+
+    /// Element `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<T> {
+        let t = self.offsets.target(i)?;
+        Table::verified(self.offsets.buf, t).map(T::from_table)
+    }
+
+    /// The elements.
+    pub fn iter(&self) -> impl Iterator<Item = T> + 'a {
+        let this = *self;
+        (0..self.len()).filter_map(move |i| this.get(i))
+    }
+}
+
+/// A vector of strings.
+#[derive(Clone, Copy)]
+pub struct StrVector<'a> {
+    offsets: Offsets<'a>,
+}
+
+impl<'a> StrVector<'a> {
+    pub(crate) fn new(buf: &'a [u8], pos: usize, len: usize) -> Self {
+        StrVector { offsets: Offsets { buf, pos, len } }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.offsets.len
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.offsets.len == 0
+    }
+
+    /// Element `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&'a str> {
+        let t = self.offsets.target(i)?;
+        let bytes = match vector_bytes_at(self.offsets.buf, t, 1) {
+            Some((b, _)) => b,
+            None => return broken(None),
+        };
+        match core::str::from_utf8(bytes) {
+            Ok(s) => Some(s),
+            Err(_) => broken(None),
+        }
+    }
+
+    /// The elements.
+    pub fn iter(&self) -> impl Iterator<Item = &'a str> + 'a {
+        let this = *self;
+        (0..self.len()).filter_map(move |i| this.get(i))
+    }
+}
+
+/// A vector of fixed-size structs of type `S`, stored inline.
+#[derive(Clone, Copy)]
+pub struct StructVector<'a, S> {
+    bytes: &'a [u8],
+    _s: PhantomData<S>,
+}
+
+impl<'a, S: FromStruct<'a>> StructVector<'a, S> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        StructVector { bytes, _s: PhantomData }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.bytes.len().checked_div(S::SIZE).unwrap_or(0)
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element `i`.
+    pub fn get(&self, i: usize) -> Option<S> {
+        let start = i.checked_mul(S::SIZE)?;
+        let b = self.bytes.get(start..start.checked_add(S::SIZE)?)?;
+        Some(S::from_bytes(b))
+    }
+
+    /// The elements.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = S> + 'a {
+        self.bytes.chunks_exact(S::SIZE.max(1)).map(S::from_bytes)
+    }
+
+    /// The raw bytes of all elements.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+/// A vector of unions of type `U`: a type per element and a table offset per element.
+#[derive(Clone, Copy)]
+pub struct UnionVector<'a, U> {
+    types: &'a [u8],
+    values: Offsets<'a>,
+    _u: PhantomData<U>,
+}
+
+impl<'a, U: FromUnion<'a>> UnionVector<'a, U> {
+    pub(crate) fn new(buf: &'a [u8], types: &'a [u8], pos: usize) -> Self {
+        UnionVector { types, values: Offsets { buf, pos, len: types.len() }, _u: PhantomData }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.types.len()
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.types.is_empty()
+    }
+
+    /// Element `i`.
+    pub fn get(&self, i: usize) -> Option<U> {
+        let tag = *self.types.get(i)?;
+        let pos = if tag == 0 { None } else { self.values.target(i) };
+        Some(U::from_union(tag, super::UnionValue::new(self.values.buf, pos)))
+    }
+
+    /// The elements.
+    pub fn iter(&self) -> impl Iterator<Item = U> + 'a {
+        let this = *self;
+        (0..self.len()).filter_map(move |i| this.get(i))
+    }
+}

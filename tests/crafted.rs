@@ -1,0 +1,247 @@
+//! Crafted inputs: shared subtrees (linear work), corrupt structures (clear errors with paths),
+//! external data offsets near `u64::MAX`. Slot numbers are those of `tflite.fbs`: Model
+//! `subgraphs` = 2, `buffers` = 4; SubGraph `tensors` = 0; Tensor `name` = 3; Buffer `data` = 0,
+//! `offset` = 1, `size` = 2.
+
+mod support;
+
+use flatmodel::tflite::Model;
+use flatmodel::verify::Options;
+use flatmodel::ErrorKind;
+use support::Bytes;
+
+/// Model { subgraphs: [n_subgraphs x SG] }, SG { tensors: [n_tensors x T] }, T { name }.
+/// Every subgraph offset points at one SubGraph and every tensor offset at one Tensor.
+fn shared_subtrees(n_subgraphs: usize, n_tensors: usize, name: &[u8]) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    let model_vt = b.vtable(&[0, 0, 4], 8);
+    let model = b.table(model_vt, &[0; 4]);
+    b.patch(0, model);
+    let subgraphs = b.offsets(n_subgraphs);
+    b.patch(model + 4, subgraphs);
+    let sg_vt = b.vtable(&[4], 8);
+    let sg = b.table(sg_vt, &[0; 4]);
+    for i in 0..n_subgraphs {
+        b.patch(subgraphs + 4 + 4 * i, sg);
+    }
+    let tensors = b.offsets(n_tensors);
+    b.patch(sg + 4, tensors);
+    let t_vt = b.vtable(&[0, 0, 0, 4], 8);
+    let t = b.table(t_vt, &[0; 4]);
+    for i in 0..n_tensors {
+        b.patch(tensors + 4 + 4 * i, t);
+    }
+    let s = b.string(name);
+    b.patch(t + 4, s);
+    b.buf
+}
+
+/// Work per input byte the verifier may spend on these inputs (naive verification spends
+/// hundreds of times the input length on them).
+const LINEAR: u64 = 4;
+
+#[test]
+fn shared_subgraph_and_tensor_cost_linear_work() {
+    let bytes = shared_subtrees(500, 1000, b"t");
+    assert!(bytes.len() < 7000, "the crafted input is about 6 KB, got {}", bytes.len());
+    let parsed = Model::parse_structure_with(&bytes, &Options::DEFAULT).expect("a DAG of shared tables is valid");
+    let work = parsed.stats.apparent_size;
+    // Naively this visits 500 x 1000 tensors.
+    assert!(work <= LINEAR * bytes.len() as u64, "work {work} for {} bytes", bytes.len());
+    assert!(parsed.stats.memo_hits > 0);
+    // The views still see the whole logical tree.
+    let subgraphs = parsed.model.subgraphs().unwrap();
+    assert_eq!(subgraphs.len(), 500);
+    assert_eq!(subgraphs.get(499).unwrap().tensors().unwrap().len(), 1000);
+}
+
+#[test]
+fn shared_long_string_is_validated_once() {
+    let name = vec![b'a'; 64 * 1024];
+    let bytes = shared_subtrees(1, 30_000, &name);
+    assert!(bytes.len() > 180_000 && bytes.len() < 190_000, "about 186 KB, got {}", bytes.len());
+    let parsed = Model::parse_structure_with(&bytes, &Options::DEFAULT).expect("valid");
+    let work = parsed.stats.apparent_size;
+    // Naively this validates 30,000 x 64 KiB of UTF-8.
+    assert!(work <= LINEAR * bytes.len() as u64, "work {work} for {} bytes", bytes.len());
+}
+
+#[test]
+fn model_rules_on_amplified_models_stop_at_the_budget() {
+    // The model rules walk the model as a runtime would load it: 500,000 tensors here. That
+    // walk is charged to the same budget, so it ends in an error instead of running on.
+    let bytes = shared_subtrees(500, 1000, b"t");
+    let err = Model::parse(&bytes).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::ApparentSizeLimit | ErrorKind::Rule(_)), "unexpected {err}");
+}
+
+#[test]
+fn a_tight_budget_rejects_what_the_default_accepts() {
+    let bytes = shared_subtrees(1, 30_000, b"t");
+    let options = Options { apparent_size_per_byte: 0, max_apparent_size: 1000, ..Options::DEFAULT };
+    let err = Model::parse_structure_with(&bytes, &options).map(|_| ()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ApparentSizeLimit);
+}
+
+/// One subgraph holding `n` distinct tensors, tensor `bad` named with `bad_name`.
+fn tensors_named(n: usize, bad: usize, bad_name: &[u8]) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    let model_vt = b.vtable(&[0, 0, 4], 8);
+    let model = b.table(model_vt, &[0; 4]);
+    b.patch(0, model);
+    let subgraphs = b.offsets(1);
+    b.patch(model + 4, subgraphs);
+    let sg_vt = b.vtable(&[4], 8);
+    let sg = b.table(sg_vt, &[0; 4]);
+    b.patch(subgraphs + 4, sg);
+    let tensors = b.offsets(n);
+    b.patch(sg + 4, tensors);
+    let t_vt = b.vtable(&[0, 0, 0, 4], 8);
+    for i in 0..n {
+        let t = b.table(t_vt, &[0; 4]);
+        b.patch(tensors + 4 + 4 * i, t);
+        let s = b.string(if i == bad { bad_name } else { b"ok" });
+        b.patch(t + 4, s);
+    }
+    b.buf
+}
+
+#[test]
+fn errors_name_the_schema_path_and_byte() {
+    let bytes = tensors_named(20, 12, b"\xff\xfe");
+    let err = Model::parse_structure(&bytes).map(|_| ()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidUtf8);
+    assert_eq!(err.location().to_string(), "Model.subgraphs[0].tensors[12].name");
+    // The offset is the first bad byte, which holds 0xff.
+    assert_eq!(bytes[err.offset() as usize], 0xff);
+    let shown = err.to_string();
+    assert!(shown.contains("Model.subgraphs[0].tensors[12].name") && shown.contains(&err.offset().to_string()));
+}
+
+#[test]
+fn unterminated_string_is_rejected() {
+    let mut bytes = tensors_named(3, 1, b"abc");
+    // Find the bad name "abc\0" and overwrite its terminator.
+    let at = bytes.windows(4).position(|w| w == b"abc\0").unwrap();
+    bytes[at + 3] = b'!';
+    let err = Model::parse_structure(&bytes).map(|_| ()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnterminatedString);
+    assert_eq!(err.location().to_string(), "Model.subgraphs[0].tensors[1].name");
+}
+
+#[test]
+fn field_past_the_tables_inline_size_is_rejected() {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    // Model.version (slot 0, 4 bytes) at voffset 4 of a table whose inline size is only 6.
+    let vt = b.vtable(&[4], 6);
+    let model = b.table(vt, &[3, 0, 0, 0]);
+    b.patch(0, model);
+    let err = Model::parse_structure(&b.buf).map(|_| ()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::FieldOutsideTable);
+    assert_eq!(err.location().to_string(), "Model.version");
+}
+
+#[test]
+fn corrupt_vtables_and_offsets_are_rejected() {
+    let good = tensors_named(2, 0, b"x");
+    // Root offset far past the end.
+    let mut bad = good.clone();
+    bad[0..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert_eq!(Model::parse_structure(&bad).map(|_| ()).unwrap_err().kind(), ErrorKind::OutOfBounds);
+    // An odd vtable size.
+    let mut bad = good.clone();
+    bad[8] = 5;
+    assert_eq!(Model::parse_structure(&bad).map(|_| ()).unwrap_err().kind(), ErrorKind::BadVtable);
+    // A soffset pointing before the start of the buffer.
+    let root = u32::from_le_bytes(good[0..4].try_into().unwrap()) as usize;
+    let mut bad = good.clone();
+    bad[root..root + 4].copy_from_slice(&i32::MAX.to_le_bytes());
+    assert!(Model::parse_structure(&bad).is_err());
+    // A soffset pointing past the end.
+    let mut bad = good;
+    bad[root..root + 4].copy_from_slice(&i32::MIN.to_le_bytes());
+    assert!(Model::parse_structure(&bad).is_err());
+}
+
+#[test]
+fn wrong_identifier_and_tiny_inputs_are_rejected() {
+    for (bytes, kind) in [
+        (&b""[..], ErrorKind::Truncated),
+        (&b"TFL"[..], ErrorKind::Truncated),
+        (&b"\x08\0\0\0TFL"[..], ErrorKind::Truncated),
+        (&b"This is an invalid model."[..], ErrorKind::WrongIdentifier),
+        (&b"\x0c\0\0\0CIR0\0\0\0\0"[..], ErrorKind::WrongIdentifier),
+    ] {
+        let err = Model::parse(bytes).map(|_| ()).unwrap_err();
+        assert_eq!(err.kind(), kind, "{bytes:?}");
+    }
+}
+
+/// A model that passes every rule: one empty subgraph and buffers [sentinel, external].
+fn external_buffer_model(offset: u64, size: u64) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    // Model: version (slot 0) = 3, subgraphs (slot 2), buffers (slot 4).
+    let model_vt = b.vtable(&[4, 0, 8, 0, 12], 16);
+    let model = b.table(model_vt, &[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    b.patch(0, model);
+    let subgraphs = b.offsets(1);
+    b.patch(model + 8, subgraphs);
+    // SubGraph: tensors, inputs, outputs, operators all present and empty.
+    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
+    let sg = b.table(sg_vt, &[0; 16]);
+    b.patch(subgraphs + 4, sg);
+    for slot in 0..4 {
+        let v = b.offsets(0);
+        b.patch(sg + 4 + 4 * slot, v);
+    }
+    let buffers = b.offsets(2);
+    b.patch(model + 12, buffers);
+    let empty_vt = b.vtable(&[], 4);
+    let b0 = b.table(empty_vt, &[]);
+    b.patch(buffers + 4, b0);
+    let ext_vt = b.vtable(&[0, 8, 16], 24);
+    b.pad_to(8);
+    let mut inline = vec![0u8; 4];
+    inline.extend_from_slice(&offset.to_le_bytes());
+    inline.extend_from_slice(&size.to_le_bytes());
+    let b1 = b.table(ext_vt, &inline);
+    assert_eq!(b1 % 8, 0);
+    b.patch(buffers + 8, b1);
+    b.buf
+}
+
+#[test]
+fn external_buffer_offsets_near_u64_max_are_errors() {
+    for (offset, size) in [(u64::MAX - 5, 10), (u64::MAX, u64::MAX), (2, u64::MAX), (1 << 40, 16)] {
+        let bytes = external_buffer_model(offset, size);
+        let err = Model::parse(&bytes).map(|_| ()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::OutOfBounds, "offset {offset} size {size}");
+        assert_eq!(err.location().to_string(), "Model.buffers[1].offset");
+        let model = Model::parse_structure(&bytes).unwrap();
+        assert_eq!(model.buffer_data(1).unwrap_err().kind(), ErrorKind::OutOfBounds);
+    }
+}
+
+#[test]
+fn external_buffer_inside_the_file_resolves_from_the_file_start() {
+    let mut bytes = external_buffer_model(0, 0);
+    let start = bytes.len();
+    bytes.extend_from_slice(b"WEIGHTS!");
+    let patched = external_buffer_model(start as u64, 8);
+    assert_eq!(patched.len(), start);
+    let mut file = patched;
+    file.extend_from_slice(b"WEIGHTS!");
+    let model = Model::parse(&file).unwrap();
+    assert_eq!(model.buffer_data(1).unwrap(), b"WEIGHTS!");
+    assert_eq!(model.buffer_bytes(), (0, 8));
+}
+
+#[test]
+fn depth_and_table_limits_are_enforced() {
+    let bytes = tensors_named(5, 0, b"x");
+    let shallow = Options { max_depth: 2, ..Options::DEFAULT };
+    assert_eq!(Model::parse_structure_with(&bytes, &shallow).map(|_| ()).unwrap_err().kind(), ErrorKind::DepthLimit);
+    let few = Options { max_tables: 4, ..Options::DEFAULT };
+    assert_eq!(Model::parse_structure_with(&bytes, &few).map(|_| ()).unwrap_err().kind(), ErrorKind::TableLimit);
+    assert!(Model::parse_structure_with(&bytes, &Options::DEFAULT).is_ok());
+}

@@ -1,0 +1,140 @@
+//! Agreement with the LiteRT interpreter: for every TFLite file with a `.litert.json`, the
+//! primary subgraph's tensors (names, shapes, shape signatures, types, quantization) and the
+//! signatures match what LiteRT 2.3.0 reported; files LiteRT refused to load, flatmodel
+//! rejects too, and files it loaded, flatmodel accepts.
+
+mod support;
+
+use flatmodel::tflite::{Model, TensorType};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// numpy's name for a tensor type, as LiteRT's Python API reports it.
+fn numpy_dtype(t: TensorType) -> String {
+    match t {
+        TensorType::STRING => "bytes".into(),
+        TensorType::RESOURCE | TensorType::VARIANT => "object".into(),
+        TensorType::BFLOAT16 => "bfloat16".into(),
+        // numpy has no 4-bit integers: LiteRT shows packed INT4 tensors as int8.
+        TensorType::INT4 => "int8".into(),
+        other => other.name().unwrap_or("?").to_ascii_lowercase(),
+    }
+}
+
+fn ints(v: Option<flatmodel::wire::Vector<'_, i32>>) -> Vec<i64> {
+    v.map(|v| v.iter().map(i64::from).collect()).unwrap_or_default()
+}
+
+fn json_ints(v: &Value) -> Vec<i64> {
+    v.as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    // LiteRT reports float32 scales widened to double; ours are the same float32 values.
+    (a - b).abs() <= 1e-12 + 1e-7 * b.abs()
+}
+
+fn check_file(model_path: &Path, reference: &Value) -> Result<(), String> {
+    let bytes = std::fs::read(model_path).unwrap();
+    let parsed = Model::parse(&bytes);
+    if let Some(error) = reference.get("interpreter_error") {
+        return match parsed {
+            Err(_) => Ok(()),
+            Ok(_) => Err(format!("LiteRT refused it ({error}) but flatmodel accepts it")),
+        };
+    }
+    if reference.get("interpreter_crash").is_some() {
+        return Ok(()); // LiteRT aborted: no reference to agree with.
+    }
+    let model = parsed.map_err(|e| format!("LiteRT loaded it but flatmodel rejects it: {e}"))?;
+    let sg = model.subgraph(0).ok_or("no primary subgraph")?;
+    let tensors = sg.tensors().ok_or("no tensors")?;
+    for detail in reference["tensor_details"].as_array().unwrap() {
+        let index = detail["index"].as_u64().unwrap() as usize;
+        let t = tensors.get(index).ok_or(format!("tensor {index} missing"))?;
+        let here = format!("tensor {index}");
+        if t.name().unwrap_or("") != detail["name"].as_str().unwrap() {
+            return Err(format!("{here}: name {:?} vs {}", t.name(), detail["name"]));
+        }
+        if ints(t.shape()) != json_ints(&detail["shape"]) {
+            return Err(format!("{here}: shape {:?} vs {}", ints(t.shape()), detail["shape"]));
+        }
+        let signature = ints(t.signature());
+        if signature != json_ints(&detail["shape_signature"]) {
+            return Err(format!("{here}: shape_signature {signature:?} vs {}", detail["shape_signature"]));
+        }
+        if numpy_dtype(t.type_()) != detail["dtype"].as_str().unwrap() {
+            return Err(format!("{here}: type {:?} vs {}", t.type_(), detail["dtype"]));
+        }
+        let q = &detail["quantization_parameters"];
+        let quant = t.quantization();
+        let scales: Vec<f64> =
+            quant.and_then(|q| q.scale()).map(|s| s.iter().map(f64::from).collect()).unwrap_or_default();
+        let theirs: Vec<f64> = q["scales"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+        if scales.len() != theirs.len() || !scales.iter().zip(&theirs).all(|(a, b)| close(*a, *b)) {
+            return Err(format!("{here}: scales {scales:?} vs {theirs:?}"));
+        }
+        let zero_points: Vec<i64> = quant.and_then(|q| q.zero_point()).map(|z| z.iter().collect()).unwrap_or_default();
+        if !theirs.is_empty() && zero_points != json_ints(&q["zero_points"]) {
+            return Err(format!("{here}: zero points {zero_points:?} vs {}", q["zero_points"]));
+        }
+        let dim = if theirs.is_empty() { 0 } else { quant.map_or(0, |q| q.quantized_dimension()) };
+        if i64::from(dim) != q["quantized_dimension"].as_i64().unwrap() {
+            return Err(format!("{here}: quantized_dimension {dim} vs {}", q["quantized_dimension"]));
+        }
+    }
+    // Signatures: key -> input and output names.
+    let mut ours: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for sig in model.signature_defs().into_iter().flat_map(|s| s.iter()) {
+        let names = |m: Option<flatmodel::wire::TableVector<'_, flatmodel::tflite::TensorMap<'_>>>| {
+            let mut v: Vec<String> =
+                m.into_iter().flat_map(|m| m.iter()).map(|t| t.name().unwrap_or("").to_string()).collect();
+            v.sort();
+            v
+        };
+        ours.insert(sig.signature_key().unwrap_or("").to_string(), (names(sig.inputs()), names(sig.outputs())));
+    }
+    let mut theirs: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for (key, sig) in reference["signature_list"].as_object().unwrap() {
+        let names = |k: &str| {
+            let mut v: Vec<String> =
+                sig[k].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect();
+            v.sort();
+            v
+        };
+        theirs.insert(key.clone(), (names("inputs"), names("outputs")));
+    }
+    if ours != theirs {
+        return Err(format!("signatures {ours:?} vs {theirs:?}"));
+    }
+    Ok(())
+}
+
+fn check_dir(dir: &Path) -> usize {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for model in support::files_with_suffix(dir, ".tflite") {
+        let Some(reference) = support::reference(&model, "litert.json") else { continue };
+        if let Err(e) = check_file(&model, &support::read_json(&reference)) {
+            failures.push(format!("{}: {e}", model.display()));
+        }
+        checked += 1;
+    }
+    assert!(failures.is_empty(), "{} of {checked} disagree with LiteRT:\n{}", failures.len(), failures.join("\n"));
+    checked
+}
+
+#[test]
+fn testdata_agrees_with_litert() {
+    assert!(check_dir(&support::testdata().join("tflite")) >= 8);
+}
+
+#[test]
+fn corpus_agrees_with_litert() {
+    let Some(corpus) = support::corpus() else {
+        eprintln!("FLATMODEL_CORPUS not set: skipping");
+        return;
+    };
+    assert!(check_dir(&corpus.join("tflite")) >= 30);
+}
