@@ -68,20 +68,32 @@ fn check_file(model_path: &Path, reference: &Value) -> Result<(), String> {
             return Err(format!("{here}: type {:?} vs {}", t.type_(), detail["dtype"]));
         }
         let q = &detail["quantization_parameters"];
-        let quant = t.quantization();
-        let scales: Vec<f64> =
-            quant.and_then(|q| q.scale()).map(|s| s.iter().map(f64::from).collect()).unwrap_or_default();
+        let quant = model.quantization(&sg, &t).map_err(|e| format!("{here}: {e}"))?;
+        let scales: Vec<f64> = quant.scales.iter().map(f64::from).collect();
         let theirs: Vec<f64> = q["scales"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
         if scales.len() != theirs.len() || !scales.iter().zip(&theirs).all(|(a, b)| close(*a, *b)) {
-            return Err(format!("{here}: scales {scales:?} vs {theirs:?}"));
+            return Err(format!(
+                "{here}: {} scales vs {} (first {:?} vs {:?})",
+                scales.len(),
+                theirs.len(),
+                scales.first(),
+                theirs.first()
+            ));
         }
-        let zero_points: Vec<i64> = quant.and_then(|q| q.zero_point()).map(|z| z.iter().collect()).unwrap_or_default();
+        let zero_points: Vec<i64> = quant.zero_points.iter().collect();
         if !theirs.is_empty() && zero_points != json_ints(&q["zero_points"]) {
-            return Err(format!("{here}: zero points {zero_points:?} vs {}", q["zero_points"]));
+            return Err(format!(
+                "{here}: {} zero points vs {}",
+                zero_points.len(),
+                q["zero_points"].as_array().unwrap().len()
+            ));
         }
-        let dim = if theirs.is_empty() { 0 } else { quant.map_or(0, |q| q.quantized_dimension()) };
+        let dim = if theirs.is_empty() { 0 } else { quant.quantized_dimension };
         if i64::from(dim) != q["quantized_dimension"].as_i64().unwrap() {
             return Err(format!("{here}: quantized_dimension {dim} vs {}", q["quantized_dimension"]));
+        }
+        if i64::from(quant.block_size) != q["block_size"].as_i64().unwrap() {
+            return Err(format!("{here}: block_size {} vs {}", quant.block_size, q["block_size"]));
         }
     }
     // Signatures: key -> input and output names.

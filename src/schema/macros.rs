@@ -314,13 +314,20 @@ macro_rules! fb_table {
             fn verify(v: &mut $crate::verify::Verifier<'_>, pos: usize) -> $crate::verify::VResult {
                 // Slots the schema declares: the highest slot plus one.
                 #[allow(unused_mut)] // tables without fields
-                const SLOTS: u16 = {
-                    let mut slots = 0u16;
+                const SLOTS: usize = {
+                    let mut slots = 0usize;
                     $(if $slot + 1 > slots { slots = $slot + 1; })*
                     slots
                 };
+                // What each slot holds, for the one-pass check of the table's inline fields.
+                #[allow(unused_mut, clippy::indexing_slicing)] // evaluated at compile time
+                const LAYOUT: [$crate::verify::SlotLayout; SLOTS] = {
+                    let mut layout = [$crate::verify::SlotLayout::UNUSED; SLOTS];
+                    $($crate::__fb_field!(layout layout; $fname $slot $kind($($arg)*));)*
+                    layout
+                };
                 #[allow(unused_variables)] // tables without fields
-                let t = v.enter_table(pos, SLOTS)?;
+                let t = v.enter_table(pos, &LAYOUT)?;
                 $($crate::__fb_field!(verify v t; $fname $slot $kind($($arg)*) $($req)?);)*
                 v.leave_table();
                 ::core::result::Result::Ok(())
@@ -526,14 +533,9 @@ macro_rules! __fb_field {
     };
 
     // ---- verification ----------------------------------------------------------------------
-    (verify $v:ident $t:ident; $fname:literal $slot:literal scalar($ty:ident, $default:expr) $($req:ident)?) => {
-        $v.field_inline(&$t, $slot, <$ty as $crate::wire::Scalar>::SIZE, <$ty as $crate::wire::Scalar>::SIZE,
-            $crate::__fb_name!($fname), false)?
-    };
-    (verify $v:ident $t:ident; $fname:literal $slot:literal enumeration($e:ident, $repr:ident, $default:expr) $($req:ident)?) => {
-        $v.field_inline(&$t, $slot, <$repr as $crate::wire::Scalar>::SIZE, <$repr as $crate::wire::Scalar>::SIZE,
-            $crate::__fb_name!($fname), false)?
-    };
+    // Inline scalars are fully checked by `enter_table`.
+    (verify $v:ident $t:ident; $fname:literal $slot:literal scalar($ty:ident, $default:expr) $($req:ident)?) => {};
+    (verify $v:ident $t:ident; $fname:literal $slot:literal enumeration($e:ident, $repr:ident, $default:expr) $($req:ident)?) => {};
     (verify $v:ident $t:ident; $fname:literal $slot:literal string() $($req:ident)?) => {
         $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?), |v, p| v.string(p))?
     };
@@ -541,12 +543,10 @@ macro_rules! __fb_field {
         $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
             |v, p| v.table::<$ty<'static>>(p))?
     };
-    (verify $v:ident $t:ident; $fname:literal $slot:literal structure($s:ident) $($req:ident)?) => {
-        $v.field_inline(&$t, $slot,
-            <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE,
-            <$s<'static> as $crate::wire::FromStruct<'static>>::ALIGN,
-            $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
+    (verify $v:ident $t:ident; $fname:literal $slot:literal structure($s:ident) required) => {
+        $v.field_required(&$t, $slot, $crate::__fb_name!($fname))?
     };
+    (verify $v:ident $t:ident; $fname:literal $slot:literal structure($s:ident) $($req:ident)?) => {};
     (verify $v:ident $t:ident; $fname:literal $slot:literal vector($ty:ident) $($req:ident)?) => {
         $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
             |v, p| v.vector(p, <$ty as $crate::wire::Scalar>::SIZE).map(drop))?
@@ -568,12 +568,42 @@ macro_rules! __fb_field {
             |v, p| v.vector(p, <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE).map(drop))?
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal union($u:ident) $($req:ident)?) => {
-        $v.field_union::<$u<'static>>(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
+        $v.field_union::<$u<'static>, _>(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal union_vector($u:ident) $($req:ident)?) => {
-        $v.field_union_vector::<$u<'static>>(&$t, $slot,
-            <$u<'static> as $crate::verify::VerifyUnion>::ID,
+        $v.field_union_vector::<$u<'static>, _>(&$t, $slot,
             $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
+    };
+
+    // ---- slot layouts (size, alignment, name) ----------------------------------------------
+    (layout $l:ident; $fname:literal $slot:literal scalar($ty:ident, $default:expr)) => {
+        $l[$slot] = $crate::__fb_field!(slot $fname; <$ty as $crate::wire::Scalar>::SIZE, <$ty as $crate::wire::Scalar>::SIZE)
+    };
+    (layout $l:ident; $fname:literal $slot:literal enumeration($e:ident, $repr:ident, $default:expr)) => {
+        $l[$slot] = $crate::__fb_field!(slot $fname; <$repr as $crate::wire::Scalar>::SIZE, <$repr as $crate::wire::Scalar>::SIZE)
+    };
+    (layout $l:ident; $fname:literal $slot:literal structure($s:ident)) => {
+        $l[$slot] = $crate::__fb_field!(slot $fname;
+            <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE,
+            <$s<'static> as $crate::wire::FromStruct<'static>>::ALIGN)
+    };
+    (layout $l:ident; $fname:literal $slot:literal union($u:ident)) => {
+        $l[$slot - 1] = $crate::__fb_field!(slot concat!($fname, "_type"); 1, 1);
+        $l[$slot] = $crate::__fb_field!(slot $fname; 4, 4)
+    };
+    (layout $l:ident; $fname:literal $slot:literal union_vector($u:ident)) => {
+        $l[$slot - 1] = $crate::__fb_field!(slot concat!($fname, "_type"); 4, 4);
+        $l[$slot] = $crate::__fb_field!(slot $fname; 4, 4)
+    };
+    // Every other kind is an offset.
+    (layout $l:ident; $fname:literal $slot:literal $kind:ident($($arg:tt)*)) => {
+        $l[$slot] = $crate::__fb_field!(slot $fname; 4, 4)
+    };
+    (slot $fname:expr; $size:expr, $align:expr) => {
+        $crate::verify::SlotLayout::new($size, $align, {
+            static NAME: &str = $fname;
+            &NAME
+        })
     };
 
     // ---- descriptors -----------------------------------------------------------------------

@@ -1,25 +1,57 @@
 //! The checks for each kind of object and field: tables, strings, vectors, structs, unions.
+//!
+//! A table is checked in two steps. [`Verifier::enter_table`] reads its vtable once and checks
+//! every present field's bytes against the table's [`SlotLayout`]s in one tight loop (inside
+//! the table, aligned); after that, absent and inline fields cost nothing more, and offset
+//! fields only need their target followed.
 
 use super::{Name, VResult, Verifier, VerifyTable, VerifyUnion};
 use crate::error::ErrorKind;
 use crate::wire;
 
-/// A table being verified: its position, the slot area of its vtable, its inline size.
-#[derive(Clone, Copy)]
-pub struct TableCheck<'b> {
-    pos: usize,
-    slots: &'b [u8],
-    inline_len: usize,
+/// What one vtable slot of a table type holds: its inline size, alignment and name.
+#[derive(Clone, Copy, Debug)]
+pub struct SlotLayout {
+    size: u16,
+    align_mask: u16,
+    name: Name,
 }
 
-impl TableCheck<'_> {
+static UNUSED: &str = "?";
+
+impl SlotLayout {
+    /// A slot no field of this schema revision uses (any bytes allowed).
+    pub const UNUSED: SlotLayout = SlotLayout { size: 0, align_mask: 0, name: &UNUSED };
+
+    /// A slot holding `size` bytes aligned to `align` (a power of two), named `name`.
+    pub const fn new(size: usize, align: usize, name: Name) -> Self {
+        let size = if size > u16::MAX as usize { u16::MAX } else { size as u16 };
+        let align = if align == 0 || align > 1 << 15 { 1 } else { align as u16 };
+        SlotLayout { size, align_mask: align.wrapping_sub(1), name }
+    }
+}
+
+/// A table being verified: its position and the field offsets of its `N` schema slots (0 for
+/// absent fields, including slots past the end of its vtable).
+#[derive(Clone, Copy)]
+pub struct TableCheck<const N: usize> {
+    pos: usize,
+    voffsets: [u16; N],
+}
+
+impl<const N: usize> TableCheck<N> {
     /// The field offset of `slot` within the table; 0 when absent.
     #[inline(always)]
     fn voffset(&self, slot: u16) -> usize {
-        let at = usize::from(slot).wrapping_mul(2);
-        match self.slots.get(at..).and_then(|s| s.first_chunk::<2>()) {
-            Some(b) => usize::from(u16::from_le_bytes(*b)),
-            None => 0,
+        self.voffsets.get(usize::from(slot)).map_or(0, |&v| usize::from(v))
+    }
+
+    /// The position of the present field in `slot`.
+    #[inline(always)]
+    fn field(&self, slot: u16) -> Option<usize> {
+        match self.voffset(slot) {
+            0 => None,
+            v => Some(self.pos.wrapping_add(v)),
         }
     }
 }
@@ -35,22 +67,22 @@ const TAG_UNION_VECTOR: u32 = 5 << 16;
 const MEMO_MIN_STRING: usize = 64;
 
 impl<'b> Verifier<'b> {
-    /// Checks the table at `pos` (its soffset, vtable and inline size) and enters it; `slots`
-    /// is how many fields its schema declares. Pair with [`Verifier::leave_table`].
+    /// Checks the table at `pos` (its soffset, vtable and inline size) and every present
+    /// field's inline bytes against `layout`, then enters it. Pair with
+    /// [`Verifier::leave_table`].
     #[inline(always)]
-    pub fn enter_table(&mut self, pos: usize, slots: u16) -> VResult<TableCheck<'b>> {
+    pub fn enter_table<const N: usize>(&mut self, pos: usize, layout: &[SlotLayout; N]) -> VResult<TableCheck<N>> {
         self.aligned(pos, 4)?;
         let Some(vt) = wire::vtable_position(self.buf, pos) else {
             return Err(self.fail(ErrorKind::OutOfBounds, pos));
         };
         self.aligned(vt, 2)?;
-        let (Some(vt_len), Some(inline_len)) = (
-            wire::read_scalar::<u16>(self.buf, vt),
-            vt.checked_add(2).and_then(|p| wire::read_scalar::<u16>(self.buf, p)),
-        ) else {
+        let header = vt.checked_add(4).and_then(|end| self.buf.get(vt..end));
+        let Some(&[a, b, c, d]) = header else {
             return Err(self.fail(ErrorKind::BadVtable, vt));
         };
-        let (vt_len, inline_len) = (usize::from(vt_len), usize::from(inline_len));
+        let vt_len = usize::from(u16::from_le_bytes([a, b]));
+        let inline_len = usize::from(u16::from_le_bytes([c, d]));
         if vt_len < 4 || vt_len % 2 != 0 || inline_len < 4 {
             return Err(self.fail(ErrorKind::BadVtable, vt));
         }
@@ -58,6 +90,24 @@ impl<'b> Verifier<'b> {
             return Err(self.fail(ErrorKind::BadVtable, vt));
         };
         self.check_range(pos, inline_len)?;
+
+        // Every present field lies after the soffset, inside the table, aligned.
+        let check_alignment = self.opts.check_alignment;
+        let mut voffsets = [0u16; N];
+        let mut bad = false;
+        let (slots, _) = slot_bytes.as_chunks::<2>();
+        for ((dst, raw), slot) in voffsets.iter_mut().zip(slots).zip(layout) {
+            let v = u16::from_le_bytes(*raw);
+            *dst = v;
+            let v = usize::from(v);
+            let end = v.wrapping_add(usize::from(slot.size));
+            let misaligned = check_alignment && pos.wrapping_add(v) & usize::from(slot.align_mask) != 0;
+            bad |= v != 0 && (v < 4 || end > inline_len || misaligned);
+        }
+        if bad {
+            return Err(self.bad_field(pos, inline_len, &voffsets, layout));
+        }
+
         self.depth = self.depth.saturating_add(1);
         if self.depth > self.opts.max_depth {
             return Err(self.fail(ErrorKind::DepthLimit, pos));
@@ -66,8 +116,36 @@ impl<'b> Verifier<'b> {
         if self.stats.tables > self.opts.max_tables {
             return Err(self.fail(ErrorKind::TableLimit, pos));
         }
-        self.charge(u64::from(slots).saturating_add(1), pos)?;
-        Ok(TableCheck { pos, slots: slot_bytes, inline_len })
+        self.charge(u64::try_from(N).unwrap_or(u64::MAX).saturating_add(1), pos)?;
+        Ok(TableCheck { pos, voffsets })
+    }
+
+    /// The error for the first field `enter_table` found outside its table or misaligned.
+    #[cold]
+    #[inline(never)]
+    fn bad_field<const N: usize>(
+        &mut self,
+        pos: usize,
+        inline_len: usize,
+        voffsets: &[u16; N],
+        layout: &[SlotLayout; N],
+    ) -> super::Fail {
+        for (&v, slot) in voffsets.iter().zip(layout) {
+            let v = usize::from(v);
+            if v == 0 {
+                continue;
+            }
+            let at = pos.saturating_add(v);
+            if v < 4 || v.saturating_add(usize::from(slot.size)) > inline_len {
+                self.fail(ErrorKind::FieldOutsideTable, at);
+                return self.unwind(slot.name);
+            }
+            if at & usize::from(slot.align_mask) != 0 {
+                self.fail(ErrorKind::Misaligned, at);
+                return self.unwind(slot.name);
+            }
+        }
+        self.fail(ErrorKind::FieldOutsideTable, pos)
     }
 
     /// Leaves a table entered with [`Verifier::enter_table`].
@@ -93,20 +171,23 @@ impl<'b> Verifier<'b> {
             return Err(self.fail(ErrorKind::Truncated, pos));
         };
         let start = pos.wrapping_add(4);
-        let Some(bytes) = start.checked_add(len).and_then(|end| self.buf.get(start..end)) else {
+        // The bytes and the NUL after them.
+        let Some(with_nul) = start.checked_add(len).and_then(|end| self.buf.get(start..=end)) else {
             return Err(self.fail(ErrorKind::OutOfBounds, pos));
         };
-        let end = start.wrapping_add(len);
-        if self.buf.get(end) != Some(&0) {
-            return Err(self.fail(ErrorKind::UnterminatedString, end));
-        }
+        let Some((&0, bytes)) = with_nul.split_last() else {
+            return Err(self.fail(ErrorKind::UnterminatedString, start.saturating_add(len)));
+        };
         self.stats.strings = self.stats.strings.saturating_add(1);
         if len >= MEMO_MIN_STRING && self.memoized(pos, TAG_STRING) {
             return self.charge(1, pos);
         }
         self.charge(1u64.saturating_add(u64::try_from(len / 16).unwrap_or(u64::MAX)), pos)?;
-        if let Err(e) = core::str::from_utf8(bytes) {
-            return Err(self.fail(ErrorKind::InvalidUtf8, start.saturating_add(e.valid_up_to())));
+        // Most names are ASCII, which a word-at-a-time scan settles.
+        if !bytes.is_ascii() {
+            if let Err(e) = core::str::from_utf8(bytes) {
+                return Err(self.fail(ErrorKind::InvalidUtf8, start.saturating_add(e.valid_up_to())));
+            }
         }
         Ok(())
     }
@@ -142,7 +223,7 @@ impl<'b> Verifier<'b> {
         self.charge(u64::try_from(len).unwrap_or(u64::MAX), pos)?;
         let mut at = pos.wrapping_add(4);
         for i in 0..len {
-            let checked = match self.uoffset(at) {
+            let checked = match self.deref(at) {
                 Ok(target) => element(self, target),
                 Err(f) => Err(f),
             };
@@ -152,6 +233,16 @@ impl<'b> Verifier<'b> {
             at = at.wrapping_add(4);
         }
         Ok(len)
+    }
+
+    /// Follows the uoffset at `at`, which is known to be aligned.
+    #[inline(always)]
+    fn deref(&mut self, at: usize) -> VResult<usize> {
+        match wire::read_uoffset(self.buf, at) {
+            Some(t) if t < self.buf.len() => Ok(t),
+            Some(_) => Err(self.fail(ErrorKind::OutOfBounds, at)),
+            None => Err(self.fail(ErrorKind::Truncated, at)),
+        }
     }
 
     /// Verifies the vector of `T` tables at `pos`.
@@ -164,48 +255,21 @@ impl<'b> Verifier<'b> {
         self.offset_vector(pos, TAG_STRING_VECTOR, |v, t| v.string(t)).map(drop)
     }
 
-    /// The offset of field `slot` if present, checking it lies inside the table.
+    /// Checks that field `slot`, marked `required`, is present.
     #[inline(always)]
-    fn field_position(&mut self, t: &TableCheck<'_>, slot: u16, size: usize, align: usize) -> VResult<Option<usize>> {
-        let voff = t.voffset(slot);
-        if voff == 0 {
-            return Ok(None);
+    pub fn field_required<const N: usize>(&mut self, t: &TableCheck<N>, slot: u16, name: Name) -> VResult {
+        if t.voffset(slot) != 0 {
+            return Ok(());
         }
-        if voff < 4 || voff.saturating_add(size) > t.inline_len {
-            return Err(self.fail(ErrorKind::FieldOutsideTable, t.pos.saturating_add(voff)));
-        }
-        let at = t.pos.wrapping_add(voff);
-        self.aligned(at, align)?;
-        Ok(Some(at))
+        self.fail(ErrorKind::MissingRequired, t.pos);
+        Err(self.unwind(name))
     }
 
-    /// Checks scalar (or inline struct) field `slot` of `size` bytes aligned to `align`.
+    /// Follows offset field `slot` (already checked by `enter_table`) to its target.
     #[inline(always)]
-    pub fn field_inline(
-        &mut self,
-        t: &TableCheck<'_>,
-        slot: u16,
-        size: usize,
-        align: usize,
-        name: Name,
-        required: bool,
-    ) -> VResult {
-        match self.field_position(t, slot, size, align) {
-            Ok(Some(_)) => Ok(()),
-            Ok(None) if required => {
-                self.fail(ErrorKind::MissingRequired, t.pos);
-                Err(self.unwind(name))
-            }
-            Ok(None) => Ok(()),
-            Err(_) => Err(self.unwind(name)),
-        }
-    }
-
-    /// Follows offset field `slot` to the object it points to.
-    #[inline(always)]
-    fn field_target(&mut self, t: &TableCheck<'_>, slot: u16, required: bool) -> VResult<Option<usize>> {
-        match self.field_position(t, slot, 4, 4)? {
-            Some(at) => self.uoffset(at).map(Some),
+    fn field_target<const N: usize>(&mut self, t: &TableCheck<N>, slot: u16, required: bool) -> VResult<Option<usize>> {
+        match t.field(slot) {
+            Some(at) => self.deref(at).map(Some),
             None if required => Err(self.fail(ErrorKind::MissingRequired, t.pos)),
             None => Ok(None),
         }
@@ -213,9 +277,9 @@ impl<'b> Verifier<'b> {
 
     /// Checks offset field `slot` and the object it points to with `check`.
     #[inline(always)]
-    pub fn field_offset(
+    pub fn field_offset<const N: usize>(
         &mut self,
-        t: &TableCheck<'_>,
+        t: &TableCheck<N>,
         slot: u16,
         name: Name,
         required: bool,
@@ -231,19 +295,24 @@ impl<'b> Verifier<'b> {
 
     /// Checks union field whose type is in `slot - 1` and whose value is in `slot`.
     #[inline]
-    pub fn field_union<U: VerifyUnion>(
+    pub fn field_union<U: VerifyUnion, const N: usize>(
         &mut self,
-        t: &TableCheck<'_>,
+        t: &TableCheck<N>,
         slot: u16,
         name: Name,
         required: bool,
     ) -> VResult {
-        let outcome = self.union_field_inner::<U>(t, slot, required);
+        let outcome = self.union_field_inner::<U, N>(t, slot, required);
         outcome.map_err(|_| self.unwind(name))
     }
 
-    fn union_field_inner<U: VerifyUnion>(&mut self, t: &TableCheck<'_>, slot: u16, required: bool) -> VResult {
-        let tag = match self.field_position(t, slot.wrapping_sub(1), 1, 1)? {
+    fn union_field_inner<U: VerifyUnion, const N: usize>(
+        &mut self,
+        t: &TableCheck<N>,
+        slot: u16,
+        required: bool,
+    ) -> VResult {
+        let tag = match t.field(slot.wrapping_sub(1)) {
             Some(at) => self.buf.get(at).copied().unwrap_or(0),
             None => 0,
         };
@@ -256,23 +325,21 @@ impl<'b> Verifier<'b> {
     }
 
     /// Checks union-vector field: a `[ubyte]` of types in `slot - 1`, offsets in `slot`.
-    pub fn field_union_vector<U: VerifyUnion>(
+    pub fn field_union_vector<U: VerifyUnion, const N: usize>(
         &mut self,
-        t: &TableCheck<'_>,
+        t: &TableCheck<N>,
         slot: u16,
-        id: u16,
         name: Name,
         required: bool,
     ) -> VResult {
-        let outcome = self.union_vector_inner::<U>(t, slot, id, required);
+        let outcome = self.union_vector_inner::<U, N>(t, slot, required);
         outcome.map_err(|_| self.unwind(name))
     }
 
-    fn union_vector_inner<U: VerifyUnion>(
+    fn union_vector_inner<U: VerifyUnion, const N: usize>(
         &mut self,
-        t: &TableCheck<'_>,
+        t: &TableCheck<N>,
         slot: u16,
-        id: u16,
         required: bool,
     ) -> VResult {
         let types = match self.field_target(t, slot.wrapping_sub(1), required)? {
@@ -289,7 +356,7 @@ impl<'b> Verifier<'b> {
             return Err(self.fail(ErrorKind::UnionMismatch, t.pos));
         };
         let mut tags = types.iter();
-        let len = self.offset_vector(values, TAG_UNION_VECTOR | u32::from(id), |v, pos| match tags.next() {
+        let len = self.offset_vector(values, TAG_UNION_VECTOR | u32::from(U::ID), |v, pos| match tags.next() {
             Some(&tag) if tag != 0 => U::verify(v, tag, pos),
             _ => Err(v.fail(ErrorKind::UnionMismatch, pos)),
         })?;

@@ -9,7 +9,7 @@ mod fields;
 mod memo;
 mod options;
 
-pub use fields::TableCheck;
+pub use fields::{SlotLayout, TableCheck};
 pub use options::{Options, Stats};
 
 use crate::error::{Error, ErrorKind, Location};

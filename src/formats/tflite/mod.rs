@@ -7,10 +7,12 @@
 
 mod generated;
 mod model;
+mod quant;
 mod rules;
 
 pub use generated::*;
 pub use model::{element_size, Parsed};
+pub use quant::{f16_to_f32, QuantValues, Quantization};
 pub use rules::Warning;
 
 /// The file identifier at bytes 4..8.

@@ -25,7 +25,7 @@ names! {
     SUBGRAPH_INDEX = "subgraph_index", TENSOR_INDEX = "tensor_index", METADATA = "metadata",
     OFFSET = "offset", BUILTIN_OPTIONS = "builtin_options",
     BUILTIN_OPTIONS_2 = "builtin_options_2", DIM_METADATA = "dim_metadata",
-    TRAVERSAL_ORDER = "traversal_order", IS_VARIABLE = "is_variable",
+    TRAVERSAL_ORDER = "traversal_order", IS_VARIABLE = "is_variable", DETAILS = "details",
 }
 
 /// An advisory finding: the model is usable, but a reader or runtime may object.
@@ -174,7 +174,7 @@ impl<'a> Checker<'a> {
         }
         for (t, tensor) in tensors.into_iter().flat_map(|v| v.iter()).enumerate() {
             self.charge(1)?;
-            self.tensor_rules(&tensor, &[(&SUBGRAPHS, Some(s)), (&TENSORS, Some(t))])?;
+            self.tensor_rules(&tensor, count, &[(&SUBGRAPHS, Some(s)), (&TENSORS, Some(t))])?;
         }
         let Some(ops) = sg.operators() else {
             return Err(self.rule("a subgraph needs operators", at, &[(&SUBGRAPHS, Some(s)), (&OPERATORS, None)]));
@@ -232,7 +232,7 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
-    fn tensor_rules(&mut self, tensor: &Tensor<'a>, here: &[Step; 2]) -> Result<(), Error> {
+    fn tensor_rules(&mut self, tensor: &Tensor<'a>, count: usize, here: &[Step; 2]) -> Result<(), Error> {
         let at = tensor.raw().position();
         let buffer = tensor.buffer();
         if usize::try_from(buffer).map_or(true, |b| b >= self.buffers) {
@@ -241,7 +241,7 @@ impl<'a> Checker<'a> {
         let data = self.model.tensor_data(tensor)?;
         let shape = tensor.shape();
         if let Some(q) = tensor.quantization() {
-            self.quantization_rules(&q, shape, at, here)?;
+            self.quantization_rules(&q, shape, count, at, here)?;
         }
         if tensor.is_variable() && !data.is_empty() {
             return Err(self.rule(
@@ -278,10 +278,23 @@ impl<'a> Checker<'a> {
         &mut self,
         q: &super::QuantizationParameters<'a>,
         shape: Option<Vector<'a, i32>>,
+        count: usize,
         at: usize,
         here: &[Step; 2],
     ) -> Result<(), Error> {
         let path = |f: Name| [here[0], here[1], (&QUANTIZATION, None), (f, None)];
+        // Block-wise and multi-axis details name other tensors of the subgraph (-1: none).
+        let named = match q.details() {
+            super::QuantizationDetails::BlockwiseQuantization(b) => Some((b.scales(), b.zero_points())),
+            super::QuantizationDetails::MultiAxisQuantization(m) => Some((m.scales(), m.zero_points())),
+            _ => None,
+        };
+        if let Some((scales, zero_points)) = named {
+            let valid = |i: i32| usize::try_from(i).is_ok_and(|i| i < count);
+            if !valid(scales) || (zero_points != -1 && !valid(zero_points)) {
+                return Err(self.error(ErrorKind::IndexOutOfRange, at, &path(&DETAILS)));
+            }
+        }
         let Some(scale) = q.scale().filter(|s| !s.is_empty()) else { return Ok(()) };
         let Some(zero_point) = q.zero_point() else {
             return Err(self.rule("quantization scale without zero_point", at, &path(&ZERO_POINT)));
