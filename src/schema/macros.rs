@@ -320,14 +320,13 @@ macro_rules! fb_table {
                     slots
                 };
                 // What each slot holds, for the one-pass check of the table's inline fields.
-                #[allow(unused_mut, clippy::indexing_slicing)] // evaluated at compile time
-                const LAYOUT: [$crate::verify::SlotLayout; SLOTS] = {
-                    let mut layout = [$crate::verify::SlotLayout::UNUSED; SLOTS];
-                    $($crate::__fb_field!(layout layout; $fname $slot $kind($($arg)*));)*
+                const LAYOUT: $crate::verify::TableLayout<SLOTS> = {
+                    let layout = $crate::verify::TableLayout::new();
+                    $(let layout = $crate::__fb_field!(layout layout; $fname $slot $kind($($arg)*));)*
                     layout
                 };
                 #[allow(unused_variables)] // tables without fields
-                let t = v.enter_table(pos, &LAYOUT)?;
+                let t = v.enter_table(pos, <Self as $crate::verify::VerifyTable>::ID, &LAYOUT)?;
                 $($crate::__fb_field!(verify v t; $fname $slot $kind($($arg)*) $($req)?);)*
                 v.leave_table();
                 ::core::result::Result::Ok(())
@@ -568,42 +567,37 @@ macro_rules! __fb_field {
             |v, p| v.vector(p, <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE).map(drop))?
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal union($u:ident) $($req:ident)?) => {
-        $v.field_union::<$u<'static>, _>(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
+        $v.field_union::<$u<'static>>(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal union_vector($u:ident) $($req:ident)?) => {
-        $v.field_union_vector::<$u<'static>, _>(&$t, $slot,
+        $v.field_union_vector::<$u<'static>>(&$t, $slot,
             $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
     };
 
     // ---- slot layouts (size, alignment, name) ----------------------------------------------
     (layout $l:ident; $fname:literal $slot:literal scalar($ty:ident, $default:expr)) => {
-        $l[$slot] = $crate::__fb_field!(slot $fname; <$ty as $crate::wire::Scalar>::SIZE, <$ty as $crate::wire::Scalar>::SIZE)
+        $l.slot($slot, <$ty as $crate::wire::Scalar>::SIZE, <$ty as $crate::wire::Scalar>::SIZE, $crate::__fb_name!($fname))
     };
     (layout $l:ident; $fname:literal $slot:literal enumeration($e:ident, $repr:ident, $default:expr)) => {
-        $l[$slot] = $crate::__fb_field!(slot $fname; <$repr as $crate::wire::Scalar>::SIZE, <$repr as $crate::wire::Scalar>::SIZE)
+        $l.slot($slot, <$repr as $crate::wire::Scalar>::SIZE, <$repr as $crate::wire::Scalar>::SIZE, $crate::__fb_name!($fname))
     };
     (layout $l:ident; $fname:literal $slot:literal structure($s:ident)) => {
-        $l[$slot] = $crate::__fb_field!(slot $fname;
+        $l.slot($slot,
             <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE,
-            <$s<'static> as $crate::wire::FromStruct<'static>>::ALIGN)
+            <$s<'static> as $crate::wire::FromStruct<'static>>::ALIGN,
+            $crate::__fb_name!($fname))
     };
     (layout $l:ident; $fname:literal $slot:literal union($u:ident)) => {
-        $l[$slot - 1] = $crate::__fb_field!(slot concat!($fname, "_type"); 1, 1);
-        $l[$slot] = $crate::__fb_field!(slot $fname; 4, 4)
+        $l.slot($slot - 1, 1, 1, $crate::__fb_name!(concat!($fname, "_type")))
+            .slot($slot, 4, 4, $crate::__fb_name!($fname))
     };
     (layout $l:ident; $fname:literal $slot:literal union_vector($u:ident)) => {
-        $l[$slot - 1] = $crate::__fb_field!(slot concat!($fname, "_type"); 4, 4);
-        $l[$slot] = $crate::__fb_field!(slot $fname; 4, 4)
+        $l.slot($slot - 1, 4, 4, $crate::__fb_name!(concat!($fname, "_type")))
+            .slot($slot, 4, 4, $crate::__fb_name!($fname))
     };
     // Every other kind is an offset.
     (layout $l:ident; $fname:literal $slot:literal $kind:ident($($arg:tt)*)) => {
-        $l[$slot] = $crate::__fb_field!(slot $fname; 4, 4)
-    };
-    (slot $fname:expr; $size:expr, $align:expr) => {
-        $crate::verify::SlotLayout::new($size, $align, {
-            static NAME: &str = $fname;
-            &NAME
-        })
+        $l.slot($slot, 4, 4, $crate::__fb_name!($fname))
     };
 
     // ---- descriptors -----------------------------------------------------------------------
@@ -653,7 +647,7 @@ macro_rules! __fb_field {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __fb_name {
-    ($name:literal) => {{
+    ($name:expr) => {{
         static NAME: &str = $name;
         &NAME
     }};

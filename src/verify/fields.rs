@@ -9,41 +9,58 @@ use super::{Name, VResult, Verifier, VerifyTable, VerifyUnion};
 use crate::error::ErrorKind;
 use crate::wire;
 
-/// What one vtable slot of a table type holds: its inline size, alignment and name.
+/// What each vtable slot of a table type holds: inline size, alignment and name, as three
+/// arrays so the check in [`Verifier::enter_table`] runs over plain numbers.
 #[derive(Clone, Copy, Debug)]
-pub struct SlotLayout {
-    size: u16,
-    align_mask: u16,
-    name: Name,
+pub struct TableLayout<const N: usize> {
+    sizes: [u16; N],
+    align_masks: [u16; N],
+    names: [Name; N],
 }
 
 static UNUSED: &str = "?";
 
-impl SlotLayout {
-    /// A slot no field of this schema revision uses (any bytes allowed).
-    pub const UNUSED: SlotLayout = SlotLayout { size: 0, align_mask: 0, name: &UNUSED };
+impl<const N: usize> TableLayout<N> {
+    /// A layout whose slots are all unused (any bytes allowed), to fill in with [`Self::slot`].
+    pub const fn new() -> Self {
+        TableLayout { sizes: [0; N], align_masks: [0; N], names: [&UNUSED; N] }
+    }
 
-    /// A slot holding `size` bytes aligned to `align` (a power of two), named `name`.
-    pub const fn new(size: usize, align: usize, name: Name) -> Self {
-        let size = if size > u16::MAX as usize { u16::MAX } else { size as u16 };
-        let align = if align == 0 || align > 1 << 15 { 1 } else { align as u16 };
-        SlotLayout { size, align_mask: align.wrapping_sub(1), name }
+    /// The layout with `slot` holding `size` bytes aligned to `align` (a power of two), named
+    /// `name`. Slots past `N` are ignored.
+    #[allow(clippy::indexing_slicing)] // guarded by `slot < N`; evaluated at compile time
+    pub const fn slot(mut self, slot: usize, size: usize, align: usize, name: Name) -> Self {
+        if slot < N {
+            self.sizes[slot] = if size > u16::MAX as usize { u16::MAX } else { size as u16 };
+            self.align_masks[slot] = if align == 0 || align > 1 << 15 { 0 } else { align.wrapping_sub(1) as u16 };
+            self.names[slot] = name;
+        }
+        self
     }
 }
 
-/// A table being verified: its position and the field offsets of its `N` schema slots (0 for
-/// absent fields, including slots past the end of its vtable).
-#[derive(Clone, Copy)]
-pub struct TableCheck<const N: usize> {
-    pos: usize,
-    voffsets: [u16; N],
+impl<const N: usize> Default for TableLayout<N> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
-impl<const N: usize> TableCheck<N> {
+/// A table being verified: its position and its vtable's field offsets.
+#[derive(Clone, Copy)]
+pub struct TableCheck<'b> {
+    pos: usize,
+    slots: &'b [u8],
+}
+
+impl TableCheck<'_> {
     /// The field offset of `slot` within the table; 0 when absent.
     #[inline(always)]
     fn voffset(&self, slot: u16) -> usize {
-        self.voffsets.get(usize::from(slot)).map_or(0, |&v| usize::from(v))
+        let at = usize::from(slot).wrapping_mul(2);
+        match self.slots.get(at..).and_then(|s| s.first_chunk::<2>()) {
+            Some(b) => usize::from(u16::from_le_bytes(*b)),
+            None => 0,
+        }
     }
 
     /// The position of the present field in `slot`.
@@ -68,46 +85,44 @@ const MEMO_MIN_STRING: usize = 64;
 
 impl<'b> Verifier<'b> {
     /// Checks the table at `pos` (its soffset, vtable and inline size) and every present
-    /// field's inline bytes against `layout`, then enters it. Pair with
-    /// [`Verifier::leave_table`].
+    /// field's inline bytes against `layout` (the table type `id`'s slots), then enters it.
+    /// Pair with [`Verifier::leave_table`].
+    ///
+    /// The field check depends only on the vtable, the table type and the table's position
+    /// modulo 16 (for alignment), and writers share vtables between many tables, so it is done
+    /// once per such triple and remembered in a small cache.
     #[inline(always)]
-    pub fn enter_table<const N: usize>(&mut self, pos: usize, layout: &[SlotLayout; N]) -> VResult<TableCheck<N>> {
+    pub fn enter_table<const N: usize>(
+        &mut self,
+        pos: usize,
+        id: u16,
+        layout: &TableLayout<N>,
+    ) -> VResult<TableCheck<'b>> {
         self.aligned(pos, 4)?;
         let Some(vt) = wire::vtable_position(self.buf, pos) else {
             return Err(self.fail(ErrorKind::OutOfBounds, pos));
         };
-        self.aligned(vt, 2)?;
         let header = vt.checked_add(4).and_then(|end| self.buf.get(vt..end));
         let Some(&[a, b, c, d]) = header else {
             return Err(self.fail(ErrorKind::BadVtable, vt));
         };
         let vt_len = usize::from(u16::from_le_bytes([a, b]));
         let inline_len = usize::from(u16::from_le_bytes([c, d]));
-        if vt_len < 4 || vt_len % 2 != 0 || inline_len < 4 {
-            return Err(self.fail(ErrorKind::BadVtable, vt));
-        }
-        let Some(slot_bytes) = vt.checked_add(vt_len).and_then(|end| self.buf.get(vt.wrapping_add(4)..end)) else {
+        let Some(slots) = vt.checked_add(vt_len).and_then(|end| self.buf.get(vt.wrapping_add(4)..end)) else {
             return Err(self.fail(ErrorKind::BadVtable, vt));
         };
         self.check_range(pos, inline_len)?;
-
-        // Every present field lies after the soffset, inside the table, aligned.
-        let check_alignment = self.opts.check_alignment;
-        let mut voffsets = [0u16; N];
-        let mut bad = false;
-        let (slots, _) = slot_bytes.as_chunks::<2>();
-        for ((dst, raw), slot) in voffsets.iter_mut().zip(slots).zip(layout) {
-            let v = u16::from_le_bytes(*raw);
-            *dst = v;
-            let v = usize::from(v);
-            let end = v.wrapping_add(usize::from(slot.size));
-            let misaligned = check_alignment && pos.wrapping_add(v) & usize::from(slot.align_mask) != 0;
-            bad |= v != 0 && (v < 4 || end > inline_len || misaligned);
+        let key = u64::try_from(vt)
+            .ok()
+            .filter(|&vt| vt < 1 << 38)
+            .map(|vt| 1 << 63 | vt << 24 | u64::from(id) << 8 | u64::try_from(pos & 15).unwrap_or(0));
+        let entry = key.map_or(0, |k| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize);
+        if key.is_none() || self.vtables.get(entry).copied() != key {
+            self.check_fields(pos, vt, vt_len, inline_len, slots, layout)?;
+            if let (Some(k), Some(e)) = (key, self.vtables.get_mut(entry)) {
+                *e = k;
+            }
         }
-        if bad {
-            return Err(self.bad_field(pos, inline_len, &voffsets, layout));
-        }
-
         self.depth = self.depth.saturating_add(1);
         if self.depth > self.opts.max_depth {
             return Err(self.fail(ErrorKind::DepthLimit, pos));
@@ -117,35 +132,42 @@ impl<'b> Verifier<'b> {
             return Err(self.fail(ErrorKind::TableLimit, pos));
         }
         self.charge(u64::try_from(N).unwrap_or(u64::MAX).saturating_add(1), pos)?;
-        Ok(TableCheck { pos, voffsets })
+        Ok(TableCheck { pos, slots })
     }
 
-    /// The error for the first field `enter_table` found outside its table or misaligned.
-    #[cold]
-    #[inline(never)]
-    fn bad_field<const N: usize>(
+    /// The vtable's own shape, and each present field inside the table (after the soffset)
+    /// and aligned.
+    fn check_fields<const N: usize>(
         &mut self,
         pos: usize,
+        vt: usize,
+        vt_len: usize,
         inline_len: usize,
-        voffsets: &[u16; N],
-        layout: &[SlotLayout; N],
-    ) -> super::Fail {
-        for (&v, slot) in voffsets.iter().zip(layout) {
-            let v = usize::from(v);
+        slots: &[u8],
+        layout: &TableLayout<N>,
+    ) -> VResult {
+        self.aligned(vt, 2)?;
+        if vt_len < 4 || !vt_len.is_multiple_of(2) || inline_len < 4 {
+            return Err(self.fail(ErrorKind::BadVtable, vt));
+        }
+        let (slots, _) = slots.as_chunks::<2>();
+        let fields = slots.iter().zip(&layout.sizes).zip(&layout.align_masks).zip(&layout.names);
+        for (((&raw, &size), &mask), &name) in fields {
+            let v = usize::from(u16::from_le_bytes(raw));
             if v == 0 {
                 continue;
             }
             let at = pos.saturating_add(v);
-            if v < 4 || v.saturating_add(usize::from(slot.size)) > inline_len {
+            if v < 4 || v.saturating_add(usize::from(size)) > inline_len {
                 self.fail(ErrorKind::FieldOutsideTable, at);
-                return self.unwind(slot.name);
+                return Err(self.unwind(name));
             }
-            if at & usize::from(slot.align_mask) != 0 {
+            if self.opts.check_alignment && at & usize::from(mask) != 0 {
                 self.fail(ErrorKind::Misaligned, at);
-                return self.unwind(slot.name);
+                return Err(self.unwind(name));
             }
         }
-        self.fail(ErrorKind::FieldOutsideTable, pos)
+        Ok(())
     }
 
     /// Leaves a table entered with [`Verifier::enter_table`].
@@ -257,7 +279,7 @@ impl<'b> Verifier<'b> {
 
     /// Checks that field `slot`, marked `required`, is present.
     #[inline(always)]
-    pub fn field_required<const N: usize>(&mut self, t: &TableCheck<N>, slot: u16, name: Name) -> VResult {
+    pub fn field_required(&mut self, t: &TableCheck<'_>, slot: u16, name: Name) -> VResult {
         if t.voffset(slot) != 0 {
             return Ok(());
         }
@@ -267,7 +289,7 @@ impl<'b> Verifier<'b> {
 
     /// Follows offset field `slot` (already checked by `enter_table`) to its target.
     #[inline(always)]
-    fn field_target<const N: usize>(&mut self, t: &TableCheck<N>, slot: u16, required: bool) -> VResult<Option<usize>> {
+    fn field_target(&mut self, t: &TableCheck<'_>, slot: u16, required: bool) -> VResult<Option<usize>> {
         match t.field(slot) {
             Some(at) => self.deref(at).map(Some),
             None if required => Err(self.fail(ErrorKind::MissingRequired, t.pos)),
@@ -277,9 +299,9 @@ impl<'b> Verifier<'b> {
 
     /// Checks offset field `slot` and the object it points to with `check`.
     #[inline(always)]
-    pub fn field_offset<const N: usize>(
+    pub fn field_offset(
         &mut self,
-        t: &TableCheck<N>,
+        t: &TableCheck<'_>,
         slot: u16,
         name: Name,
         required: bool,
@@ -295,23 +317,18 @@ impl<'b> Verifier<'b> {
 
     /// Checks union field whose type is in `slot - 1` and whose value is in `slot`.
     #[inline]
-    pub fn field_union<U: VerifyUnion, const N: usize>(
+    pub fn field_union<U: VerifyUnion>(
         &mut self,
-        t: &TableCheck<N>,
+        t: &TableCheck<'_>,
         slot: u16,
         name: Name,
         required: bool,
     ) -> VResult {
-        let outcome = self.union_field_inner::<U, N>(t, slot, required);
+        let outcome = self.union_field_inner::<U>(t, slot, required);
         outcome.map_err(|_| self.unwind(name))
     }
 
-    fn union_field_inner<U: VerifyUnion, const N: usize>(
-        &mut self,
-        t: &TableCheck<N>,
-        slot: u16,
-        required: bool,
-    ) -> VResult {
+    fn union_field_inner<U: VerifyUnion>(&mut self, t: &TableCheck<'_>, slot: u16, required: bool) -> VResult {
         let tag = match t.field(slot.wrapping_sub(1)) {
             Some(at) => self.buf.get(at).copied().unwrap_or(0),
             None => 0,
@@ -325,23 +342,18 @@ impl<'b> Verifier<'b> {
     }
 
     /// Checks union-vector field: a `[ubyte]` of types in `slot - 1`, offsets in `slot`.
-    pub fn field_union_vector<U: VerifyUnion, const N: usize>(
+    pub fn field_union_vector<U: VerifyUnion>(
         &mut self,
-        t: &TableCheck<N>,
+        t: &TableCheck<'_>,
         slot: u16,
         name: Name,
         required: bool,
     ) -> VResult {
-        let outcome = self.union_vector_inner::<U, N>(t, slot, required);
+        let outcome = self.union_vector_inner::<U>(t, slot, required);
         outcome.map_err(|_| self.unwind(name))
     }
 
-    fn union_vector_inner<U: VerifyUnion, const N: usize>(
-        &mut self,
-        t: &TableCheck<N>,
-        slot: u16,
-        required: bool,
-    ) -> VResult {
+    fn union_vector_inner<U: VerifyUnion>(&mut self, t: &TableCheck<'_>, slot: u16, required: bool) -> VResult {
         let types = match self.field_target(t, slot.wrapping_sub(1), required)? {
             Some(p) => {
                 let n = self.vector(p, 1)?;

@@ -9,7 +9,7 @@ mod fields;
 mod memo;
 mod options;
 
-pub use fields::{SlotLayout, TableCheck};
+pub use fields::{TableCheck, TableLayout};
 pub use options::{Options, Stats};
 
 use crate::error::{Error, ErrorKind, Location};
@@ -55,6 +55,8 @@ pub struct Verifier<'b> {
     /// Work after which the memo is consulted.
     memo_after: u64,
     memo: Memo,
+    /// Vtable checks already done: (vtable, table type, position mod 16), hashed.
+    vtables: [u64; 128],
     error: Error,
     /// The element index to attach to the next path segment, set by vector loops.
     pending_index: Option<u32>,
@@ -73,6 +75,7 @@ impl<'b> Verifier<'b> {
             budget: opts.apparent_size_budget(buf.len()),
             memo_after: u64::try_from(buf.len()).unwrap_or(u64::MAX),
             memo: Memo::new(),
+            vtables: [0; 128],
             error: Error::new(ErrorKind::Truncated, 0, Location::at(&UNKNOWN)),
             pending_index: None,
         }
@@ -120,6 +123,7 @@ impl<'b> Verifier<'b> {
         let outer_buf = core::mem::replace(&mut self.buf, bytes);
         let outer_memo_after = core::mem::replace(&mut self.memo_after, u64::MAX);
         self.memo.clear();
+        self.vtables = [0; 128];
         self.depth = self.depth.saturating_add(1);
         let outcome = if self.depth > self.opts.max_depth {
             Err(self.fail(ErrorKind::DepthLimit, 0))
@@ -130,6 +134,7 @@ impl<'b> Verifier<'b> {
         self.buf = outer_buf;
         self.memo_after = outer_memo_after;
         self.memo.clear();
+        self.vtables = [0; 128];
         if outcome.is_err() {
             self.error = self.error.shifted(u64::try_from(base).unwrap_or(u64::MAX));
             let root = T::NAME;

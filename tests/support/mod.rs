@@ -19,7 +19,7 @@ impl Bytes {
     }
 
     pub fn pad_to(&mut self, align: usize) {
-        while self.buf.len() % align != 0 {
+        while !self.buf.len().is_multiple_of(align) {
             self.buf.push(0);
         }
     }

@@ -26,6 +26,10 @@ pub fn run(path: &OsString) -> Result<Outcome, Failure> {
     let mut text = String::new();
     match dump::dump_table(&mut text, table, desc, &Options::DEFAULT) {
         Ok(()) => {}
+        Err(e @ dump::DumpError::TooLarge) => {
+            println!("{name}: invalid: {e}");
+            return Ok(Outcome::Invalid);
+        }
         Err(e) => return Err(Failure(format!("{name}: {e}"))),
     }
     let stdout = std::io::stdout();

@@ -51,7 +51,13 @@ fn ints(v: Option<flatmodel::wire::Vector<'_, i32>>) -> Vec<i32> {
 }
 
 /// The summary as a JSON value (the text form prints the same fields).
+///
+/// Counting operators walks the model as a runtime would load it, which for a file whose
+/// subgraphs share operator lists is far larger than the file; the walk stops at the same
+/// apparent-size budget the verifier uses and says so.
 fn summarise(model: &tflite::Model<'_>, file_len: usize) -> Value {
+    let mut budget = flatmodel::verify::Options::DEFAULT.apparent_size_budget(file_len);
+    let mut histogram_complete = true;
     let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
     let subgraphs: Vec<Value> = model
         .subgraphs()
@@ -61,6 +67,11 @@ fn summarise(model: &tflite::Model<'_>, file_len: usize) -> Value {
         .map(|(i, sg)| {
             let ops = sg.operators();
             for op in ops.into_iter().flat_map(|o| o.iter()) {
+                if budget == 0 {
+                    histogram_complete = false;
+                    break;
+                }
+                budget -= 1;
                 *histogram.entry(operator_name(model.operator_code(&op))).or_default() += 1;
             }
             json!({
@@ -108,6 +119,7 @@ fn summarise(model: &tflite::Model<'_>, file_len: usize) -> Value {
         "min_runtime_version": model.min_runtime_version(),
         "subgraphs": subgraphs,
         "operator_histogram": histogram,
+        "operator_histogram_complete": histogram_complete,
         "signatures": signatures,
         "metadata": metadata,
         "buffers": model.buffers().map_or(0, |b| b.len()),
@@ -137,7 +149,8 @@ fn print_text(name: &str, s: &Value) {
             sg["outputs"]
         );
     }
-    println!("  operators:");
+    let complete = s["operator_histogram_complete"].as_bool().unwrap_or(true);
+    println!("  operators:{}", if complete { "" } else { " (stopped early: the model is far larger than its file)" });
     if let Some(h) = s["operator_histogram"].as_object() {
         let mut rows: Vec<_> = h.iter().collect();
         rows.sort_by(|a, b| b.1.as_u64().cmp(&a.1.as_u64()).then(a.0.cmp(b.0)));

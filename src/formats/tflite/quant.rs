@@ -44,7 +44,7 @@ impl QuantValues<'_, f32> {
         match self {
             QuantValues::None => 0,
             QuantValues::Inline(v) => v.len(),
-            QuantValues::Tensor { element, data } => data.len() / width(*element).unwrap_or(usize::MAX),
+            QuantValues::Tensor { element, data } => width(*element).and_then(|w| data.len().checked_div(w)).unwrap_or(0),
         }
     }
 
@@ -77,7 +77,7 @@ impl QuantValues<'_, i64> {
         match self {
             QuantValues::None => 0,
             QuantValues::Inline(v) => v.len(),
-            QuantValues::Tensor { element, data } => data.len() / width(*element).unwrap_or(usize::MAX),
+            QuantValues::Tensor { element, data } => width(*element).and_then(|w| data.len().checked_div(w)).unwrap_or(0),
         }
     }
 
@@ -211,7 +211,7 @@ mod tests {
         assert_eq!(f16_to_f32(0xc000), -2.0);
         assert_eq!(f16_to_f32(0x3555), 0.333_251_95);
         assert_eq!(f16_to_f32(0x0001), 5.960_464_5e-8); // smallest subnormal, 2^-24
-        assert_eq!(f16_to_f32(0x03ff), 6.097_555_2e-5); // largest subnormal
+        assert_eq!(f16_to_f32(0x03ff), 1023.0 / 16_777_216.0); // largest subnormal, 1023 x 2^-24
         assert_eq!(f16_to_f32(0x7bff), 65504.0);
         assert!(f16_to_f32(0x7c00).is_infinite());
         assert!(f16_to_f32(0x7e00).is_nan());
