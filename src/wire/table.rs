@@ -1,6 +1,6 @@
 //! Tables: a position, its vtable, and field reads by slot.
 
-use super::bytes::{read_u16, read_uoffset, vtable_position};
+use super::bytes::{read_u16, vtable_position};
 use super::{broken, FromStruct, FromTable, FromUnion, Scalar};
 use super::{StrVector, StructVector, TableVector, UnionVector, Vector};
 
@@ -15,7 +15,7 @@ pub struct Table<'a> {
 
 impl<'a> Table<'a> {
     /// The table at `pos`, or `None` when its vtable cannot be read.
-    #[inline]
+    #[inline(always)]
     pub fn at(buf: &'a [u8], pos: usize) -> Option<Self> {
         let vt = vtable_position(buf, pos)?;
         let vt_len = usize::from(read_u16(buf, vt)?);
@@ -23,11 +23,16 @@ impl<'a> Table<'a> {
         Some(Table { buf, pos, slots })
     }
 
-    /// The table at `pos` in verified bytes.
-    #[inline]
+    /// The table at `pos` in verified bytes. The verifier checked the vtable lies in the
+    /// buffer, so the wrapping arithmetic is exact; the slice bounds checks still guard reads.
+    #[inline(always)]
     pub(crate) fn verified(buf: &'a [u8], pos: usize) -> Option<Self> {
-        match Table::at(buf, pos) {
-            Some(t) => Some(t),
+        let soffset = buf.get(pos..).and_then(|b| b.first_chunk::<4>()).map(|b| i32::from_le_bytes(*b));
+        let Some(soffset) = soffset else { return broken(None) };
+        let vt = pos.wrapping_add_signed((soffset as isize).wrapping_neg());
+        let vt_len = read_u16(buf, vt).map(usize::from);
+        match vt_len.and_then(|len| buf.get(vt.wrapping_add(4)..vt.wrapping_add(len))) {
+            Some(slots) => Some(Table { buf, pos, slots }),
             None => broken(None),
         }
     }
@@ -45,12 +50,12 @@ impl<'a> Table<'a> {
     /// The absolute position of field `slot`, or `None` when the field is absent.
     #[inline(always)]
     pub fn field(&self, slot: u16) -> Option<usize> {
-        let at = usize::from(slot).checked_mul(2)?;
-        let voff = read_u16(self.slots, at)?;
+        // `2 * slot` fits any usize; `pos + voffset` stays inside the (verified) table.
+        let voff = read_u16(self.slots, usize::from(slot).wrapping_mul(2))?;
         if voff == 0 {
             return None;
         }
-        self.pos.checked_add(usize::from(voff))
+        Some(self.pos.wrapping_add(usize::from(voff)))
     }
 
     /// Whether field `slot` is present.
@@ -84,27 +89,28 @@ impl<'a> Table<'a> {
     #[inline(always)]
     fn target(&self, slot: u16) -> Option<usize> {
         let p = self.field(slot)?;
-        match read_uoffset(self.buf, p) {
-            Some(t) => Some(t),
+        // The verifier checked `p + offset` lies in the buffer.
+        match super::read_u32(self.buf, p) {
+            Some(off) => Some(p.wrapping_add(off as usize)),
             None => broken(None),
         }
     }
 
     /// Table field `slot`.
-    #[inline]
+    #[inline(always)]
     pub fn table<T: FromTable<'a>>(&self, slot: u16) -> Option<T> {
         let t = self.target(slot)?;
         Table::verified(self.buf, t).map(T::from_table)
     }
 
     /// The raw table of field `slot`, whatever its type.
-    #[inline]
+    #[inline(always)]
     pub fn raw_table(&self, slot: u16) -> Option<Table<'a>> {
         Table::verified(self.buf, self.target(slot)?)
     }
 
     /// Struct field `slot` (stored inline).
-    #[inline]
+    #[inline(always)]
     pub fn structure<S: FromStruct<'a>>(&self, slot: u16) -> Option<S> {
         let p = self.field(slot)?;
         match self.buf.get(p..).and_then(|b| b.get(..S::SIZE)) {
@@ -114,7 +120,7 @@ impl<'a> Table<'a> {
     }
 
     /// The bytes of vector field `slot` whose elements are `elem_size` bytes, and its length.
-    #[inline]
+    #[inline(always)]
     fn vector_bytes(&self, slot: u16, elem_size: usize) -> Option<(&'a [u8], usize)> {
         let t = self.target(slot)?;
         match vector_bytes_at(self.buf, t, elem_size) {
@@ -124,13 +130,13 @@ impl<'a> Table<'a> {
     }
 
     /// Vector field `slot` of `elem_size`-byte elements: its bytes and its length.
-    #[inline]
+    #[inline(always)]
     pub fn raw_vector(&self, slot: u16, elem_size: usize) -> Option<(&'a [u8], usize)> {
         self.vector_bytes(slot, elem_size)
     }
 
     /// String field `slot`.
-    #[inline]
+    #[inline(always)]
     pub fn string(&self, slot: u16) -> Option<&'a str> {
         let (bytes, _) = self.vector_bytes(slot, 1)?;
         match core::str::from_utf8(bytes) {
@@ -140,23 +146,23 @@ impl<'a> Table<'a> {
     }
 
     /// The bytes of string field `slot`, without UTF-8 decoding.
-    #[inline]
+    #[inline(always)]
     pub fn string_bytes(&self, slot: u16) -> Option<&'a [u8]> {
         self.vector_bytes(slot, 1).map(|(b, _)| b)
     }
 
     /// Scalar vector field `slot`, as a zero-copy slice.
-    #[inline]
+    #[inline(always)]
     pub fn vector<T: Scalar>(&self, slot: u16) -> Option<Vector<'a, T>> {
-        let (bytes, _) = self.vector_bytes(slot, T::SIZE)?;
-        match Vector::from_bytes(bytes) {
+        let (bytes, len) = self.vector_bytes(slot, T::SIZE)?;
+        match Vector::from_bytes_with_len(bytes, len) {
             Some(v) => Some(v),
             None => broken(None),
         }
     }
 
     /// Table vector field `slot`.
-    #[inline]
+    #[inline(always)]
     pub fn table_vector<T: FromTable<'a>>(&self, slot: u16) -> Option<TableVector<'a, T>> {
         let t = self.target(slot)?;
         let len = self.vector_len(t)?;
@@ -164,7 +170,7 @@ impl<'a> Table<'a> {
     }
 
     /// String vector field `slot`.
-    #[inline]
+    #[inline(always)]
     pub fn string_vector(&self, slot: u16) -> Option<StrVector<'a>> {
         let t = self.target(slot)?;
         let len = self.vector_len(t)?;
@@ -172,14 +178,14 @@ impl<'a> Table<'a> {
     }
 
     /// Struct vector field `slot`.
-    #[inline]
+    #[inline(always)]
     pub fn struct_vector<S: FromStruct<'a>>(&self, slot: u16) -> Option<StructVector<'a, S>> {
         let (bytes, _) = self.vector_bytes(slot, S::SIZE)?;
         Some(StructVector::new(bytes))
     }
 
     /// Union field whose type is in slot `value_slot - 1` and whose value is in `value_slot`.
-    #[inline]
+    #[inline(always)]
     pub fn union<U: FromUnion<'a>>(&self, value_slot: u16) -> U {
         let tag = self.scalar::<u8>(value_slot.wrapping_sub(1), 0);
         let pos = if tag == 0 { None } else { self.target(value_slot) };
@@ -187,13 +193,13 @@ impl<'a> Table<'a> {
     }
 
     /// The type tag of the union whose value is in `value_slot`.
-    #[inline]
+    #[inline(always)]
     pub fn union_tag(&self, value_slot: u16) -> u8 {
         self.scalar::<u8>(value_slot.wrapping_sub(1), 0)
     }
 
     /// Union vector field: types in `value_slot - 1`, values in `value_slot`.
-    #[inline]
+    #[inline(always)]
     pub fn union_vector<U: FromUnion<'a>>(&self, value_slot: u16) -> Option<UnionVector<'a, U>> {
         let types = self.vector::<u8>(value_slot.wrapping_sub(1))?.as_slice();
         let t = self.target(value_slot)?;
@@ -214,11 +220,14 @@ impl<'a> Table<'a> {
 }
 
 /// The element bytes of the vector (or string) whose length prefix is at `at`, and its length.
+///
+/// Only for verified vectors: the verifier checked `at + 4 + len * elem_size` without
+/// overflow, so the wrapping arithmetic here is exact; the slice bounds check still guards
+/// every access.
 #[inline(always)]
 pub(crate) fn vector_bytes_at(buf: &[u8], at: usize, elem_size: usize) -> Option<(&[u8], usize)> {
     let len = usize::try_from(super::read_u32(buf, at)?).ok()?;
-    let size = len.checked_mul(elem_size)?;
-    let start = at.checked_add(4)?;
-    let bytes = buf.get(start..start.checked_add(size)?)?;
+    let start = at.wrapping_add(4);
+    let bytes = buf.get(start..start.wrapping_add(len.wrapping_mul(elem_size)))?;
     Some((bytes, len))
 }

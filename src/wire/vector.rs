@@ -18,6 +18,12 @@ impl<'a, T: Scalar> Vector<'a, T> {
         <[T::Wire]>::ref_from_bytes(bytes).ok().map(|slice| Vector { slice })
     }
 
+    /// The vector of `len` elements over `bytes` (which hold exactly that many).
+    #[inline(always)]
+    pub(crate) fn from_bytes_with_len(bytes: &'a [u8], len: usize) -> Option<Self> {
+        <[T::Wire]>::ref_from_bytes_with_elems(bytes, len).ok().map(|slice| Vector { slice })
+    }
+
     /// A vector with no elements.
     pub fn empty() -> Self {
         Vector { slice: &[] }
@@ -65,13 +71,14 @@ struct Offsets<'a> {
 }
 
 impl<'a> Offsets<'a> {
-    #[inline]
+    /// The position element `i` points to. The verifier checked the vector lies in the buffer,
+    /// so `pos + 4 * i` for `i < len` cannot overflow.
+    #[inline(always)]
     fn target(&self, i: usize) -> Option<usize> {
         if i >= self.len {
             return None;
         }
-        let at = i.checked_mul(4).and_then(|o| o.checked_add(self.pos));
-        match at.and_then(|at| read_uoffset(self.buf, at)) {
+        match read_uoffset(self.buf, self.pos.wrapping_add(i.wrapping_mul(4))) {
             Some(t) => Some(t),
             None => broken(None),
         }
@@ -101,7 +108,7 @@ impl<'a, T: FromTable<'a>> TableVector<'a, T> {
     }
 
     /// Element `i`.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, i: usize) -> Option<T> {
         let t = self.offsets.target(i)?;
         Table::verified(self.offsets.buf, t).map(T::from_table)

@@ -44,7 +44,9 @@ impl QuantValues<'_, f32> {
         match self {
             QuantValues::None => 0,
             QuantValues::Inline(v) => v.len(),
-            QuantValues::Tensor { element, data } => width(*element).and_then(|w| data.len().checked_div(w)).unwrap_or(0),
+            QuantValues::Tensor { element, data } => {
+                width(*element).and_then(|w| data.len().checked_div(w)).unwrap_or(0)
+            }
         }
     }
 
@@ -77,7 +79,9 @@ impl QuantValues<'_, i64> {
         match self {
             QuantValues::None => 0,
             QuantValues::Inline(v) => v.len(),
-            QuantValues::Tensor { element, data } => width(*element).and_then(|w| data.len().checked_div(w)).unwrap_or(0),
+            QuantValues::Tensor { element, data } => {
+                width(*element).and_then(|w| data.len().checked_div(w)).unwrap_or(0)
+            }
         }
     }
 
