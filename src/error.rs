@@ -198,3 +198,43 @@ impl Error {
 
 /// The crate's result type.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::arithmetic_side_effects)] // in tests a panic is a failure
+mod tests {
+    use super::*;
+    extern crate std;
+    use std::string::ToString;
+
+    static ROOT: &str = "Model";
+    static NAMES: [&str; 8] = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"];
+
+    #[test]
+    fn paths_print_outermost_first_with_indices() {
+        let mut l = Location::at(&ROOT);
+        l.push_outer(&NAMES[0], None);
+        l.push_outer(&NAMES[1], Some(12));
+        l.push_outer(&NAMES[2], Some(0));
+        assert_eq!(l.to_string(), "Model.s2[0].s1[12].s0");
+        assert!(!l.is_truncated());
+    }
+
+    #[test]
+    fn deep_paths_keep_the_innermost_segments() {
+        let mut l = Location::at(&ROOT);
+        for name in &NAMES {
+            l.push_outer(name, None);
+        }
+        assert!(l.is_truncated());
+        assert_eq!(l.segments().count(), MAX_PATH);
+        assert_eq!(l.to_string(), "Model.….s5.s4.s3.s2.s1.s0");
+    }
+
+    #[test]
+    fn errors_show_kind_offset_and_location() {
+        let e = Error::new(ErrorKind::InvalidUtf8, 1234, Location::at(&ROOT));
+        assert_eq!(e.to_string(), "string is not valid UTF-8 at byte 1234 (Model)");
+        assert_eq!(e.shifted(10).offset(), 1244);
+        assert_eq!(e.shifted(u64::MAX).offset(), u64::MAX);
+    }
+}

@@ -245,3 +245,77 @@ fn depth_and_table_limits_are_enforced() {
     assert_eq!(Model::parse_structure_with(&bytes, &few).map(|_| ()).unwrap_err().kind(), ErrorKind::TableLimit);
     assert!(Model::parse_structure_with(&bytes, &Options::DEFAULT).is_ok());
 }
+
+/// One subgraph with one tensor of type `tensor_type` and one operator whose
+/// `builtin_options_type` is `union_type` (with an empty options table when `with_value`).
+/// Slots: SubGraph `tensors` = 0, `operators` = 3; Tensor `type` = 1; Operator
+/// `builtin_options_type` = 3, `builtin_options` = 4.
+fn newer_writer_model(tensor_type: i8, union_type: u8, with_value: bool) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    let model_vt = b.vtable(&[0, 0, 4], 8);
+    let model = b.table(model_vt, &[0; 4]);
+    b.patch(0, model);
+    let subgraphs = b.offsets(1);
+    b.patch(model + 4, subgraphs);
+    let sg_vt = b.vtable(&[4, 0, 0, 8], 12);
+    let sg = b.table(sg_vt, &[0; 8]);
+    b.patch(subgraphs + 4, sg);
+    let tensors = b.offsets(1);
+    b.patch(sg + 4, tensors);
+    let t_vt = b.vtable(&[0, 4], 5);
+    let t = b.table(t_vt, &[tensor_type as u8]);
+    b.patch(tensors + 4, t);
+    let ops = b.offsets(1);
+    b.patch(sg + 8, ops);
+    let value_voffset = if with_value { 8 } else { 0 };
+    let op_vt = b.vtable(&[0, 0, 0, 4, value_voffset], 12);
+    let op = b.table(op_vt, &[union_type, 0, 0, 0, 0, 0, 0, 0]);
+    b.patch(ops + 4, op);
+    if with_value {
+        let empty_vt = b.vtable(&[], 4);
+        let options = b.table(empty_vt, &[]);
+        b.patch(op + 8, options);
+    }
+    b.buf
+}
+
+#[test]
+fn values_from_newer_writers_read_as_raw_numbers() {
+    use flatmodel::tflite::{BuiltinOptions, TensorType};
+    let bytes = newer_writer_model(99, 250, true);
+    let model = Model::parse_structure(&bytes).expect("unknown enum values and union types are not errors");
+    let sg = model.subgraph(0).unwrap();
+    let tensor = sg.tensors().unwrap().get(0).unwrap();
+    assert_eq!(tensor.type_(), TensorType(99));
+    assert_eq!(tensor.type_().name(), None);
+    let op = sg.operators().unwrap().get(0).unwrap();
+    assert!(matches!(op.builtin_options(), BuiltinOptions::Unknown(250)));
+    // The dump shows them as numbers, as flatc does.
+    let mut text = String::new();
+    use flatmodel::schema::TableType;
+    flatmodel::dump::dump_table(&mut text, model.raw(), Model::desc(), &Options::DEFAULT).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["subgraphs"][0]["tensors"][0]["type"], 99);
+    assert_eq!(json["subgraphs"][0]["operators"][0]["builtin_options_type"], 250);
+    // A known member is read as its table.
+    let bytes = newer_writer_model(0, 1, true);
+    let model = Model::parse_structure(&bytes).unwrap();
+    let op = model.subgraph(0).unwrap().operators().unwrap().get(0).unwrap();
+    assert!(matches!(op.builtin_options(), BuiltinOptions::Conv2DOptions(_)));
+}
+
+#[test]
+fn union_type_without_value_is_an_error() {
+    let bytes = newer_writer_model(0, 1, false);
+    let err = Model::parse_structure(&bytes).map(|_| ()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnionMismatch);
+    assert_eq!(err.location().to_string(), "Model.subgraphs[0].operators[0].builtin_options");
+    // A value without a type is one too.
+    let mut bytes = newer_writer_model(0, 1, true);
+    let model = Model::parse_structure(&bytes).unwrap();
+    let op_type_at = model.subgraph(0).unwrap().operators().unwrap().get(0).unwrap().raw().position() + 4;
+    assert_eq!(bytes[op_type_at], 1);
+    bytes[op_type_at] = 0;
+    let err = Model::parse_structure(&bytes).map(|_| ()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnionMismatch);
+}

@@ -32,7 +32,11 @@ impl Memo {
         let Some(ways) = self.keys.chunks_exact_mut(WAYS).nth(set) else {
             return false;
         };
-        if ways.contains(&key) {
+        if let Some(hit) = ways.iter().position(|&k| k == key) {
+            // Most recently used first, so a full set evicts its least recently used key.
+            if let Some(recent) = ways.get_mut(..=hit) {
+                recent.rotate_right(1);
+            }
             return true;
         }
         ways.rotate_right(1);
@@ -44,5 +48,46 @@ impl Memo {
 
     pub(crate) fn clear(&mut self) {
         self.keys = [0; SETS * WAYS];
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::arithmetic_side_effects)] // in tests a panic is a failure
+mod tests {
+    use super::Memo;
+    extern crate std;
+    use std::vec::Vec;
+
+    fn set_of(key: u64) -> u64 {
+        key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58
+    }
+
+    #[test]
+    fn remembers_objects_by_position_and_type() {
+        let mut m = Memo::new();
+        let key = Memo::key(100, 7).unwrap_or(0);
+        assert!(!m.check_and_insert(key));
+        assert!(m.check_and_insert(key));
+        // Same position, other type: a different object.
+        assert!(!m.check_and_insert(Memo::key(100, 8).unwrap_or(0)));
+        // Positions past u32 are never memoised.
+        assert_eq!(Memo::key(1 << 40, 7), None);
+    }
+
+    #[test]
+    fn a_full_set_evicts_its_least_recent_key() {
+        let mut m = Memo::new();
+        let first = Memo::key(100, 7).unwrap_or(0);
+        let same_set: Vec<u64> = (101..100_000)
+            .filter_map(|pos| Memo::key(pos, 7))
+            .filter(|&key| set_of(key) == set_of(first))
+            .take(2)
+            .collect();
+        assert_eq!(same_set.len(), 2);
+        assert!(!m.check_and_insert(first));
+        assert!(!m.check_and_insert(same_set[0]));
+        assert!(m.check_and_insert(first), "two ways: both still held");
+        assert!(!m.check_and_insert(same_set[1]));
+        assert!(!m.check_and_insert(same_set[0]), "the least recently used was evicted");
     }
 }

@@ -205,6 +205,7 @@ impl<'a> Model<'a> {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::arithmetic_side_effects)] // in tests a panic is a failure
 mod tests {
     use super::f16_to_f32;
 
