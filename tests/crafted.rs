@@ -319,3 +319,70 @@ fn union_type_without_value_is_an_error() {
     let err = Model::parse_structure(&bytes).map(|_| ()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::UnionMismatch);
 }
+
+/// A model whose subgraph `i` holds one CALL operator calling subgraph `calls[i]`, or no
+/// operator for `None`; it passes every other rule. Slots: Model `version` 0,
+/// `operator_codes` 1, `subgraphs` 2, `buffers` 4; OperatorCode `deprecated_builtin_code` 0;
+/// SubGraph `tensors`..`operators` 0..3; Operator `inputs` 1, `outputs` 2,
+/// `builtin_options_type` 3, `builtin_options` 4; CallOptions `subgraph` 0. CallOptions is
+/// member 16 of BuiltinOptions; CALL is operator 31.
+fn calling_model(calls: &[Option<u32>]) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    let model_vt = b.vtable(&[4, 8, 12, 0, 16], 20);
+    let model = b.table(model_vt, &[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    b.patch(0, model);
+    let codes = b.offsets(1);
+    b.patch(model + 8, codes);
+    let code_vt = b.vtable(&[4], 5);
+    let code = b.table(code_vt, &[31]);
+    b.patch(codes + 4, code);
+    let subgraphs = b.offsets(calls.len());
+    b.patch(model + 12, subgraphs);
+    for (i, call) in calls.iter().enumerate() {
+        let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
+        let sg = b.table(sg_vt, &[0; 16]);
+        b.patch(subgraphs + 4 + 4 * i, sg);
+        for slot in 0..3 {
+            let v = b.offsets(0);
+            b.patch(sg + 4 + 4 * slot, v);
+        }
+        let ops = b.offsets(usize::from(call.is_some()));
+        b.patch(sg + 16, ops);
+        let Some(callee) = call else { continue };
+        let op_vt = b.vtable(&[0, 4, 8, 16, 12], 20);
+        let op = b.table(op_vt, &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0]);
+        b.patch(ops + 4, op);
+        for slot in 0..2 {
+            let v = b.offsets(0);
+            b.patch(op + 4 + 4 * slot, v);
+        }
+        let call_vt = b.vtable(&[4], 8);
+        let call = b.table(call_vt, &callee.to_le_bytes());
+        b.patch(op + 12, call);
+    }
+    let buffers = b.offsets(1);
+    b.patch(model + 16, buffers);
+    let empty_vt = b.vtable(&[], 4);
+    let b0 = b.table(empty_vt, &[]);
+    b.patch(buffers + 4, b0);
+    b.buf
+}
+
+#[test]
+fn subgraphs_calling_each_other_in_a_cycle_are_rejected() {
+    let is_cycle = |calls: &[Option<u32>]| match Model::parse(&calling_model(calls)) {
+        Ok(_) => false,
+        Err(e) => matches!(e.kind(), ErrorKind::Rule(r) if r.contains("cycle")) || panic!("unexpected {e}"),
+    };
+    // Chains and shared callees are fine.
+    assert!(!is_cycle(&[Some(1), Some(2), None]));
+    assert!(!is_cycle(&[Some(2), Some(2), None]));
+    // A runtime would recurse forever into these (CVE-2021-29591).
+    assert!(is_cycle(&[Some(0)]));
+    assert!(is_cycle(&[Some(1), Some(2), Some(1)]));
+    assert!(is_cycle(&[None, Some(2), Some(1)]));
+    // A callee that does not exist is an index error, located.
+    let err = Model::parse(&calling_model(&[Some(1), Some(5)])).map(|_| ()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::IndexOutOfRange);
+    assert_eq!(err.location().to_string(), "Model.subgraphs[1].operators[0].builtin_options");
+}

@@ -9,6 +9,7 @@ mod generated;
 mod model;
 mod quant;
 mod rules;
+mod scratch;
 
 pub use generated::*;
 pub use model::{element_size, Parsed};

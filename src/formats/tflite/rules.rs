@@ -6,6 +6,7 @@
 //! many offsets is a large model; the walk is charged against the same apparent-size budget as
 //! the structural verifier, which keeps the work linear in the file size.
 
+use super::scratch::{BitSet, Scratch};
 use super::{BuiltinOperator, Model, Operator, SubGraph, Tensor, TensorType};
 use super::{BuiltinOptions, BuiltinOptions2, DimensionType, SparseIndexVector, SparsityParameters};
 use crate::error::{Error, ErrorKind, Location};
@@ -75,14 +76,12 @@ pub(crate) fn check(model: Model<'_>, options: &Options) -> Result<(), Error> {
         c.subgraph_rules(s, &subgraph, subgraphs.len())?;
     }
     c.signature_rules(&subgraphs)?;
-    #[cfg(feature = "alloc")]
     c.no_call_cycles(&subgraphs)?;
     Ok(())
 }
 
 /// Calls `f` for each advisory finding of `model` (a model that passed [`check`]).
 pub(crate) fn warnings(model: Model<'_>, mut f: impl FnMut(Warning)) {
-    #[cfg(feature = "alloc")]
     for (s, sg) in model.subgraphs().into_iter().flat_map(|v| v.iter()).enumerate() {
         let count = sg.tensors().map_or(0, |t| t.len());
         let Some(ops) = sg.operators() else { continue };
@@ -201,7 +200,6 @@ impl<'a> Checker<'a> {
             self.indices_in_range(op.intermediates(), count, op_at, &[here[0], here[1], (&INTERMEDIATES, None)])?;
             self.called_subgraphs_in_range(&op, subgraphs, &here)?;
         }
-        #[cfg(feature = "alloc")]
         self.dataflow(s, sg, &ops, count)?;
         Ok(())
     }
@@ -477,7 +475,6 @@ impl<'a> Checker<'a> {
     }
 }
 
-#[cfg(feature = "alloc")]
 impl<'a> Checker<'a> {
     /// TFLite's dataflow rule for outputs: no operator writes a constant, a variable, a
     /// subgraph input, or a tensor an earlier operator wrote (which would be a cycle). Inputs
@@ -497,44 +494,61 @@ impl<'a> Checker<'a> {
     }
 
     /// Control-flow operators must not call their own subgraph, directly or not: a runtime
-    /// would recurse forever (CVE-2021-29591).
+    /// would recurse forever (CVE-2021-29591). Kahn's algorithm over the call graph: if no
+    /// order of the subgraphs puts every callee after its callers, there is a cycle. Callees are
+    /// read from the operators again rather than stored, so this needs only two numbers per
+    /// subgraph.
     fn no_call_cycles(&mut self, subgraphs: &crate::wire::TableVector<'a, SubGraph<'a>>) -> Result<(), Error> {
         let n = subgraphs.len();
-        // Edges s -> callee, gathered once.
-        let mut edges: alloc::vec::Vec<(usize, usize)> = alloc::vec::Vec::new();
-        for (s, sg) in subgraphs.iter().enumerate() {
+        let (Some(mut indegree), Some(mut ready)) = (Scratch::<u32, 256>::new(n, 0), Scratch::<u32, 256>::new(n, 0))
+        else {
+            return Ok(()); // more subgraphs than fit without a heap: not checked
+        };
+        let (indegree, ready) = (indegree.as_mut_slice(), ready.as_mut_slice());
+        let callees = |sg: &SubGraph<'a>, f: &mut dyn FnMut(usize)| {
             for op in sg.operators().into_iter().flat_map(|v| v.iter()) {
                 for_each_called_subgraph(&op, |callee, _| {
                     if let Ok(c) = usize::try_from(callee) {
-                        edges.push((s, c));
+                        f(c);
                     }
                 });
             }
-        }
-        self.charge(edges.len())?;
-        edges.sort_unstable();
-        // Kahn's algorithm: if a topological order cannot cover every subgraph, there is a cycle.
-        let mut indegree = alloc::vec![0usize; n];
-        for &(_, c) in &edges {
-            if let Some(d) = indegree.get_mut(c) {
-                *d = d.saturating_add(1);
-            }
-        }
-        let mut ready: alloc::vec::Vec<usize> = (0..n).filter(|&s| indegree.get(s) == Some(&0)).collect();
-        let mut seen = 0usize;
-        while let Some(s) = ready.pop() {
-            seen = seen.saturating_add(1);
-            let start = edges.partition_point(|&(from, _)| from < s);
-            for &(_, c) in edges.get(start..).unwrap_or(&[]).iter().take_while(|&&(from, _)| from == s) {
+        };
+        for sg in subgraphs.iter() {
+            self.charge(sg.operators().map_or(0, |o| o.len()).saturating_mul(2))?;
+            callees(&sg, &mut |c| {
                 if let Some(d) = indegree.get_mut(c) {
-                    *d = d.saturating_sub(1);
-                    if *d == 0 {
-                        ready.push(c);
-                    }
+                    *d = d.saturating_add(1);
+                }
+            });
+        }
+        let mut pending = 0usize;
+        for (s, &d) in indegree.iter().enumerate() {
+            if d == 0 {
+                if let (Some(slot), Ok(s)) = (ready.get_mut(pending), u32::try_from(s)) {
+                    *slot = s;
+                    pending = pending.saturating_add(1);
                 }
             }
         }
-        if seen != n {
+        let mut ordered = 0usize;
+        while let Some(s) = pending.checked_sub(1).and_then(|top| ready.get(top).copied()) {
+            pending = pending.saturating_sub(1);
+            ordered = ordered.saturating_add(1);
+            let Some(sg) = subgraphs.get(s as usize) else { continue };
+            callees(&sg, &mut |c| {
+                if let Some(d) = indegree.get_mut(c) {
+                    *d = d.saturating_sub(1);
+                    if *d == 0 {
+                        if let (Some(slot), Ok(c)) = (ready.get_mut(pending), u32::try_from(c)) {
+                            *slot = c;
+                            pending = pending.saturating_add(1);
+                        }
+                    }
+                }
+            });
+        }
+        if ordered != n {
             return Err(self.rule("control-flow subgraphs call each other in a cycle", 0, &[(&SUBGRAPHS, None)]));
         }
         Ok(())
@@ -545,7 +559,6 @@ impl<'a> Checker<'a> {
 /// variables and subgraph inputs from the start, then each operator's outputs. Calls
 /// `unproduced(op, input)` for inputs that hold nothing yet; fails with `(op, output, offset)` on
 /// an output that already holds a value.
-#[cfg(feature = "alloc")]
 fn dataflow<'a>(
     model: Model<'a>,
     sg: &SubGraph<'a>,
@@ -553,35 +566,35 @@ fn dataflow<'a>(
     count: usize,
     mut unproduced: impl FnMut(usize, usize),
 ) -> Result<(), (usize, usize, usize)> {
-    let mut available = alloc::vec![false; count];
+    let Some(mut available) = BitSet::new(count) else {
+        return Ok(()); // more tensors than fit without a heap: not checked
+    };
     let buffers = model.buffers();
     for (t, tensor) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
         let buffer = buffers.and_then(|b| b.get(usize::try_from(tensor.buffer()).ok()?));
         let constant = tensor.buffer() != 0 && buffer.is_some_and(|b| b.data().is_some() || b.offset() > 1);
         if constant || tensor.is_variable() {
-            if let Some(slot) = available.get_mut(t) {
-                *slot = true;
-            }
+            available.insert(t);
         }
     }
     for i in sg.inputs().into_iter().flat_map(|v| v.iter()) {
-        if let Some(slot) = usize::try_from(i).ok().and_then(|i| available.get_mut(i)) {
-            *slot = true;
+        if let Ok(i) = usize::try_from(i) {
+            available.insert(i);
         }
     }
     for (o, op) in ops.iter().enumerate() {
         for (j, input) in op.inputs().into_iter().flat_map(|v| v.iter()).enumerate() {
-            let held = input == -1 || usize::try_from(input).ok().and_then(|i| available.get(i).copied()) == Some(true);
+            let held = input == -1 || usize::try_from(input).is_ok_and(|i| available.contains(i));
             if !held {
                 unproduced(o, j);
             }
         }
         for (j, output) in op.outputs().into_iter().flat_map(|v| v.iter()).enumerate() {
-            let Some(slot) = usize::try_from(output).ok().and_then(|i| available.get_mut(i)) else { continue };
-            if *slot {
+            let Ok(output) = usize::try_from(output) else { continue };
+            if available.contains(output) {
                 return Err((o, j, op.raw().position()));
             }
-            *slot = true;
+            available.insert(output);
         }
     }
     Ok(())

@@ -1,0 +1,74 @@
+//! Verification, the full walk and the model rules run without touching the heap: a counting
+//! global allocator, armed only on this test's thread, sees no allocation.
+
+mod support;
+
+use flatmodel::schema::{Walk, Walker};
+use flatmodel::tflite::Model;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+thread_local! {
+    static ARMED: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards every call to the system allocator unchanged; it only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if ARMED.with(Cell::get) {
+            COUNT.with(|c| c.set(c.get() + 1));
+        }
+        // SAFETY: the caller's contract is passed on as is.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// How many allocations `f` makes on this thread.
+fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    COUNT.with(|c| c.set(0));
+    ARMED.with(|a| a.set(true));
+    let out = f();
+    ARMED.with(|a| a.set(false));
+    (out, COUNT.with(Cell::get))
+}
+
+#[test]
+fn counting_allocator_sees_allocations() {
+    let (_, n) = allocations(|| vec![1u8; 10]);
+    assert!(n >= 1, "the counter must work for the other test to mean anything");
+}
+
+#[test]
+fn verify_walk_and_rules_do_not_allocate() {
+    let mut models = support::files_with_suffix(&support::testdata().join("tflite"), ".tflite");
+    if let Some(corpus) = support::corpus() {
+        models.extend(support::files_with_suffix(&corpus.join("tflite"), ".tflite"));
+    }
+    assert!(models.len() >= 8);
+    for path in models {
+        let bytes = std::fs::read(&path).unwrap();
+        let (walked, n) = allocations(|| {
+            let model = Model::parse_structure(&bytes).ok()?;
+            let mut w = Walker::default();
+            model.walk(&mut w);
+            let _ = Model::parse(&bytes);
+            model.for_each_warning(|_| {});
+            Some(w.objects())
+        });
+        assert_eq!(n, 0, "{}: {n} allocations", path.display());
+        if path.starts_with(support::testdata()) {
+            assert!(walked.unwrap_or(0) > 0, "{}", path.display());
+        }
+    }
+}
