@@ -86,6 +86,12 @@ impl<'b> Verifier<'b> {
         self.buf
     }
 
+    /// The error the last failed step recorded (its root is `?` until a root verification
+    /// finishes it), for code that calls the step functions itself.
+    pub fn last_error(&self) -> Error {
+        self.error
+    }
+
     /// What has been verified so far.
     pub fn stats(&self) -> Stats {
         self.stats
