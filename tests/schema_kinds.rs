@@ -48,7 +48,7 @@ fn node(kid_name: Option<&[u8]>, union_types: &[u8]) -> Vec<u8> {
     b.patch(0, node);
     // pairs: one 16-byte struct whose u64 must be 8-aligned: the vector's data starts at a
     // multiple of 8.
-    while (b.pos() + 4) % 8 != 0 {
+    while !(b.pos() + 4).is_multiple_of(8) {
         b.buf.push(0);
     }
     let pairs = b.pos();

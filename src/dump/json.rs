@@ -215,9 +215,12 @@ impl<W: Write> Dumper<'_, W> {
                 let tag = t.union_tag(slot);
                 self.key_suffixed(first, f.name, "_type")?;
                 self.union_tag(u, tag)?;
-                if let (Some((_, desc)), Some(value)) = (u.variant(tag), t.raw_table(slot)) {
-                    self.key(first, f.name)?;
-                    self.table(value, desc)?;
+                // Only a member this schema names was verified, so only then look inside.
+                if let Some((_, desc)) = u.variant(tag) {
+                    if let Some(value) = t.raw_table(slot) {
+                        self.key(first, f.name)?;
+                        self.table(value, desc)?;
+                    }
                 }
             }
             FieldKind::UnionVector(u) => {
@@ -239,9 +242,10 @@ impl<W: Write> Dumper<'_, W> {
                     let mut f2 = true;
                     for RawUnion(tag, value) in values.iter() {
                         self.item(&mut f2)?;
-                        match (u.variant(tag), value.table::<Table<'_>>()) {
-                            (Some((_, desc)), Some(sub)) => self.table(sub, desc)?,
-                            _ => self.out.write_str("null")?,
+                        let known = u.variant(tag).and_then(|(_, desc)| Some((desc, value.table::<Table<'_>>()?)));
+                        match known {
+                            Some((desc, sub)) => self.table(sub, desc)?,
+                            None => self.out.write_str("null")?,
                         }
                     }
                     self.close(']')?;
