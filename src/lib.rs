@@ -55,3 +55,8 @@ pub mod wire;
 pub use error::{Error, ErrorKind, Location, Result, MAX_PATH};
 pub use formats::tflite;
 pub use formats::{detect, Format};
+
+/// The README's examples, compiled as doctests so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
