@@ -8,7 +8,7 @@ mod support;
 use flatmodel::tflite::Model;
 use flatmodel::verify::Options;
 use flatmodel::ErrorKind;
-use support::Bytes;
+use support::{external_buffer_model, tensors_named, Bytes};
 
 /// Model { subgraphs: [n_subgraphs x SG] }, SG { tensors: [n_tensors x T] }, T { name }.
 /// Every subgraph offset points at one SubGraph and every tensor offset at one Tensor.
@@ -83,29 +83,6 @@ fn a_tight_budget_rejects_what_the_default_accepts() {
     assert_eq!(err.kind(), ErrorKind::ApparentSizeLimit);
 }
 
-/// One subgraph holding `n` distinct tensors, tensor `bad` named with `bad_name`.
-fn tensors_named(n: usize, bad: usize, bad_name: &[u8]) -> Vec<u8> {
-    let mut b = Bytes::with_identifier(b"TFL3");
-    let model_vt = b.vtable(&[0, 0, 4], 8);
-    let model = b.table(model_vt, &[0; 4]);
-    b.patch(0, model);
-    let subgraphs = b.offsets(1);
-    b.patch(model + 4, subgraphs);
-    let sg_vt = b.vtable(&[4], 8);
-    let sg = b.table(sg_vt, &[0; 4]);
-    b.patch(subgraphs + 4, sg);
-    let tensors = b.offsets(n);
-    b.patch(sg + 4, tensors);
-    let t_vt = b.vtable(&[0, 0, 0, 4], 8);
-    for i in 0..n {
-        let t = b.table(t_vt, &[0; 4]);
-        b.patch(tensors + 4 + 4 * i, t);
-        let s = b.string(if i == bad { bad_name } else { b"ok" });
-        b.patch(t + 4, s);
-    }
-    b.buf
-}
-
 #[test]
 fn errors_name_the_schema_path_and_byte() {
     let bytes = tensors_named(20, 12, b"\xff\xfe");
@@ -175,39 +152,6 @@ fn wrong_identifier_and_tiny_inputs_are_rejected() {
         let err = Model::parse(bytes).map(|_| ()).unwrap_err();
         assert_eq!(err.kind(), kind, "{bytes:?}");
     }
-}
-
-/// A model that passes every rule: one empty subgraph and buffers [sentinel, external].
-fn external_buffer_model(offset: u64, size: u64) -> Vec<u8> {
-    let mut b = Bytes::with_identifier(b"TFL3");
-    // Model: version (slot 0) = 3, subgraphs (slot 2), buffers (slot 4).
-    let model_vt = b.vtable(&[4, 0, 8, 0, 12], 16);
-    let model = b.table(model_vt, &[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    b.patch(0, model);
-    let subgraphs = b.offsets(1);
-    b.patch(model + 8, subgraphs);
-    // SubGraph: tensors, inputs, outputs, operators all present and empty.
-    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
-    let sg = b.table(sg_vt, &[0; 16]);
-    b.patch(subgraphs + 4, sg);
-    for slot in 0..4 {
-        let v = b.offsets(0);
-        b.patch(sg + 4 + 4 * slot, v);
-    }
-    let buffers = b.offsets(2);
-    b.patch(model + 12, buffers);
-    let empty_vt = b.vtable(&[], 4);
-    let b0 = b.table(empty_vt, &[]);
-    b.patch(buffers + 4, b0);
-    let ext_vt = b.vtable(&[0, 8, 16], 24);
-    b.pad_to(8);
-    let mut inline = vec![0u8; 4];
-    inline.extend_from_slice(&offset.to_le_bytes());
-    inline.extend_from_slice(&size.to_le_bytes());
-    let b1 = b.table(ext_vt, &inline);
-    assert_eq!(b1 % 8, 0);
-    b.patch(buffers + 8, b1);
-    b.buf
 }
 
 #[test]

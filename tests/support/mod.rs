@@ -99,6 +99,66 @@ impl Bytes {
     }
 }
 
+// ---- crafted TFLite models (slots from tflite.fbs: Model `version` 0, `subgraphs` 2,
+// `buffers` 4; SubGraph `tensors`..`operators` 0..3; Tensor `name` 3; Buffer `data` 0,
+// `offset` 1, `size` 2) ---------------------------------------------------------------------
+
+/// One subgraph holding `n` distinct tensors, tensor `bad` named with `bad_name`.
+pub fn tensors_named(n: usize, bad: usize, bad_name: &[u8]) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    let model_vt = b.vtable(&[0, 0, 4], 8);
+    let model = b.table(model_vt, &[0; 4]);
+    b.patch(0, model);
+    let subgraphs = b.offsets(1);
+    b.patch(model + 4, subgraphs);
+    let sg_vt = b.vtable(&[4], 8);
+    let sg = b.table(sg_vt, &[0; 4]);
+    b.patch(subgraphs + 4, sg);
+    let tensors = b.offsets(n);
+    b.patch(sg + 4, tensors);
+    let t_vt = b.vtable(&[0, 0, 0, 4], 8);
+    for i in 0..n {
+        let t = b.table(t_vt, &[0; 4]);
+        b.patch(tensors + 4 + 4 * i, t);
+        let s = b.string(if i == bad { bad_name } else { b"ok" });
+        b.patch(t + 4, s);
+    }
+    b.buf
+}
+
+/// A model that passes every rule: one empty subgraph and buffers [sentinel, external].
+pub fn external_buffer_model(offset: u64, size: u64) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    // Model: version (slot 0) = 3, subgraphs (slot 2), buffers (slot 4).
+    let model_vt = b.vtable(&[4, 0, 8, 0, 12], 16);
+    let model = b.table(model_vt, &[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    b.patch(0, model);
+    let subgraphs = b.offsets(1);
+    b.patch(model + 8, subgraphs);
+    // SubGraph: tensors, inputs, outputs, operators all present and empty.
+    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
+    let sg = b.table(sg_vt, &[0; 16]);
+    b.patch(subgraphs + 4, sg);
+    for slot in 0..4 {
+        let v = b.offsets(0);
+        b.patch(sg + 4 + 4 * slot, v);
+    }
+    let buffers = b.offsets(2);
+    b.patch(model + 12, buffers);
+    let empty_vt = b.vtable(&[], 4);
+    let b0 = b.table(empty_vt, &[]);
+    b.patch(buffers + 4, b0);
+    let ext_vt = b.vtable(&[0, 8, 16], 24);
+    b.pad_to(8);
+    let mut inline = vec![0u8; 4];
+    inline.extend_from_slice(&offset.to_le_bytes());
+    inline.extend_from_slice(&size.to_le_bytes());
+    let b1 = b.table(ext_vt, &inline);
+    assert_eq!(b1 % 8, 0);
+    b.patch(buffers + 8, b1);
+    b.buf
+}
+
 /// The corpus directory, when `FLATMODEL_CORPUS` names one.
 pub fn corpus() -> Option<std::path::PathBuf> {
     let dir = std::path::PathBuf::from(std::env::var_os("FLATMODEL_CORPUS")?);

@@ -1,45 +1,31 @@
 //! `flatmodel dump FILE`: the root table as JSON.
 
-use crate::input::Input;
+use crate::open::{with_model, Opened};
 use crate::{Failure, Outcome};
 use flatmodel::schema::TableType;
 use flatmodel::verify::Options;
-use flatmodel::{dump, tflite, Format};
+use flatmodel::{dump, tflite};
 use std::ffi::OsString;
 use std::io::Write;
 
 /// Writes the model in `path` as JSON to standard output.
 pub fn run(path: &OsString) -> Result<Outcome, Failure> {
-    let input = Input::open(path)?;
-    let bytes = input.bytes();
-    let name = path.to_string_lossy();
-    let (table, desc) = match flatmodel::detect(bytes) {
-        Some(Format::Tflite) => match tflite::Model::parse_structure(bytes) {
-            Ok(m) => (m.raw(), tflite::Model::desc()),
-            Err(e) => return invalid(&name, &e),
-        },
-        _ => {
-            println!("{name}: invalid: {}", crate::verify::unknown_format(bytes));
-            return Ok(Outcome::Invalid);
+    with_model(path, |name, model| {
+        let (table, desc) = match model {
+            Opened::Tflite(m) => (m.raw(), tflite::Model::desc()),
+        };
+        let mut text = String::new();
+        match dump::dump_table(&mut text, table, desc, &Options::DEFAULT) {
+            Ok(()) => {}
+            Err(e @ dump::DumpError::TooLarge) => {
+                println!("{name}: invalid: {e}");
+                return Ok(Outcome::Invalid);
+            }
+            Err(e) => return Err(Failure(format!("{name}: {e}"))),
         }
-    };
-    let mut text = String::new();
-    match dump::dump_table(&mut text, table, desc, &Options::DEFAULT) {
-        Ok(()) => {}
-        Err(e @ dump::DumpError::TooLarge) => {
-            println!("{name}: invalid: {e}");
-            return Ok(Outcome::Invalid);
-        }
-        Err(e) => return Err(Failure(format!("{name}: {e}"))),
-    }
-    let stdout = std::io::stdout();
-    let mut lock = stdout.lock();
-    lock.write_all(text.as_bytes())?;
-    lock.flush()?;
-    Ok(Outcome::Ok)
-}
-
-fn invalid(name: &str, e: &flatmodel::Error) -> Result<Outcome, Failure> {
-    println!("{name}: invalid: {e}");
-    Ok(Outcome::Invalid)
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())?;
+        out.flush()?;
+        Ok(Outcome::Ok)
+    })
 }

@@ -1,36 +1,24 @@
 //! `flatmodel inspect FILE [--json]`: what a model holds, at a glance.
 
-use crate::input::Input;
+use crate::open::{with_model, Opened};
 use crate::{Failure, Outcome};
-use flatmodel::{tflite, Format};
+use flatmodel::tflite;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 
 /// Prints the summary of the model in `path`, as text or JSON.
 pub fn run(path: &OsString, as_json: bool) -> Result<Outcome, Failure> {
-    let input = Input::open(path)?;
-    let bytes = input.bytes();
-    let name = path.to_string_lossy();
-    let summary = match flatmodel::detect(bytes) {
-        Some(Format::Tflite) => match tflite::Model::parse_structure(bytes) {
-            Ok(model) => summarise(&model, bytes.len()),
-            Err(e) => {
-                println!("{name}: invalid: {e}");
-                return Ok(Outcome::Invalid);
-            }
-        },
-        _ => {
-            println!("{name}: invalid: {}", crate::verify::unknown_format(bytes));
-            return Ok(Outcome::Invalid);
+    with_model(path, |name, model| {
+        let Opened::Tflite(model) = model;
+        let summary = summarise(&model, model.file().len());
+        if as_json {
+            println!("{}", serde_json::to_string_pretty(&summary)?);
+        } else {
+            print_text(name, &summary);
         }
-    };
-    if as_json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
-    } else {
-        print_text(&name, &summary);
-    }
-    Ok(Outcome::Ok)
+        Ok(Outcome::Ok)
+    })
 }
 
 /// The name an operator code shows as: the builtin's name, the custom op's name, or its number.

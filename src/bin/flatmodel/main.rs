@@ -7,6 +7,7 @@ mod dump;
 mod extract;
 mod input;
 mod inspect;
+mod open;
 mod verify;
 
 use std::ffi::OsString;

@@ -5,17 +5,6 @@ use crate::{Failure, Outcome};
 use flatmodel::{tflite, Format};
 use std::ffi::OsString;
 
-/// Why `bytes` are not a model of a known format, in one line.
-pub fn unknown_format(bytes: &[u8]) -> String {
-    match bytes.get(4..8) {
-        None => format!("not a model: {} bytes is too short for a file identifier", bytes.len()),
-        Some(id) => format!(
-            "not a model flatmodel reads: bytes 4..8 are {:?}, not a known file identifier (TFL3)",
-            String::from_utf8_lossy(id)
-        ),
-    }
-}
-
 /// Verifies each file as the format its bytes show.
 pub fn run(files: &[OsString], quiet: bool) -> Result<Outcome, Failure> {
     let mut outcome = Outcome::Ok;
@@ -47,6 +36,6 @@ pub fn check(bytes: &[u8]) -> Result<String, String> {
             model.for_each_warning(|_| warnings += 1);
             Ok(format!("TFLite v{}, {subgraphs} subgraph(s), {warnings} warning(s)", model.version()))
         }
-        _ => Err(unknown_format(bytes)),
+        _ => Err(crate::open::unknown_format(bytes)),
     }
 }

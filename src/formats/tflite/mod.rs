@@ -13,7 +13,7 @@ mod scratch;
 
 pub use generated::*;
 pub use model::{element_size, Parsed};
-pub use quant::{f16_to_f32, QuantValues, Quantization};
+pub use quant::{f16_to_f32, QuantNumber, QuantValues, Quantization};
 pub use rules::Warning;
 
 /// The file identifier at bytes 4..8.

@@ -11,7 +11,7 @@ static MODEL: &str = "Model";
 
 /// Numbers stored either inline in the quantization table or as another tensor's data.
 #[derive(Clone, Copy, Debug)]
-pub enum QuantValues<'a, T: crate::wire::Scalar> {
+pub enum QuantValues<'a, T: QuantNumber> {
     /// None stored.
     None,
     /// Stored in the `QuantizationParameters` table.
@@ -38,42 +38,37 @@ pub struct Quantization<'a> {
     pub block_size: i32,
 }
 
-impl QuantValues<'_, f32> {
-    /// The number of values.
-    pub fn len(&self) -> usize {
-        match self {
-            QuantValues::None => 0,
-            QuantValues::Inline(v) => v.len(),
-            QuantValues::Tensor { element, data } => {
-                width(*element).and_then(|w| data.len().checked_div(w)).unwrap_or(0)
-            }
+/// A number type quantization values widen to, decoded from a tensor's element bytes.
+pub trait QuantNumber: crate::wire::Scalar {
+    /// The value stored in `bytes`, elements of type `t`.
+    fn decode(t: TensorType, bytes: &[u8]) -> Self;
+}
+
+impl QuantNumber for f32 {
+    fn decode(t: TensorType, c: &[u8]) -> f32 {
+        match (t, c) {
+            (TensorType::FLOAT32, &[a, b, c, d]) => f32::from_le_bytes([a, b, c, d]),
+            (TensorType::FLOAT16, &[a, b]) => f16_to_f32(u16::from_le_bytes([a, b])),
+            (TensorType::BFLOAT16, &[a, b]) => f32::from_bits(u32::from(u16::from_le_bytes([a, b])) << 16),
+            _ => f32::NAN,
         }
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The values, widened to `f32` (float16 and bfloat16 tensors decoded).
-    pub fn iter(&self) -> impl Iterator<Item = f32> + '_ {
-        let inline = match self {
-            QuantValues::Inline(v) => Some(v.iter()),
-            _ => None,
-        };
-        let stored = match self {
-            QuantValues::Tensor { element, data } => Some((*element, *data)),
-            _ => None,
-        };
-        let decoded = stored.into_iter().flat_map(|(element, data)| {
-            let w = width(element).unwrap_or(4).max(1);
-            data.chunks_exact(w).map(move |c| decode_float(element, c))
-        });
-        inline.into_iter().flatten().chain(decoded)
     }
 }
 
-impl QuantValues<'_, i64> {
+impl QuantNumber for i64 {
+    fn decode(t: TensorType, c: &[u8]) -> i64 {
+        match (t, c) {
+            (TensorType::INT8, &[a]) => i64::from(i8::from_le_bytes([a])),
+            (TensorType::UINT8, &[a]) => i64::from(a),
+            (TensorType::INT16, &[a, b]) => i64::from(i16::from_le_bytes([a, b])),
+            (TensorType::INT32, &[a, b, c, d]) => i64::from(i32::from_le_bytes([a, b, c, d])),
+            (TensorType::INT64, bytes) => bytes.try_into().map(i64::from_le_bytes).unwrap_or(0),
+            _ => 0,
+        }
+    }
+}
+
+impl<T: QuantNumber> QuantValues<'_, T> {
     /// The number of values.
     pub fn len(&self) -> usize {
         match self {
@@ -90,8 +85,8 @@ impl QuantValues<'_, i64> {
         self.len() == 0
     }
 
-    /// The values, widened to `i64`.
-    pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
+    /// The values, widened (float16 and bfloat16 scales decoded).
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
         let inline = match self {
             QuantValues::Inline(v) => Some(v.iter()),
             _ => None,
@@ -101,8 +96,8 @@ impl QuantValues<'_, i64> {
             _ => None,
         };
         let decoded = stored.into_iter().flat_map(|(element, data)| {
-            let w = width(element).unwrap_or(8).max(1);
-            data.chunks_exact(w).map(move |c| decode_int(element, c))
+            let w = width(element).unwrap_or(T::SIZE).max(1);
+            data.chunks_exact(w).map(move |c| T::decode(element, c))
         });
         inline.into_iter().flatten().chain(decoded)
     }
@@ -110,26 +105,6 @@ impl QuantValues<'_, i64> {
 
 fn width(t: TensorType) -> Option<usize> {
     super::element_size(t).and_then(|w| usize::try_from(w).ok())
-}
-
-fn decode_float(t: TensorType, c: &[u8]) -> f32 {
-    match (t, c) {
-        (TensorType::FLOAT32, &[a, b, c, d]) => f32::from_le_bytes([a, b, c, d]),
-        (TensorType::FLOAT16, &[a, b]) => f16_to_f32(u16::from_le_bytes([a, b])),
-        (TensorType::BFLOAT16, &[a, b]) => f32::from_bits(u32::from(u16::from_le_bytes([a, b])) << 16),
-        _ => f32::NAN,
-    }
-}
-
-fn decode_int(t: TensorType, c: &[u8]) -> i64 {
-    match (t, c) {
-        (TensorType::INT8, &[a]) => i64::from(i8::from_le_bytes([a])),
-        (TensorType::UINT8, &[a]) => i64::from(a),
-        (TensorType::INT16, &[a, b]) => i64::from(i16::from_le_bytes([a, b])),
-        (TensorType::INT32, &[a, b, c, d]) => i64::from(i32::from_le_bytes([a, b, c, d])),
-        (TensorType::INT64, bytes) => bytes.try_into().map(i64::from_le_bytes).unwrap_or(0),
-        _ => 0,
-    }
 }
 
 /// IEEE 754 half precision to single precision, exactly.
