@@ -52,16 +52,22 @@ pub fn tflite(data: &[u8]) -> Option<Walker> {
     Some(walker)
 }
 
-/// For the fuzz targets' stable fallback: runs `target` on each file named on the command line.
+/// For the fuzz targets' stable fallback: runs `target` on each file named on the command
+/// line. Returns whether every file could be read (a panic in `target` ends the process).
 #[cfg(feature = "std")]
-pub fn replay_args<T>(target: fn(&[u8]) -> T) {
+pub fn replay_args<T>(target: fn(&[u8]) -> T) -> bool {
+    let mut all_read = true;
     for path in std::env::args_os().skip(1) {
         match std::fs::read(&path) {
             Ok(bytes) => {
                 target(&bytes);
                 std::println!("{}: ok", path.to_string_lossy());
             }
-            Err(e) => std::eprintln!("{}: {e}", path.to_string_lossy()),
+            Err(e) => {
+                std::eprintln!("{}: {e}", path.to_string_lossy());
+                all_read = false;
+            }
         }
     }
+    all_read
 }

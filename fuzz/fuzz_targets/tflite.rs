@@ -3,9 +3,15 @@
 #![cfg_attr(fuzzing, no_main)]
 
 #[cfg(fuzzing)]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| flatmodel::fuzzing::tflite(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    // Invalid inputs stay in the corpus: a partly valid input is a stepping stone.
+    let _ = flatmodel::fuzzing::tflite(data);
+});
 
 #[cfg(not(fuzzing))]
-fn main() {
-    flatmodel::fuzzing::replay_args(flatmodel::fuzzing::tflite);
+fn main() -> std::process::ExitCode {
+    match flatmodel::fuzzing::replay_args(flatmodel::fuzzing::tflite) {
+        true => std::process::ExitCode::SUCCESS,
+        false => std::process::ExitCode::from(2),
+    }
 }

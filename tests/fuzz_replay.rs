@@ -1,0 +1,268 @@
+//! Replays the fuzz target body `flatmodel::fuzzing::tflite` on stable: over every file in
+//! `testdata/` (regressions included), over the corpus when `FLATMODEL_CORPUS` is set, over
+//! deterministic mutations of the testdata models, and over proptest's arbitrary bytes.
+//! Nothing may panic; in debug builds a read that fails on verified bytes panics too.
+
+mod support;
+
+use flatmodel::schema::Walker;
+use proptest::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+/// Runs the target on `data`, turning a panic into an error.
+fn run(data: &[u8]) -> Result<Option<Walker>, String> {
+    catch_unwind(AssertUnwindSafe(|| flatmodel::fuzzing::tflite(data))).map_err(|e| {
+        e.downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| e.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "non-string panic".into())
+    })
+}
+
+/// Saves a failing input where it can be picked up, returning its path.
+fn save_failure(name: &str, data: &[u8]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz_replay-failures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, data).unwrap();
+    path
+}
+
+fn replay_files(files: &[PathBuf]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for path in files {
+        let data = std::fs::read(path).unwrap();
+        match run(&data) {
+            Err(msg) => failures.push(format!("{}: panicked: {msg}", path.display())),
+            Ok(Some(first)) => {
+                let second = run(&data).unwrap_or(None);
+                if second != Some(first) {
+                    failures.push(format!("{}: not deterministic: {first:?} then {second:?}", path.display()));
+                }
+            }
+            Ok(None) => {}
+        }
+    }
+    failures
+}
+
+#[test]
+fn testdata_files_do_not_panic() {
+    let files = support::files_with_suffix(&support::testdata(), "");
+    assert!(files.iter().any(|p| p.to_string_lossy().ends_with(".tflite")), "no testdata models");
+    let failures = replay_files(&files);
+    assert!(failures.is_empty(), "{} of {} files failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+}
+
+#[test]
+fn valid_models_walk() {
+    for path in support::files_with_suffix(&support::testdata().join("tflite"), ".tflite") {
+        let data = std::fs::read(&path).unwrap();
+        let walk = flatmodel::fuzzing::tflite(&data).unwrap_or_else(|| panic!("{}: rejected", path.display()));
+        assert!(walk.objects() > 0, "{}: walked nothing", path.display());
+        assert_eq!(flatmodel::fuzzing::tflite(&data), Some(walk), "{}: walk not deterministic", path.display());
+    }
+}
+
+#[test]
+fn corpus_files_do_not_panic() {
+    let Some(dir) = support::corpus() else { return };
+    let files = support::files_with_suffix(&dir, "");
+    let failures = replay_files(&files);
+    assert!(failures.is_empty(), "{} of {} files failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+}
+
+/// SplitMix64: small, seeded, good enough to pick mutations.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+}
+
+/// A position in `data` (non-empty): half the time in the first 4 KiB, where the root table,
+/// vtables and offset vectors of small converter outputs tend to sit.
+fn position(rng: &mut Rng, len: usize) -> usize {
+    if rng.chance(50) {
+        rng.below(len.min(4096))
+    } else {
+        rng.below(len)
+    }
+}
+
+/// A 4-aligned position whose word looks like a forward uoffset (so overwriting it breaks
+/// structure rather than weights), or any aligned position if none is found quickly.
+fn offset_word(rng: &mut Rng, data: &[u8]) -> usize {
+    let words = data.len() / 4;
+    let mut at = 4 * rng.below(words);
+    for _ in 0..64 {
+        let candidate = 4 * rng.below(words);
+        let v = u32::from_le_bytes(data[candidate..candidate + 4].try_into().unwrap()) as usize;
+        if v != 0 && v < data.len() - candidate {
+            at = candidate;
+            break;
+        }
+    }
+    at
+}
+
+/// Applies one random mutation to `data`, describing it in `log`.
+fn mutate_once(rng: &mut Rng, data: &mut Vec<u8>, log: &mut Vec<String>) {
+    let len = data.len();
+    if len < 8 {
+        data.push(rng.next() as u8);
+        log.push("push".into());
+        return;
+    }
+    match rng.below(10) {
+        0 => {
+            let at = position(rng, len);
+            let mask = 1u8 << rng.below(8);
+            data[at] ^= mask;
+            log.push(format!("flip {at} ^{mask:#x}"));
+        }
+        1 => {
+            let at = position(rng, len);
+            let v = rng.pick(&[0x00, 0xFF, 0x7F, 0x80]);
+            data[at] = v;
+            log.push(format!("set {at}={v:#x}"));
+        }
+        2..=4 => {
+            let at = if rng.chance(70) { offset_word(rng, data) } else { position(rng, len - 3) };
+            let old = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
+            let v = match rng.below(12) {
+                0 => 0,
+                1 => 1,
+                2 => 4,
+                3 => 0x7FFF_FFFF,
+                4 => 0xFFFF_FFFF,
+                5 => 0x8000_0000,
+                6 => len as u32,
+                7 => (len - at) as u32,
+                8 => (len - at).saturating_sub(4) as u32,
+                9 => old.wrapping_add(rng.pick(&[4u32, 8, 0xFFFF_FFFC, 0xFFFF_FFF8, 2, 0xFFFF_FFFE])),
+                10 => rng.pick(&[8u32, 12, 16, 20, 24, 32, 64]),
+                _ => (4 * rng.below(len / 4 + 1)) as u32,
+            };
+            data[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            log.push(format!("word {at}={v:#x} (was {old:#x})"));
+        }
+        5 => {
+            let at = if rng.chance(50) { len - 1 - rng.below(len.min(64)) } else { rng.below(len) };
+            data.truncate(at);
+            log.push(format!("truncate {at}"));
+        }
+        6 => {
+            let from = position(rng, len);
+            let n = 1 + rng.below((len - from).min(256));
+            let to = position(rng, len);
+            let chunk = data[from..from + n].to_vec();
+            data.splice(to..to, chunk);
+            log.push(format!("duplicate {from}+{n} at {to}"));
+        }
+        7 => {
+            let from = position(rng, len);
+            let to = position(rng, len);
+            let n = 1 + rng.below((len - from.max(to)).min(64));
+            data.copy_within(from..from + n, to);
+            log.push(format!("splice {from}+{n} over {to}"));
+        }
+        8 => {
+            let at = position(rng, len);
+            let n = rng.pick(&[1, 2, 3, 4, 8, 16]);
+            let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+            data.splice(at..at, bytes);
+            log.push(format!("insert {n} at {at}"));
+        }
+        _ => {
+            let at = position(rng, len);
+            let n = 1 + rng.below((len - at).min(16));
+            data.drain(at..at + n);
+            log.push(format!("delete {at}+{n}"));
+        }
+    }
+}
+
+/// How many mutants of a model of `len` bytes to try: many for small models, few for large.
+fn mutant_count(len: usize) -> usize {
+    (3_000_000 / len.max(1)).clamp(12, 800)
+}
+
+#[test]
+fn mutated_models_do_not_panic() {
+    let models = support::files_with_suffix(&support::testdata().join("tflite"), ".tflite");
+    assert!(!models.is_empty());
+    let (mut accepted, mut rejected, mut failures) = (0usize, 0usize, Vec::new());
+    for (m, path) in models.iter().enumerate() {
+        let original = std::fs::read(path).unwrap();
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        for i in 0..mutant_count(original.len()) {
+            let mut rng = Rng(0x5EED ^ ((m as u64) << 32) ^ i as u64);
+            let mut data = original.clone();
+            let mut log = Vec::new();
+            for _ in 0..1 + rng.below(3) {
+                mutate_once(&mut rng, &mut data, &mut log);
+            }
+            match run(&data) {
+                Err(msg) => {
+                    let saved = save_failure(&format!("{name}-{i}.bin"), &data);
+                    failures.push(format!("{name} mutant {i} [{}]: {msg} (saved {})", log.join(", "), saved.display()));
+                }
+                Ok(None) => rejected += 1,
+                Ok(Some(first)) => {
+                    accepted += 1;
+                    let second = run(&data).unwrap_or(None);
+                    if second != Some(first) {
+                        failures.push(format!("{name} mutant {i} [{}]: not deterministic", log.join(", ")));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} mutants failed:\n{}", failures.len(), failures.join("\n"));
+    eprintln!("mutants: {accepted} accepted, {rejected} rejected");
+    assert!(accepted > 0 && rejected > 0, "vacuous mutator: {accepted} accepted, {rejected} rejected");
+}
+
+/// Bytes that start with a root offset and the TFLite identifier.
+fn tflite_like() -> impl Strategy<Value = Vec<u8>> {
+    (any::<[u8; 4]>(), 0u32..2048, proptest::collection::vec(any::<u8>(), 0..2040)).prop_map(|(head, root, rest)| {
+        // Half the time, a root offset inside the buffer.
+        let root = if head[0] & 1 == 0 { root.to_le_bytes() } else { head };
+        let mut v = root.to_vec();
+        v.extend_from_slice(b"TFL3");
+        v.extend_from_slice(&rest);
+        v
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_bytes_do_not_panic(
+        data in prop_oneof![proptest::collection::vec(any::<u8>(), 0..2048), tflite_like()]
+    ) {
+        let _ = flatmodel::fuzzing::tflite(&data);
+        let _ = flatmodel::tflite::Model::parse(&data);
+    }
+}
