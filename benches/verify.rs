@@ -38,6 +38,10 @@ mod fb_generated;
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery, unsafe_op_in_unsafe_fn)]
 mod planus_generated;
 
+#[path = "../tests/support/mod.rs"]
+#[allow(dead_code)]
+mod support;
+
 use fb_generated::tflite as fbt;
 use planus_generated::tflite as plt;
 
@@ -424,6 +428,29 @@ fn benches(c: &mut Criterion) {
     g.finish();
 }
 
+/// The shared-subtree inputs of the linear-work tests: 500 offsets to one SubGraph whose 1000
+/// tensor offsets point at one Tensor (about 6 KB), and 30,000 offsets to one Tensor named with
+/// a 64 KiB string (about 186 KB). Each reader verifies them with its default limits.
+fn attacks(c: &mut Criterion) {
+    let long_name = vec![b'a'; 64 * 1024];
+    let cases = [
+        ("shared_subgraphs_6k", support::shared_subtrees(500, 1000, b"t")),
+        ("shared_64k_string_186k", support::shared_subtrees(1, 30_000, &long_name)),
+    ];
+    let mut g = c.benchmark_group("attack");
+    g.sample_size(10);
+    for (name, bytes) in &cases {
+        g.bench_function(format!("flatmodel/{name}"), |b| {
+            b.iter(|| Model::parse_structure_with(black_box(bytes), &Options::DEFAULT).is_ok())
+        });
+        let default = flatbuffers::VerifierOptions::default();
+        g.bench_function(format!("peer_flatbuffers/{name}"), |b| {
+            b.iter(|| fbt::root_as_model_with_opts(&default, black_box(bytes)).is_ok())
+        });
+    }
+    g.finish();
+}
+
 fn config() -> Criterion {
     // Short runs: ~50 models x 7 benchmarks stay within a few minutes on 2 cores. Criterion's
     // command-line options (`--measurement-time`, `--warm-up-time`, ...) override these.
@@ -434,5 +461,5 @@ fn config() -> Criterion {
         .configure_from_args()
 }
 
-criterion_group! { name = verify; config = config(); targets = benches }
+criterion_group! { name = verify; config = config(); targets = benches, attacks }
 criterion_main!(verify);

@@ -10,9 +10,14 @@
 //!   from it. View accessors are infallible and do not allocate or copy.
 //! - **Any input is safe.** Every byte string yields an [`Error`] (its kind, byte offset and
 //!   schema path such as `Model.subgraphs[0].tensors[12].name`) or a valid model. No input makes
-//!   the library panic, hang, recurse without bound or allocate.
-//! - **Bounded work.** Verification work is at most a constant times the input length for every
-//!   input, shared subtrees included ([`verify::Options`] names the limits).
+//!   the library panic, hang or recurse without bound.
+//! - **No heap.** Verification, the views and the dump never allocate. The model rules keep
+//!   their working memory on the stack for subgraphs of up to 4096 tensors and models of up to
+//!   256 subgraphs; beyond that they use the heap with the `alloc` feature, and without it skip
+//!   the two checks that need it (dataflow order, call cycles).
+//! - **Bounded work.** Verification, the model rules and the dump do at most a constant times
+//!   the input length in work for every input, shared subtrees included ([`verify::Options`]
+//!   names the limits).
 //! - **No `unsafe`.** The library forbids it; the panicking operations (`unwrap`, indexing,
 //!   unchecked arithmetic) are denied by lint.
 //! - **`no_std`.** The core needs neither `std` nor an allocator; the `alloc` and `std` features

@@ -8,33 +8,7 @@ mod support;
 use flatmodel::tflite::Model;
 use flatmodel::verify::Options;
 use flatmodel::ErrorKind;
-use support::{external_buffer_model, tensors_named, Bytes};
-
-/// Model { subgraphs: [n_subgraphs x SG] }, SG { tensors: [n_tensors x T] }, T { name }.
-/// Every subgraph offset points at one SubGraph and every tensor offset at one Tensor.
-fn shared_subtrees(n_subgraphs: usize, n_tensors: usize, name: &[u8]) -> Vec<u8> {
-    let mut b = Bytes::with_identifier(b"TFL3");
-    let model_vt = b.vtable(&[0, 0, 4], 8);
-    let model = b.table(model_vt, &[0; 4]);
-    b.patch(0, model);
-    let subgraphs = b.offsets(n_subgraphs);
-    b.patch(model + 4, subgraphs);
-    let sg_vt = b.vtable(&[4], 8);
-    let sg = b.table(sg_vt, &[0; 4]);
-    for i in 0..n_subgraphs {
-        b.patch(subgraphs + 4 + 4 * i, sg);
-    }
-    let tensors = b.offsets(n_tensors);
-    b.patch(sg + 4, tensors);
-    let t_vt = b.vtable(&[0, 0, 0, 4], 8);
-    let t = b.table(t_vt, &[0; 4]);
-    for i in 0..n_tensors {
-        b.patch(tensors + 4 + 4 * i, t);
-    }
-    let s = b.string(name);
-    b.patch(t + 4, s);
-    b.buf
-}
+use support::{external_buffer_model, shared_subtrees, tensors_named, Bytes};
 
 /// Work per input byte the verifier may spend on these inputs (naive verification spends
 /// hundreds of times the input length on them).

@@ -208,3 +208,53 @@ fn size_prefixed_buffers_are_unframed() {
     assert_eq!(flatmodel::wire::size_prefixed(&framed[..10]), None);
     assert_eq!(flatmodel::wire::size_prefixed(&[1, 0]), None);
 }
+
+/// Root { anys: [A, B] }, A and B Nodes sharing one vtable that puts the u64 `big` at
+/// voffset 8. A is 8-aligned; B is 8-aligned too, or 4 bytes off when `misalign_b`.
+fn two_nodes(misalign_b: bool) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"NODE");
+    let vt_root = b.vtable(&[0, 0, 0, 0, 0, 0, 4, 8], 12);
+    let root = b.table(vt_root, &[0; 8]);
+    b.patch(0, root);
+    b.pad_to(4);
+    let types = b.pos();
+    b.u32(2);
+    b.buf.extend_from_slice(&[2, 2]);
+    b.patch(root + 4, types);
+    let anys = b.offsets(2);
+    b.patch(root + 8, anys);
+    let vt = b.vtable(&[0, 0, 0, 0, 0, 0, 0, 0, 0, 8], 16);
+    let node = |b: &mut Bytes| b.table(vt, &[0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0]);
+    b.pad_to(8);
+    let a = node(&mut b);
+    assert_eq!(a % 8, 0);
+    b.pad_to(8);
+    if misalign_b {
+        b.u32(0);
+    }
+    let c = node(&mut b);
+    assert_eq!(c % 8, if misalign_b { 4 } else { 0 });
+    b.patch(anys + 4, a);
+    b.patch(anys + 8, c);
+    b.buf
+}
+
+#[test]
+fn a_shared_vtable_is_rechecked_for_each_alignment_class() {
+    // A is verified first, so its vtable check is remembered; B must still be rejected.
+    let err = parse(&two_nodes(true)).map(|_| ()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Misaligned, "{err}");
+    assert_eq!(err.location().to_string(), "Node.anys[1].big");
+    let ok = two_nodes(false);
+    let n = parse(&ok).unwrap();
+    let bigs: Vec<u64> = n
+        .anys()
+        .unwrap()
+        .iter()
+        .map(|u| match u {
+            Any::Node(node) => node.big(),
+            _ => 0,
+        })
+        .collect();
+    assert_eq!(bigs, [7, 7]);
+}

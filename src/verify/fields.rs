@@ -16,6 +16,9 @@ pub struct TableLayout<const N: usize> {
     sizes: [u16; N],
     align_masks: [u16; N],
     names: [Name; N],
+    /// Whether a check of this layout may be remembered by vtable (alignments up to 256, which
+    /// the cache key's position class covers).
+    cacheable: bool,
 }
 
 static UNUSED: &str = "?";
@@ -23,7 +26,7 @@ static UNUSED: &str = "?";
 impl<const N: usize> TableLayout<N> {
     /// A layout whose slots are all unused (any bytes allowed), to fill in with [`Self::slot`].
     pub const fn new() -> Self {
-        TableLayout { sizes: [0; N], align_masks: [0; N], names: [&UNUSED; N] }
+        TableLayout { sizes: [0; N], align_masks: [0; N], names: [&UNUSED; N], cacheable: true }
     }
 
     /// The layout with `slot` holding `size` bytes aligned to `align` (a power of two), named
@@ -34,6 +37,7 @@ impl<const N: usize> TableLayout<N> {
             self.sizes[slot] = if size > u16::MAX as usize { u16::MAX } else { size as u16 };
             self.align_masks[slot] = if align == 0 || align > 1 << 15 { 0 } else { align.wrapping_sub(1) as u16 };
             self.names[slot] = name;
+            self.cacheable = self.cacheable && align <= 256;
         }
         self
     }
@@ -89,7 +93,7 @@ impl<'b> Verifier<'b> {
     /// Pair with [`Verifier::leave_table`].
     ///
     /// The field check depends only on the vtable, the table type and the table's position
-    /// modulo 16 (for alignment), and writers share vtables between many tables, so it is done
+    /// modulo 256 (for alignment), and writers share vtables between many tables, so it is done
     /// once per such triple and remembered in a small cache.
     #[inline(always)]
     pub fn enter_table<const N: usize>(
@@ -112,10 +116,11 @@ impl<'b> Verifier<'b> {
             return Err(self.fail(ErrorKind::BadVtable, vt));
         };
         self.check_range(pos, inline_len)?;
+        // Key: a marker bit, the vtable position, the table type, the position's alignment class.
         let key = u64::try_from(vt)
             .ok()
-            .filter(|&vt| vt < 1 << 38)
-            .map(|vt| 1 << 63 | vt << 24 | u64::from(id) << 8 | u64::try_from(pos & 15).unwrap_or(0));
+            .filter(|&vt| vt < 1 << 38 && layout.cacheable)
+            .map(|vt| 1 << 63 | vt << 24 | u64::from(id) << 8 | u64::try_from(pos & 0xff).unwrap_or(0));
         let entry = key.map_or(0, |k| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize);
         if key.is_none() || self.vtables.get(entry).copied() != key {
             self.check_fields(pos, vt, vt_len, inline_len, slots, layout)?;
