@@ -39,7 +39,6 @@ mod fb_generated;
 mod planus_generated;
 
 #[path = "../tests/support/mod.rs"]
-#[allow(dead_code)]
 mod support;
 
 use fb_generated::tflite as fbt;
