@@ -87,6 +87,10 @@ const TAG_UNION_VECTOR: u32 = 5 << 16;
 /// Strings shorter than this are re-checked rather than looked up in the memo.
 const MEMO_MIN_STRING: usize = 64;
 
+/// Strings this long are looked up in the memo from the start, so a shared long string is
+/// validated once however many offsets point at it (real names are far shorter).
+const MEMO_ALWAYS_STRING: usize = 256;
+
 impl<'b> Verifier<'b> {
     /// Checks the table at `pos` (its soffset, vtable and inline size) and every present
     /// field's inline bytes against `layout` (the table type `id`'s slots), then enters it.
@@ -206,7 +210,12 @@ impl<'b> Verifier<'b> {
             return Err(self.fail(ErrorKind::UnterminatedString, start.saturating_add(len)));
         };
         self.stats.strings = self.stats.strings.saturating_add(1);
-        if len >= MEMO_MIN_STRING && self.memoized(pos, TAG_STRING) {
+        let seen = match len {
+            MEMO_ALWAYS_STRING.. => self.memo_lookup(pos, TAG_STRING),
+            MEMO_MIN_STRING.. => self.memoized(pos, TAG_STRING),
+            _ => false,
+        };
+        if seen {
             return self.charge(1, pos);
         }
         self.charge(1u64.saturating_add(u64::try_from(len / 16).unwrap_or(u64::MAX)), pos)?;

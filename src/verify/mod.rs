@@ -198,6 +198,12 @@ impl<'b> Verifier<'b> {
         if self.stats.apparent_size <= self.memo_after {
             return false;
         }
+        self.memo_lookup(pos, tag)
+    }
+
+    /// Whether the object at `pos` with `tag` was verified before, whatever the work so far.
+    #[inline]
+    fn memo_lookup(&mut self, pos: usize, tag: u32) -> bool {
         let Some(key) = Memo::key(pos, tag) else {
             return false;
         };
