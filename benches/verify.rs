@@ -183,7 +183,7 @@ fn loader_walk(m: Model<'_>) -> u64 {
             for o in op.outputs().into_iter().flat_map(|v| v.iter()) {
                 s.mix(o as u64);
             }
-            s.mix(u64::from(op.builtin_options().tag()));
+            s.mix(u64::from(op.builtin_options_type()));
         }
         for i in sg.inputs().into_iter().flat_map(|v| v.iter()) {
             s.mix(i as u64);

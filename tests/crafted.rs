@@ -304,3 +304,48 @@ fn subgraphs_calling_each_other_in_a_cycle_are_rejected() {
     assert_eq!(err.kind(), ErrorKind::IndexOutOfRange);
     assert_eq!(err.location().to_string(), "Model.subgraphs[1].operators[0].builtin_options");
 }
+
+/// One operator with `large_custom_options_offset/size` (Operator slots 9 and 10, u64), and
+/// `payload` appended after the flatbuffer when the offset points there.
+fn large_custom_options_model(offset: Option<u64>, size: u64, payload: &[u8]) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    let model_vt = b.vtable(&[0, 0, 4], 8);
+    let model = b.table(model_vt, &[0; 4]);
+    b.patch(0, model);
+    let subgraphs = b.offsets(1);
+    b.patch(model + 4, subgraphs);
+    let sg_vt = b.vtable(&[0, 0, 0, 4], 8);
+    let sg = b.table(sg_vt, &[0; 4]);
+    b.patch(subgraphs + 4, sg);
+    let ops = b.offsets(1);
+    b.patch(sg + 4, ops);
+    let op_vt = b.vtable(&[0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 16], 24);
+    b.pad_to(8);
+    let op = b.table(op_vt, &[0; 20]);
+    b.patch(ops + 4, op);
+    let end = b.buf.len() as u64;
+    b.buf[op + 8..op + 16].copy_from_slice(&offset.unwrap_or(end).to_le_bytes());
+    b.buf[op + 16..op + 24].copy_from_slice(&size.to_le_bytes());
+    b.buf.extend_from_slice(payload);
+    b.buf
+}
+
+#[test]
+fn large_custom_options_are_read_from_the_file_start() {
+    let bytes = large_custom_options_model(None, 5, b"HELLO");
+    let model = Model::parse_structure(&bytes).unwrap();
+    let op = model.subgraph(0).unwrap().operators().unwrap().get(0).unwrap();
+    assert_eq!(model.custom_options(&op).unwrap(), Some(&b"HELLO"[..]));
+    // Past the end, or overflowing: an error, not a panic.
+    for (offset, size) in [(u64::MAX - 2, 5), (2, u64::MAX), (1 << 40, 1)] {
+        let bytes = large_custom_options_model(Some(offset), size, b"");
+        let model = Model::parse_structure(&bytes).unwrap();
+        let op = model.subgraph(0).unwrap().operators().unwrap().get(0).unwrap();
+        assert_eq!(model.custom_options(&op).unwrap_err().kind(), ErrorKind::OutOfBounds);
+    }
+    // Offsets 0 and 1 are writers' placeholders: no options.
+    let bytes = large_custom_options_model(Some(1), 5, b"");
+    let model = Model::parse_structure(&bytes).unwrap();
+    let op = model.subgraph(0).unwrap().operators().unwrap().get(0).unwrap();
+    assert_eq!(model.custom_options(&op).unwrap(), None);
+}

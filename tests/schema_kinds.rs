@@ -22,7 +22,7 @@ mod sample {
             pos "pos" @1: structure(Vec3),
             pairs "pairs" @2: struct_vector(Pair),
             tags "tags" @3: string_vector(),
-            any "any" @5: union(Any),
+            any "any" @5: union(Any, any_type),
             anys "anys" @7: union_vector(Any),
             kids "kids" @8: table_vector(Leaf),
             big "big" @9: scalar(u64, 0),

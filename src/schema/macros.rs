@@ -14,7 +14,8 @@
 //!
 //! Table field kinds: `scalar(T, default)`, `enumeration(E, repr, default)`, `string()`,
 //! `table(T)`, `structure(S)`, `vector(T)` (scalars and enums), `enum_vector(E)`,
-//! `string_vector()`, `table_vector(T)`, `struct_vector(S)`, `union(U)`, `union_vector(U)`.
+//! `string_vector()`, `table_vector(T)`, `struct_vector(S)`, `union(U, type_accessor)`,
+//! `union_vector(U)`.
 //! A field kind may be followed by
 //! `required` or `deprecated`: deprecated fields get no accessor but are still verified and
 //! dumped when present, as flatc does. Struct field kinds: `scalar(T)`, `enumeration(E, repr)`, `structure(S)`,
@@ -22,7 +23,7 @@
 
 /// The version of the macro input grammar; generated files assert it, so a generator/macro
 /// mismatch is a compile error.
-pub const GRAMMAR_VERSION: u32 = 2;
+pub const GRAMMAR_VERSION: u32 = 3;
 
 /// Defines an enum: a transparent newtype over its underlying integer, so values this schema
 /// revision does not name stay readable as raw numbers.
@@ -514,12 +515,18 @@ macro_rules! __fb_field {
             self.table.struct_vector::<$s<$lt>>($slot)
         }
     };
-    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal union($u:ident) $($req:ident)?) => {
+    (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal union($u:ident, $ty:ident) $($req:ident)?) => {
         $(#[$m])*
         #[doc = concat!("Field `", $fname, "` (union; its type is in the slot before).")]
         #[inline]
         pub fn $field(&self) -> $u<$lt> {
             self.table.union::<$u<$lt>>($slot)
+        }
+
+        #[doc = concat!("The type tag of union field `", $fname, "` (0: none), without reading its value.")]
+        #[inline]
+        pub fn $ty(&self) -> u8 {
+            self.table.union_tag($slot)
         }
     };
     (accessor $lt:lifetime; $(#[$m:meta])* $field:ident $fname:literal $slot:literal union_vector($u:ident) $($req:ident)?) => {
@@ -566,7 +573,7 @@ macro_rules! __fb_field {
         $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
             |v, p| v.vector(p, <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE).map(drop))?
     };
-    (verify $v:ident $t:ident; $fname:literal $slot:literal union($u:ident) $($req:ident)?) => {
+    (verify $v:ident $t:ident; $fname:literal $slot:literal union($u:ident, $uty:ident) $($req:ident)?) => {
         $v.field_union::<$u<'static>>(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal union_vector($u:ident) $($req:ident)?) => {
@@ -587,7 +594,7 @@ macro_rules! __fb_field {
             <$s<'static> as $crate::wire::FromStruct<'static>>::ALIGN,
             $crate::__fb_name!($fname))
     };
-    (layout $l:ident; $fname:literal $slot:literal union($u:ident)) => {
+    (layout $l:ident; $fname:literal $slot:literal union($u:ident, $uty:ident)) => {
         $l.slot($slot - 1, 1, 1, $crate::__fb_name!(concat!($fname, "_type")))
             .slot($slot, 4, 4, $crate::__fb_name!($fname))
     };
@@ -613,7 +620,7 @@ macro_rules! __fb_field {
     (kind; string_vector()) => { $crate::schema::FieldKind::StringVector };
     (kind; table_vector($t:ident)) => { $crate::schema::FieldKind::TableVector(<$t<'static> as $crate::schema::TableType>::desc) };
     (kind; struct_vector($s:ident)) => { $crate::schema::FieldKind::StructVector(<$s<'static> as $crate::schema::StructType>::DESC) };
-    (kind; union($u:ident)) => { $crate::schema::FieldKind::Union(<$u<'static> as $crate::schema::UnionType>::desc) };
+    (kind; union($u:ident, $uty:ident)) => { $crate::schema::FieldKind::Union(<$u<'static> as $crate::schema::UnionType>::desc) };
     (kind; union_vector($u:ident)) => { $crate::schema::FieldKind::UnionVector(<$u<'static> as $crate::schema::UnionType>::desc) };
     (required;) => { false };
     (required; required) => { true };
@@ -637,7 +644,7 @@ macro_rules! __fb_field {
         if let ::core::option::Option::Some(v) = $e { $w.offsets(v.len()); for t in v.iter() { $crate::schema::Walk::walk(&t, $w) } }
     };
     (walk $w:ident; $e:expr; struct_vector($s:ident) $($req:ident)?) => { if let ::core::option::Option::Some(v) = $e { $w.vector(v.len(), v.bytes().first().copied()) } };
-    (walk $w:ident; $e:expr; union($u:ident) $($req:ident)?) => { $crate::schema::Walk::walk(&$e, $w) };
+    (walk $w:ident; $e:expr; union($u:ident, $uty:ident) $($req:ident)?) => { $crate::schema::Walk::walk(&$e, $w) };
     (walk $w:ident; $e:expr; union_vector($u:ident) $($req:ident)?) => {
         if let ::core::option::Option::Some(v) = $e { $w.offsets(v.len()); for u in v.iter() { $crate::schema::Walk::walk(&u, $w) } }
     };

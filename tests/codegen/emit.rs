@@ -160,7 +160,7 @@ crate::fb_table! {
     /// ```
     /// Defined at `demo.fbs:14`.
     Node = 1 {
-        any "any" @1: union(Any),
+        any "any" @1: union(Any, any_type),
         type_ "type" @2: enumeration(Color, i8, -2),
         pos "pos" @3: structure(Vec2),
         old "old" @4: scalar(i32, 0) deprecated,

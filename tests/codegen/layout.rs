@@ -56,7 +56,7 @@ pub struct TableField {
     pub name: String,
     /// The vtable slot (for unions, the value's; the type is in `slot - 1`).
     pub slot: u32,
-    /// The macro kind, e.g. `scalar(i32, -1)` or `union(U)`.
+    /// The macro kind, e.g. `scalar(i32, -1)` or `union(U, u_type)`.
     pub kind: String,
     pub required: bool,
     pub docs: Vec<String>,
@@ -581,6 +581,11 @@ impl<'a> Resolver<'a> {
             if acc == "raw" || !accessors.insert(acc.clone()) {
                 return Err(format!("{at}: accessor `{acc}` clashes with another method of `{}`", d.name));
             }
+            // A union also gets `<name>_type`, its type tag.
+            let type_acc = format!("{}_type", f.name);
+            if kind.starts_with("union(") && !accessors.insert(type_acc.clone()) {
+                return Err(format!("{at}: accessor `{type_acc}` clashes with another method of `{}`", d.name));
+            }
             // Deprecated fields keep their type: they are still verified, and dumped when present.
             let kind = if deprecated { format!("{kind} deprecated") } else { kind };
             out.push(TableField {
@@ -642,7 +647,7 @@ impl<'a> Resolver<'a> {
                         let v = enum_default(at, t, info, f.default.as_ref())?;
                         Ok(format!("enumeration({t}, {}, {v})", info.repr))
                     }
-                    Kind::Union => no_default("a union").map(|()| format!("union({t})")),
+                    Kind::Union => no_default("a union").map(|()| format!("union({t}, {}_type)", f.name)),
                     Kind::Struct => no_default("a struct").map(|()| format!("structure({t})")),
                     Kind::Table => no_default("a table").map(|()| format!("table({t})")),
                 }
@@ -913,11 +918,11 @@ mod tests {
             table_fields(&l, "T"),
             v(&[
                 ("a", 0, "scalar(i32, 0)"),
-                ("u", 2, "union(U)"), // the type takes slot 1
+                ("u", 2, "union(U, u_type)"), // the type takes slot 1
                 ("old", 3, "scalar(i32, 0) deprecated"),
                 ("type_", 4, "enumeration(E, u8, 0)"),
-                ("oldu", 6, "union(U) deprecated"), // a deprecated union keeps both slots (5, 6)
-                ("us", 8, "union_vector(U)"),       // types vector in 7
+                ("oldu", 6, "union(U, oldu_type) deprecated"), // a deprecated union keeps both slots (5, 6)
+                ("us", 8, "union_vector(U)"),                  // types vector in 7
                 ("s", 9, "structure(S)"),
                 ("v", 10, "enum_vector(E)"),
                 ("n", 11, "string_vector()"),
@@ -944,7 +949,7 @@ mod tests {
         // Sorted by slot: the union's type takes id 0 and its value id 1.
         assert_eq!(
             table_fields(&l, "T"),
-            v(&[("u", 1, "union(U)"), ("a", 2, "scalar(i16, 0) deprecated"), ("c", 3, "scalar(i32, 0)")])
+            v(&[("u", 1, "union(U, u_type)"), ("a", 2, "scalar(i16, 0) deprecated"), ("c", 3, "scalar(i32, 0)")])
         );
         assert_eq!(
             error("table T {\n a:int (id: 0);\n b:int;\n}"),

@@ -144,8 +144,8 @@ fn tflite_schema_facts() {
     // custom_options 5, custom_options_format 6, mutating_variable_inputs 7, intermediates 8,
     // large_custom_options_offset 9, large_custom_options_size 10, builtin_options_2 (11, 12),
     // then the LiteRT debug_metadata_index 13.
-    assert_eq!(slot("Operator", "builtin_options"), (4, "union(BuiltinOptions)".into()));
-    assert_eq!(slot("Operator", "builtin_options_2"), (12, "union(BuiltinOptions2)".into()));
+    assert_eq!(slot("Operator", "builtin_options"), (4, "union(BuiltinOptions, builtin_options_type)".into()));
+    assert_eq!(slot("Operator", "builtin_options_2"), (12, "union(BuiltinOptions2, builtin_options_2_type)".into()));
     assert_eq!(slot("Operator", "debug_metadata_index"), (13, "scalar(i32, -1)".into()));
     // Tensor: shape, type, buffer, name, quantization, is_variable, sparsity, shape_signature,
     // has_rank, variant_tensors (0..=9), then external_buffer 10.
