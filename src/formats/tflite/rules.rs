@@ -106,8 +106,15 @@ impl<'a> Checker<'a> {
     /// An error of `kind` at `offset`, at `Model.<path>`.
     #[cold]
     fn error(&self, kind: ErrorKind, offset: usize, path: &[Step]) -> Error {
+        self.error_at(kind, offset, path, None)
+    }
+
+    /// An error at `Model.<path>`, element `element` of the innermost step when given.
+    #[cold]
+    fn error_at(&self, kind: ErrorKind, offset: usize, path: &[Step], element: Option<usize>) -> Error {
         let mut location = Location::at(&MODEL);
-        for (name, index) in path.iter().rev() {
+        for (depth, (name, index)) in path.iter().rev().enumerate() {
+            let index = if depth == 0 { element.or(*index) } else { *index };
             location.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
         }
         Error::new(kind, offset as u64, location)
@@ -216,15 +223,7 @@ impl<'a> Checker<'a> {
         self.charge(list.len())?;
         for (i, index) in list.iter().enumerate() {
             if index != -1 && usize::try_from(index).map_or(true, |x| x >= count) {
-                let mut full = [(&MODEL, None); 4];
-                let n = path.len().min(3);
-                for (slot, step) in full.iter_mut().zip(path.iter().take(n)) {
-                    *slot = *step;
-                }
-                if let Some(last) = full.get_mut(n.saturating_sub(1)) {
-                    last.1 = Some(i);
-                }
-                return Err(self.error(ErrorKind::IndexOutOfRange, at, full.get(..n).unwrap_or(&[])));
+                return Err(self.error_at(ErrorKind::IndexOutOfRange, at, path, Some(i)));
             }
         }
         Ok(())
