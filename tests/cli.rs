@@ -924,12 +924,7 @@ fn corpus_verify_and_inspect() {
 /// Model { subgraphs: [n x SG] }, SG { operators: [n x OP] }, every offset shared: about 8n
 /// bytes that read as n * n operators.
 fn shared_operators(n: usize) -> Vec<u8> {
-    let mut b = Bytes::with_identifier(b"TFL3");
-    let model_vt = b.vtable(&[0, 0, 4], 8);
-    let model = b.table(model_vt, &[0; 4]);
-    b.patch(0, model);
-    let subgraphs = b.offsets(n);
-    b.patch(model + 4, subgraphs);
+    let (mut b, subgraphs) = Bytes::tflite_with_subgraphs(n);
     let sg_vt = b.vtable(&[0, 0, 0, 4], 8);
     let sg = b.table(sg_vt, &[0; 4]);
     for i in 0..n {

@@ -169,12 +169,7 @@ fn depth_and_table_limits_are_enforced() {
 /// Slots: SubGraph `tensors` = 0, `operators` = 3; Tensor `type` = 1; Operator
 /// `builtin_options_type` = 3, `builtin_options` = 4.
 fn newer_writer_model(tensor_type: i8, union_type: u8, with_value: bool) -> Vec<u8> {
-    let mut b = Bytes::with_identifier(b"TFL3");
-    let model_vt = b.vtable(&[0, 0, 4], 8);
-    let model = b.table(model_vt, &[0; 4]);
-    b.patch(0, model);
-    let subgraphs = b.offsets(1);
-    b.patch(model + 4, subgraphs);
+    let (mut b, subgraphs) = Bytes::tflite_with_subgraphs(1);
     let sg_vt = b.vtable(&[4, 0, 0, 8], 12);
     let sg = b.table(sg_vt, &[0; 8]);
     b.patch(subgraphs + 4, sg);
@@ -308,12 +303,7 @@ fn subgraphs_calling_each_other_in_a_cycle_are_rejected() {
 /// One operator with `large_custom_options_offset/size` (Operator slots 9 and 10, u64), and
 /// `payload` appended after the flatbuffer when the offset points there.
 fn large_custom_options_model(offset: Option<u64>, size: u64, payload: &[u8]) -> Vec<u8> {
-    let mut b = Bytes::with_identifier(b"TFL3");
-    let model_vt = b.vtable(&[0, 0, 4], 8);
-    let model = b.table(model_vt, &[0; 4]);
-    b.patch(0, model);
-    let subgraphs = b.offsets(1);
-    b.patch(model + 4, subgraphs);
+    let (mut b, subgraphs) = Bytes::tflite_with_subgraphs(1);
     let sg_vt = b.vtable(&[0, 0, 0, 4], 8);
     let sg = b.table(sg_vt, &[0; 4]);
     b.patch(subgraphs + 4, sg);

@@ -18,6 +18,18 @@ impl Bytes {
         b
     }
 
+    /// A TFLite buffer whose root Model holds only `subgraphs` (slot 2): a vector of `n` offset
+    /// placeholders, whose position is returned with the builder.
+    pub fn tflite_with_subgraphs(n: usize) -> (Self, usize) {
+        let mut b = Bytes::with_identifier(b"TFL3");
+        let model_vt = b.vtable(&[0, 0, 4], 8);
+        let model = b.table(model_vt, &[0; 4]);
+        b.patch(0, model);
+        let subgraphs = b.offsets(n);
+        b.patch(model + 4, subgraphs);
+        (b, subgraphs)
+    }
+
     pub fn pad_to(&mut self, align: usize) {
         while !self.buf.len().is_multiple_of(align) {
             self.buf.push(0);
@@ -106,12 +118,7 @@ impl Bytes {
 /// Model { subgraphs: [n_subgraphs x SG] }, SG { tensors: [n_tensors x T] }, T { name }.
 /// Every subgraph offset points at one SubGraph and every tensor offset at one Tensor.
 pub fn shared_subtrees(n_subgraphs: usize, n_tensors: usize, name: &[u8]) -> Vec<u8> {
-    let mut b = Bytes::with_identifier(b"TFL3");
-    let model_vt = b.vtable(&[0, 0, 4], 8);
-    let model = b.table(model_vt, &[0; 4]);
-    b.patch(0, model);
-    let subgraphs = b.offsets(n_subgraphs);
-    b.patch(model + 4, subgraphs);
+    let (mut b, subgraphs) = Bytes::tflite_with_subgraphs(n_subgraphs);
     let sg_vt = b.vtable(&[4], 8);
     let sg = b.table(sg_vt, &[0; 4]);
     for i in 0..n_subgraphs {
@@ -131,12 +138,7 @@ pub fn shared_subtrees(n_subgraphs: usize, n_tensors: usize, name: &[u8]) -> Vec
 
 /// One subgraph holding `n` distinct tensors, tensor `bad` named with `bad_name`.
 pub fn tensors_named(n: usize, bad: usize, bad_name: &[u8]) -> Vec<u8> {
-    let mut b = Bytes::with_identifier(b"TFL3");
-    let model_vt = b.vtable(&[0, 0, 4], 8);
-    let model = b.table(model_vt, &[0; 4]);
-    b.patch(0, model);
-    let subgraphs = b.offsets(1);
-    b.patch(model + 4, subgraphs);
+    let (mut b, subgraphs) = Bytes::tflite_with_subgraphs(1);
     let sg_vt = b.vtable(&[4], 8);
     let sg = b.table(sg_vt, &[0; 4]);
     b.patch(subgraphs + 4, sg);
