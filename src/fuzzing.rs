@@ -3,6 +3,7 @@
 //! verify reads everything reachable: a read that fails on verified bytes fires the debug
 //! assertion in [`crate::wire::broken`].
 
+use crate::graph::ModelView;
 use crate::schema::{TableType, Walk, Walker};
 use crate::tflite;
 use crate::verify::Options;

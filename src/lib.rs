@@ -31,7 +31,10 @@
 //! - [`verify`]: the verifier and its limits.
 //! - [`schema`]: the macros and descriptors generated code feeds, one description per type.
 //! - [`dump`]: JSON output following flatc's conventions, driven by the descriptors.
+//! - [`graph`]: the model graph TFLite and Circle share (tensor data, custom options, the
+//!   model rules), written once over traits both formats implement.
 //! - [`tflite`]: the TFLite schema's views and the helpers a runtime needs.
+//! - [`circle`]: Circle's views and its operator-code rule.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -53,12 +56,13 @@ mod error;
 pub mod formats;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod graph;
 pub mod schema;
 pub mod verify;
 pub mod wire;
 
 pub use error::{Error, ErrorKind, Location, Result, MAX_PATH};
-pub use formats::tflite;
+pub use formats::{circle, tflite};
 pub use formats::{detect, Format};
 
 /// The README's examples, compiled as doctests so they cannot go stale.

@@ -4,6 +4,7 @@
 
 mod support;
 
+use flatmodel::graph::ModelView;
 use flatmodel::schema::TableType;
 use flatmodel::tflite::{BuiltinOperator, Model};
 use flatmodel::verify::Options;

@@ -5,6 +5,7 @@
 
 mod support;
 
+use flatmodel::graph::ModelView;
 use flatmodel::tflite::Model;
 use flatmodel::verify::Options;
 use flatmodel::ErrorKind;

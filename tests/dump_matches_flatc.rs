@@ -1,18 +1,31 @@
-//! `flatmodel dump` against flatc: for every TFLite file with a `.flatc.json` reference (in
-//! `testdata/` always, in the corpus when `FLATMODEL_CORPUS` is set), our JSON parsed equals
-//! flatc's, floats within flatc's printing precision.
+//! `flatmodel dump` against flatc: for every TFLite and Circle file with a `.flatc.json`
+//! reference (in `testdata/` always, in the corpus when `FLATMODEL_CORPUS` is set), our JSON
+//! parsed equals flatc's, floats within flatc's printing precision.
 
 mod support;
 
 use flatmodel::schema::TableType;
-use flatmodel::tflite::Model;
 use flatmodel::verify::Options;
+use flatmodel::{circle, tflite};
 use serde_json::Value;
 use std::path::Path;
 
-/// Fields the LiteRT revision after v2.15 adds (FORMATS.md 1.7) with their defaults. References
-/// dumped with the v2.15 schema cannot show them; ours may, when they hold the default.
-const NEWER_FIELDS: &[(&str, i64)] = &[("external_buffer", 0), ("debug_metadata_index", -1)];
+/// Fields a newer revision adds, with their defaults: references dumped with the older schema
+/// cannot show them; ours may, when they hold the default.
+type NewerFields = &'static [(&'static str, i64)];
+
+/// The LiteRT revision after v2.15 (FORMATS.md 1.7).
+const TFLITE_NEWER: NewerFields = &[("external_buffer", 0), ("debug_metadata_index", -1)];
+
+/// The later Circle revisions' fields the project's `circle.fbs` names (FORMATS.md 2).
+const CIRCLE_NEWER: NewerFields = &[
+    ("quantized_dimension", 0),
+    ("extended_builtin_code", 0),
+    ("large_custom_options_offset", 0),
+    ("large_custom_options_size", 0),
+    ("offset", 0),
+    ("size", 0),
+];
 
 fn same_number(ours: &serde_json::Number, theirs: &serde_json::Number) -> bool {
     if let (Some(a), Some(b)) = (ours.as_i64(), theirs.as_i64()) {
@@ -26,16 +39,16 @@ fn same_number(ours: &serde_json::Number, theirs: &serde_json::Number) -> bool {
     (a - b).abs() <= 5e-7 + 1e-6 * b.abs()
 }
 
-fn compare(ours: &Value, theirs: &Value, path: &str) -> Result<(), String> {
+fn compare(ours: &Value, theirs: &Value, path: &str, newer: NewerFields) -> Result<(), String> {
     match (ours, theirs) {
         (Value::Object(a), Value::Object(b)) => {
             for (k, v) in b {
                 let Some(mine) = a.get(k) else { return Err(format!("{path}.{k}: missing in ours")) };
-                compare(mine, v, &format!("{path}.{k}"))?;
+                compare(mine, v, &format!("{path}.{k}"), newer)?;
             }
             for (k, v) in a {
                 if !b.contains_key(k) {
-                    let allowed = NEWER_FIELDS.iter().any(|(name, default)| k == name && v.as_i64() == Some(*default));
+                    let allowed = newer.iter().any(|(name, default)| k == name && v.as_i64() == Some(*default));
                     if !allowed {
                         return Err(format!("{path}.{k}: only in ours ({v})"));
                     }
@@ -48,7 +61,7 @@ fn compare(ours: &Value, theirs: &Value, path: &str) -> Result<(), String> {
                 return Err(format!("{path}: length {} vs flatc's {}", a.len(), b.len()));
             }
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                compare(x, y, &format!("{path}[{i}]"))?;
+                compare(x, y, &format!("{path}[{i}]"), newer)?;
             }
             Ok(())
         }
@@ -58,21 +71,42 @@ fn compare(ours: &Value, theirs: &Value, path: &str) -> Result<(), String> {
     }
 }
 
-fn dump(bytes: &[u8]) -> Value {
-    let model = Model::parse_structure(bytes).expect("structurally valid");
-    let mut text = String::new();
-    flatmodel::dump::dump_table(&mut text, model.raw(), Model::desc(), &Options::DEFAULT).unwrap();
-    serde_json::from_str(&text).expect("the dump is JSON")
+/// A format's dump, by file suffix.
+struct Format {
+    suffix: &'static str,
+    dump: fn(&[u8]) -> Value,
+    newer: NewerFields,
 }
 
-fn check_dir(dir: &Path) -> usize {
+const TFLITE: Format = Format { suffix: ".tflite", dump: dump_tflite, newer: TFLITE_NEWER };
+const CIRCLE: Format = Format { suffix: ".circle", dump: dump_circle, newer: CIRCLE_NEWER };
+
+fn to_json(text: &str) -> Value {
+    serde_json::from_str(text).expect("the dump is JSON")
+}
+
+fn dump_tflite(bytes: &[u8]) -> Value {
+    let model = tflite::Model::parse_structure(bytes).expect("structurally valid");
+    let mut text = String::new();
+    flatmodel::dump::dump_table(&mut text, model.raw(), tflite::Model::desc(), &Options::DEFAULT).unwrap();
+    to_json(&text)
+}
+
+fn dump_circle(bytes: &[u8]) -> Value {
+    let model = circle::Model::parse_structure(bytes).expect("structurally valid");
+    let mut text = String::new();
+    flatmodel::dump::dump_table(&mut text, model.raw(), circle::Model::desc(), &Options::DEFAULT).unwrap();
+    to_json(&text)
+}
+
+fn check_dir(dir: &Path, format: &Format) -> usize {
     let mut checked = 0;
     let mut failures = Vec::new();
-    for model in support::files_with_suffix(dir, ".tflite") {
+    for model in support::files_with_suffix(dir, format.suffix) {
         let Some(reference) = support::reference(&model, "flatc.json") else { continue };
         let bytes = std::fs::read(&model).unwrap();
         let theirs = support::read_json(&reference);
-        if let Err(e) = compare(&dump(&bytes), &theirs, "") {
+        if let Err(e) = compare(&(format.dump)(&bytes), &theirs, "", format.newer) {
             failures.push(format!("{}: {e}", model.display()));
         }
         checked += 1;
@@ -83,8 +117,10 @@ fn check_dir(dir: &Path) -> usize {
 
 #[test]
 fn testdata_dumps_equal_flatc() {
-    let checked = check_dir(&support::testdata().join("tflite"));
+    let checked = check_dir(&support::testdata().join("tflite"), &TFLITE);
     assert!(checked >= 8, "expected the shipped models, checked {checked}");
+    let checked = check_dir(&support::testdata().join("circle"), &CIRCLE);
+    assert!(checked >= 1, "expected the shipped Circle model, checked {checked}");
 }
 
 #[test]
@@ -93,18 +129,31 @@ fn corpus_dumps_equal_flatc() {
         eprintln!("FLATMODEL_CORPUS not set: skipping");
         return;
     };
-    let checked = check_dir(&corpus.join("tflite"));
+    let checked = check_dir(&corpus.join("tflite"), &TFLITE);
     assert!(checked >= 30, "checked {checked}");
+}
+
+#[test]
+fn corpus_circle_dumps_equal_flatc() {
+    let Some(corpus) = support::corpus() else {
+        eprintln!("FLATMODEL_CORPUS not set: skipping");
+        return;
+    };
+    let checked = check_dir(&corpus.join("circle"), &CIRCLE);
+    assert!(checked >= 10, "checked {checked}");
 }
 
 #[test]
 fn comparison_catches_differences() {
     // The comparison itself must be able to fail.
     let a: Value = serde_json::json!({"x": [1, 2.0000001], "name": "a"});
-    assert!(compare(&a, &serde_json::json!({"x": [1, 2.0], "name": "a"}), "").is_ok());
-    assert!(compare(&a, &serde_json::json!({"x": [1, 2.1], "name": "a"}), "").is_err());
-    assert!(compare(&a, &serde_json::json!({"x": [1], "name": "a"}), "").is_err());
-    assert!(compare(&a, &serde_json::json!({"x": [1, 2.0]}), "").is_err());
-    assert!(compare(&serde_json::json!({"external_buffer": 0}), &serde_json::json!({}), "").is_ok());
-    assert!(compare(&serde_json::json!({"external_buffer": 7}), &serde_json::json!({}), "").is_err());
+    assert!(compare(&a, &serde_json::json!({"x": [1, 2.0], "name": "a"}), "", TFLITE_NEWER).is_ok());
+    assert!(compare(&a, &serde_json::json!({"x": [1, 2.1], "name": "a"}), "", TFLITE_NEWER).is_err());
+    assert!(compare(&a, &serde_json::json!({"x": [1], "name": "a"}), "", TFLITE_NEWER).is_err());
+    assert!(compare(&a, &serde_json::json!({"x": [1, 2.0]}), "", TFLITE_NEWER).is_err());
+    let newer = serde_json::json!({"external_buffer": 0});
+    assert!(compare(&newer, &serde_json::json!({}), "", TFLITE_NEWER).is_ok());
+    assert!(compare(&newer, &serde_json::json!({}), "", CIRCLE_NEWER).is_err());
+    assert!(compare(&serde_json::json!({"external_buffer": 7}), &serde_json::json!({}), "", TFLITE_NEWER).is_err());
+    assert!(compare(&serde_json::json!({"size": 0}), &serde_json::json!({}), "", CIRCLE_NEWER).is_ok());
 }

@@ -5,6 +5,7 @@
 
 mod support;
 
+use flatmodel::graph::ModelView;
 use flatmodel::tflite::{Model, TensorType};
 use serde_json::Value;
 use std::collections::BTreeMap;

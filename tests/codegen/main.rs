@@ -19,7 +19,10 @@ mod layout;
 use std::path::{Path, PathBuf};
 
 /// (schema, generated file), relative to the crate root.
-const SCHEMAS: &[(&str, &str)] = &[("src/formats/tflite/schema.fbs", "src/formats/tflite/generated.rs")];
+const SCHEMAS: &[(&str, &str)] = &[
+    ("src/formats/tflite/schema.fbs", "src/formats/tflite/generated.rs"),
+    ("src/formats/circle/schema.fbs", "src/formats/circle/generated.rs"),
+];
 
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

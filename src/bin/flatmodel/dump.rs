@@ -4,7 +4,7 @@ use crate::open::{with_model, Opened};
 use crate::{Failure, Outcome};
 use flatmodel::schema::TableType;
 use flatmodel::verify::Options;
-use flatmodel::{dump, tflite};
+use flatmodel::{circle, dump, tflite};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -13,6 +13,7 @@ pub fn run(path: &OsString) -> Result<Outcome, Failure> {
     with_model(path, |name, model| {
         let (table, desc) = match model {
             Opened::Tflite(m) => (m.raw(), tflite::Model::desc()),
+            Opened::Circle(m) => (m.raw(), circle::Model::desc()),
         };
         let mut text = String::new();
         match dump::dump_table(&mut text, table, desc, &Options::DEFAULT) {

@@ -2,19 +2,26 @@
 
 use crate::open::{with_model, Opened};
 use crate::{Failure, Outcome};
+use flatmodel::graph::ModelView;
 use std::ffi::OsString;
 
 /// Writes the bytes `what` names in `path` to `out`.
 pub fn run(path: &OsString, what: &str, out: &OsString) -> Result<Outcome, Failure> {
     with_model(path, |name, model| {
-        let Opened::Tflite(model) = model;
-        let data = match what.split_once(':') {
-            Some(("buffer", n)) => {
+        let data = match (what.split_once(':'), model) {
+            (Some(("buffer", n)), model) => {
                 let index: u32 = n.parse().map_err(|_| Failure(format!("'{what}': buffer index must be a number")))?;
-                model.buffer_data(index).map_err(|e| Failure(format!("{name}: {what}: {e}")))?
+                let data = match model {
+                    Opened::Tflite(m) => m.buffer_data(index),
+                    Opened::Circle(m) => m.buffer_data(index),
+                };
+                data.map_err(|e| Failure(format!("{name}: {what}: {e}")))?
             }
-            Some(("metadata", key)) => {
+            (Some(("metadata", key)), Opened::Tflite(model)) => {
                 model.metadata_bytes(key).ok_or_else(|| Failure(format!("{name}: no metadata entry named '{key}'")))?
+            }
+            (Some(("metadata", _)), Opened::Circle(_)) => {
+                return Err(Failure(format!("{name}: Circle revision 0 has no named metadata; use buffer:N")))
             }
             _ => return Err(Failure(format!("'{what}': expected buffer:N or metadata:NAME"))),
         };

@@ -1,17 +1,20 @@
-//! `flatmodel inspect FILE [--json]`: what a model holds, at a glance.
+//! `flatmodel inspect FILE [--json] [--tensors]`: what a model holds, at a glance.
+//!
+//! One summary serves TFLite and Circle (both through `flatmodel::graph`); each format adds the
+//! tables only it has (TFLite's signatures and metadata, Circle's data formats).
 
-use crate::open::{with_model, Opened};
+use crate::open::{open, with_model, Opened};
 use crate::{Failure, Outcome};
-use flatmodel::tflite;
-use serde_json::{json, Value};
+use flatmodel::graph::{ModelView, SubGraphView, TensorView};
+use flatmodel::{circle, tflite};
+use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 
-/// Prints the summary of the model in `path`, as text or JSON.
-pub fn run(path: &OsString, as_json: bool) -> Result<Outcome, Failure> {
+/// Prints the summary of the model in `path`, as text or JSON, with every tensor when asked.
+pub fn run(path: &OsString, as_json: bool, tensors: bool) -> Result<Outcome, Failure> {
     with_model(path, |name, model| {
-        let Opened::Tflite(model) = model;
-        let summary = summarise(&model, model.file().len());
+        let summary = summarise(model, tensors);
         if as_json {
             println!("{}", serde_json::to_string_pretty(&summary)?);
         } else {
@@ -21,16 +24,26 @@ pub fn run(path: &OsString, as_json: bool) -> Result<Outcome, Failure> {
     })
 }
 
-/// The name an operator code shows as: the builtin's name, the custom op's name, or its number.
-pub fn operator_name(code: Option<tflite::OperatorCode<'_>>) -> String {
-    let Some(code) = code else { return "<missing operator code>".into() };
-    let op = code.builtin_operator();
-    if op == tflite::BuiltinOperator::CUSTOM {
-        return format!("CUSTOM:{}", code.custom_code().unwrap_or(""));
-    }
-    match op.name() {
-        Some(n) => n.to_string(),
-        None => format!("BuiltinOperator({})", op.0),
+/// The summary of the model in `bytes` (tensors not listed), or why it is not a valid model.
+pub fn summary_of(bytes: &[u8]) -> Result<Value, String> {
+    open(bytes).map(|model| summarise(model, false))
+}
+
+/// The summary of a structurally verified model.
+fn summarise(model: Opened<'_>, tensors: bool) -> Value {
+    match model {
+        Opened::Tflite(m) => {
+            let rules = tflite::Model::parse(m.file()).err();
+            let mut s = graph_summary("TFLite", m, rules, tensors);
+            tflite_extras(&m, &mut s);
+            Value::Object(s)
+        }
+        Opened::Circle(m) => {
+            let rules = circle::Model::parse(m.file()).err();
+            let mut s = graph_summary("Circle", m, rules, tensors);
+            circle_extras(&m, &mut s);
+            Value::Object(s)
+        }
     }
 }
 
@@ -38,17 +51,23 @@ fn ints(v: Option<flatmodel::wire::Vector<'_, i32>>) -> Vec<i32> {
     v.map(|v| v.iter().collect()).unwrap_or_default()
 }
 
-/// The summary as a JSON value (the text form prints the same fields).
+/// What both formats share: subgraphs, operators by name, buffers, and the model rules' verdict.
 ///
 /// Counting operators walks the model as a runtime would load it, which for a file whose
 /// subgraphs share operator lists is far larger than the file; the walk stops at the same
 /// apparent-size budget the verifier uses and says so.
-fn summarise(model: &tflite::Model<'_>, file_len: usize) -> Value {
+fn graph_summary<'a, M: ModelView<'a>>(
+    format: &str,
+    model: M,
+    rules: Option<flatmodel::Error>,
+    with_tensors: bool,
+) -> Map<String, Value> {
+    let file_len = model.file().len();
     let mut budget = flatmodel::verify::Options::DEFAULT.apparent_size_budget(file_len);
     let mut histogram_complete = true;
     let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
     let subgraphs: Vec<Value> = model
-        .subgraphs()
+        .subgraph_list()
         .into_iter()
         .flat_map(|s| s.iter())
         .enumerate()
@@ -60,18 +79,76 @@ fn summarise(model: &tflite::Model<'_>, file_len: usize) -> Value {
                     break;
                 }
                 budget -= 1;
-                *histogram.entry(operator_name(model.operator_code(&op))).or_default() += 1;
+                let name = model.operator_kind(&op).map_or("<missing operator code>".into(), |k| k.to_string());
+                *histogram.entry(name).or_default() += 1;
             }
-            json!({
+            let mut s = json!({
                 "index": i,
                 "name": sg.name(),
                 "tensors": sg.tensors().map_or(0, |t| t.len()),
                 "operators": ops.map_or(0, |o| o.len()),
                 "inputs": ints(sg.inputs()),
                 "outputs": ints(sg.outputs()),
-            })
+            });
+            if with_tensors {
+                s["tensor_list"] = Value::Array(tensor_list(model, &sg, &mut budget));
+            }
+            s
         })
         .collect();
+    let (inside, outside) = model.buffer_bytes();
+    let mut s = Map::new();
+    s.insert("format".into(), json!(format));
+    s.insert("schema_version".into(), json!(model.schema_version()));
+    s.insert("file_bytes".into(), json!(file_len));
+    s.insert("description".into(), json!(model.description()));
+    s.insert("subgraphs".into(), json!(subgraphs));
+    s.insert("operator_histogram".into(), json!(histogram));
+    s.insert("operator_histogram_complete".into(), json!(histogram_complete));
+    s.insert("buffers".into(), json!(model.buffer_count().unwrap_or(0)));
+    s.insert("buffer_bytes_inside".into(), json!(inside));
+    s.insert("buffer_bytes_outside".into(), json!(outside));
+    s.insert("model_rules".into(), json!(rules.map_or_else(|| "ok".into(), |e| e.to_string())));
+    s
+}
+
+/// Every tensor of `sg`: name, type, shape, buffer, data size and quantization.
+fn tensor_list<'a, M: ModelView<'a>>(model: M, sg: &M::SubGraph, budget: &mut u64) -> Vec<Value> {
+    let mut rows = Vec::new();
+    for (t, tensor) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
+        if *budget == 0 {
+            break;
+        }
+        *budget -= 1;
+        let element = tensor.element_type();
+        let mut row = json!({
+            "index": t,
+            "name": tensor.name(),
+            "type": element.name.map_or_else(|| format!("TensorType({})", element.code), str::to_string),
+            "shape": ints(tensor.shape()),
+            "shape_signature": ints(tensor.shape_signature()),
+            "buffer": tensor.buffer(),
+            "data_bytes": model.tensor_data(&tensor).map_or(0, <[u8]>::len),
+            "is_variable": tensor.is_variable(),
+        });
+        if let Some(q) = tensor.quantization().filter(|q| q.scale.is_some_and(|s| !s.is_empty())) {
+            let floats = |v: Option<flatmodel::wire::Vector<'_, f32>>| -> Vec<f32> {
+                v.map(|v| v.iter().collect()).unwrap_or_default()
+            };
+            let zero_points: Vec<i64> = q.zero_point.map(|v| v.iter().collect()).unwrap_or_default();
+            row["quantization"] = json!({
+                "scale": floats(q.scale),
+                "zero_point": zero_points,
+                "quantized_dimension": q.quantized_dimension,
+            });
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// TFLite's own tables: signatures, metadata, the minimum runtime version.
+fn tflite_extras(model: &tflite::Model<'_>, s: &mut Map<String, Value>) {
     let signatures: Vec<Value> = model
         .signature_defs()
         .into_iter()
@@ -97,38 +174,45 @@ fn summarise(model: &tflite::Model<'_>, file_len: usize) -> Value {
         .flat_map(|m| m.iter())
         .map(|m| json!({"name": m.name(), "buffer": m.buffer()}))
         .collect();
-    let (inside, outside) = model.buffer_bytes();
-    let valid = tflite::Model::parse(model.file()).err().map(|e| e.to_string());
-    json!({
-        "format": "TFLite",
-        "schema_version": model.version(),
-        "file_bytes": file_len,
-        "description": model.description(),
-        "min_runtime_version": model.min_runtime_version(),
-        "subgraphs": subgraphs,
-        "operator_histogram": histogram,
-        "operator_histogram_complete": histogram_complete,
-        "signatures": signatures,
-        "metadata": metadata,
-        "buffers": model.buffers().map_or(0, |b| b.len()),
-        "buffer_bytes_inside": inside,
-        "buffer_bytes_outside": outside,
-        "model_rules": valid.unwrap_or_else(|| "ok".into()),
-    })
+    s.insert("min_runtime_version".into(), json!(model.min_runtime_version()));
+    s.insert("signatures".into(), json!(signatures));
+    s.insert("metadata".into(), json!(metadata));
 }
 
-fn print_text(name: &str, s: &Value) {
+/// Circle's own fields: each subgraph's data format and the metadata buffer indices.
+fn circle_extras(model: &circle::Model<'_>, s: &mut Map<String, Value>) {
+    let formats: Vec<Value> = model
+        .subgraphs()
+        .into_iter()
+        .flat_map(|v| v.iter())
+        .map(|sg| {
+            let f = sg.data_format();
+            f.name().map_or_else(|| json!(f.0), |n| json!(n))
+        })
+        .collect();
+    if let Some(Value::Array(subgraphs)) = s.get_mut("subgraphs") {
+        for (sg, format) in subgraphs.iter_mut().zip(formats) {
+            sg["data_format"] = format;
+        }
+    }
+    s.insert("metadata_buffer".into(), json!(ints(model.metadata_buffer())));
+}
+
+pub fn print_text(name: &str, s: &Value) {
     let str_of = |v: &Value| v.as_str().map(str::to_string).unwrap_or_else(|| "-".into());
     println!("{name}");
     println!("  format:              {} (schema version {})", str_of(&s["format"]), s["schema_version"]);
     println!("  description:         {}", str_of(&s["description"]));
-    println!("  min runtime version: {}", str_of(&s["min_runtime_version"]));
+    if s.get("min_runtime_version").is_some() {
+        println!("  min runtime version: {}", str_of(&s["min_runtime_version"]));
+    }
     println!("  model rules:         {}", str_of(&s["model_rules"]));
     let subgraphs = s["subgraphs"].as_array().cloned().unwrap_or_default();
     println!("  subgraphs:           {}", subgraphs.len());
     for sg in &subgraphs {
+        let layout = sg.get("data_format").map(|f| format!(", {}", str_of(f))).unwrap_or_default();
         println!(
-            "    [{}] {}: {} tensors, {} operators, inputs {}, outputs {}",
+            "    [{}] {}: {} tensors, {} operators, inputs {}, outputs {}{layout}",
             sg["index"],
             str_of(&sg["name"]),
             sg["tensors"],
@@ -136,6 +220,18 @@ fn print_text(name: &str, s: &Value) {
             sg["inputs"],
             sg["outputs"]
         );
+        for t in sg["tensor_list"].as_array().into_iter().flatten() {
+            let quant = t.get("quantization").map(|q| format!(" quant {}", q)).unwrap_or_default();
+            println!(
+                "      {:>5} {} {} {} buffer {} ({} bytes){quant}",
+                t["index"],
+                str_of(&t["name"]),
+                str_of(&t["type"]),
+                t["shape_signature"],
+                t["buffer"],
+                t["data_bytes"]
+            );
+        }
     }
     let complete = s["operator_histogram_complete"].as_bool().unwrap_or(true);
     println!("  operators:{}", if complete { "" } else { " (stopped early: the model is far larger than its file)" });
@@ -146,27 +242,34 @@ fn print_text(name: &str, s: &Value) {
             println!("    {n:>6}  {op}");
         }
     }
-    println!("  signatures:");
-    for sig in s["signatures"].as_array().into_iter().flatten() {
-        let names = |k: &str| {
-            sig[k]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|t| format!("{}={}", str_of(&t["name"]), t["tensor"]))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        println!(
-            "    {} (subgraph {}): inputs [{}] outputs [{}]",
-            str_of(&sig["key"]),
-            sig["subgraph"],
-            names("inputs"),
-            names("outputs")
-        );
+    if let Some(signatures) = s.get("signatures").and_then(Value::as_array) {
+        println!("  signatures:");
+        for sig in signatures {
+            let names = |k: &str| {
+                sig[k]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|t| format!("{}={}", str_of(&t["name"]), t["tensor"]))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            println!(
+                "    {} (subgraph {}): inputs [{}] outputs [{}]",
+                str_of(&sig["key"]),
+                sig["subgraph"],
+                names("inputs"),
+                names("outputs")
+            );
+        }
     }
-    let meta: Vec<String> = s["metadata"].as_array().into_iter().flatten().map(|m| str_of(&m["name"])).collect();
-    println!("  metadata:            {}", if meta.is_empty() { "-".into() } else { meta.join(", ") });
+    if let Some(meta) = s.get("metadata").and_then(Value::as_array) {
+        let meta: Vec<String> = meta.iter().map(|m| str_of(&m["name"])).collect();
+        println!("  metadata:            {}", if meta.is_empty() { "-".into() } else { meta.join(", ") });
+    }
+    if let Some(meta) = s.get("metadata_buffer") {
+        println!("  metadata buffers:    {meta}");
+    }
     println!(
         "  buffers:             {} ({} bytes inside the flatbuffer, {} outside)",
         s["buffers"], s["buffer_bytes_inside"], s["buffer_bytes_outside"]

@@ -16,7 +16,8 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage:
   flatmodel verify FILE...            check files; exit 1 if any is invalid
-  flatmodel inspect FILE [--json]     summarise a model
+  flatmodel inspect FILE [--json] [--tensors]
+                                      summarise a model (and list every tensor)
   flatmodel dump FILE                 print the model as JSON (flatc's conventions)
   flatmodel extract FILE WHAT -o OUT  write bytes: WHAT is buffer:N or metadata:NAME
 
@@ -67,11 +68,13 @@ fn run(args: Vec<OsString>) -> Result<Outcome, Failure> {
     };
     let mut positional: Vec<OsString> = Vec::new();
     let mut json = false;
+    let mut tensors = false;
     let mut quiet = false;
     let mut out: Option<OsString> = None;
     while let Some(arg) = parser.next()? {
         match arg {
             Long("json") => json = true,
+            Long("tensors") => tensors = true,
             Short('q') | Long("quiet") => quiet = true,
             Short('o') | Long("output") => out = Some(parser.value()?),
             Long("help") | Short('h') => {
@@ -91,7 +94,7 @@ fn run(args: Vec<OsString>) -> Result<Outcome, Failure> {
     match command.as_str() {
         "verify" if !positional.is_empty() => verify::run(&positional, quiet),
         "verify" => Err(Failure(format!("verify needs at least one FILE\n{USAGE}"))),
-        "inspect" => inspect::run(&one("inspect")?, json),
+        "inspect" => inspect::run(&one("inspect")?, json, tensors),
         "dump" => dump::run(&one("dump")?),
         "extract" => match (positional.as_slice(), out) {
             ([file, what], Some(out)) => extract::run(file, &what.to_string_lossy(), &out),

@@ -2,7 +2,8 @@
 
 use crate::input::Input;
 use crate::{Failure, Outcome};
-use flatmodel::{tflite, Format};
+use flatmodel::graph::{ModelView, Warning};
+use flatmodel::{circle, tflite, Format};
 use std::ffi::OsString;
 
 /// Verifies each file as the format its bytes show.
@@ -31,11 +32,20 @@ pub fn check(bytes: &[u8]) -> Result<String, String> {
     match flatmodel::detect(bytes) {
         Some(Format::Tflite) => {
             let model = tflite::Model::parse(bytes).map_err(|e| e.to_string())?;
-            let subgraphs = model.subgraphs().map_or(0, |s| s.len());
-            let mut warnings = 0usize;
-            model.for_each_warning(|_| warnings += 1);
-            Ok(format!("TFLite v{}, {subgraphs} subgraph(s), {warnings} warning(s)", model.version()))
+            Ok(describe("TFLite", model, |f| model.for_each_warning(f)))
+        }
+        Some(Format::Circle) => {
+            let model = circle::Model::parse(bytes).map_err(|e| e.to_string())?;
+            Ok(describe("Circle", model, |f| model.for_each_warning(f)))
         }
         _ => Err(crate::open::unknown_format(bytes)),
     }
+}
+
+/// `<format> v<version>, N subgraph(s), W warning(s)`.
+fn describe<'a, M: ModelView<'a>>(format: &str, model: M, warnings: impl FnOnce(&mut dyn FnMut(Warning))) -> String {
+    let subgraphs = model.subgraph_list().map_or(0, |s| s.len());
+    let mut count = 0usize;
+    warnings(&mut |_| count += 1);
+    format!("{format} v{}, {subgraphs} subgraph(s), {count} warning(s)", model.schema_version())
 }

@@ -4,6 +4,7 @@
 
 use super::{Model, QuantizationDetails, SubGraph, Tensor, TensorType};
 use crate::error::{Error, ErrorKind, Location};
+use crate::graph::ModelView;
 use crate::wire::Vector;
 
 static SCALES: &str = "scales";

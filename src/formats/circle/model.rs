@@ -1,0 +1,99 @@
+//! Parsing entry points and Circle's operator-code rule.
+
+use super::{BuiltinOperator, Model, OperatorCode, TensorType};
+use crate::error::{Error, ErrorKind, Location};
+use crate::verify::{Options, Stats, Verifier};
+
+static MODEL: &str = "Model";
+
+/// A verified model together with what verification counted.
+#[derive(Clone, Copy)]
+pub struct Parsed<'a> {
+    /// The root view.
+    pub model: Model<'a>,
+    /// What the structural verification visited.
+    pub stats: Stats,
+}
+
+impl<'a> Model<'a> {
+    /// Verifies `bytes` as a Circle file (structure and model rules) and returns its root.
+    ///
+    /// The bytes are the whole file: data that `Buffer.offset` places after the flatbuffer is
+    /// read from them.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::parse_with(bytes, &Options::DEFAULT).map(|p| p.model)
+    }
+
+    /// [`Model::parse`] with explicit verifier limits, also returning the verifier's counts.
+    pub fn parse_with(bytes: &'a [u8], options: &Options) -> Result<Parsed<'a>, Error> {
+        let parsed = Self::parse_structure_with(bytes, options)?;
+        crate::graph::check(parsed.model, options)?;
+        Ok(parsed)
+    }
+
+    /// Verifies only the FlatBuffers structure, not the model rules: for tools that show
+    /// broken models.
+    pub fn parse_structure(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::parse_structure_with(bytes, &Options::DEFAULT).map(|p| p.model)
+    }
+
+    /// [`Model::parse_structure`] with explicit limits, also returning the verifier's counts.
+    pub fn parse_structure_with(bytes: &'a [u8], options: &Options) -> Result<Parsed<'a>, Error> {
+        let mut v = Verifier::new(bytes, *options);
+        let root = v.verify_root::<Model<'static>>(Some(super::IDENTIFIER))?;
+        let table = crate::wire::Table::verified(bytes, root).ok_or(Error::new(
+            ErrorKind::Truncated,
+            0,
+            Location::at(&MODEL),
+        ))?;
+        Ok(Parsed { model: <Model<'a> as crate::wire::FromTable<'a>>::from_table(table), stats: v.stats() })
+    }
+
+    /// Calls `f` for each advisory finding: things a runtime tolerates but a careful writer
+    /// would not produce.
+    pub fn for_each_warning(&self, f: impl FnMut(crate::graph::Warning)) {
+        crate::graph::warnings(*self, f);
+    }
+}
+
+/// Slot 0's value in Circle 0.4 and later that sends the reader to `extended_builtin_code`.
+const GREATER_OP_CODES: i8 = 127;
+
+/// First builtin code past revision 0's enum; from there Circle follows TFLite's numbering.
+const FIRST_TFLITE_ONLY_OP: i32 = 103;
+
+/// First tensor type code past revision 0's enum; from there Circle follows TFLite's numbering.
+const FIRST_TFLITE_ONLY_TYPE: i8 = 10;
+
+impl OperatorCode<'_> {
+    /// The builtin code this operator code means, by Circle's rule (FORMATS.md 2): slot 0 read
+    /// as a signed byte, unless it is 127, which defers to the int32 `extended_builtin_code`.
+    /// One rule reads every revision: revision 0's ubyte 254 (INSTANCE_NORM) reads as -2, the
+    /// code later revisions give it. (TFLite's `max()` rule would lose the negative codes.)
+    pub fn builtin_operator_code(&self) -> i32 {
+        match self.builtin_code().0 {
+            GREATER_OP_CODES => self.extended_builtin_code(),
+            code => i32::from(code),
+        }
+    }
+}
+
+/// The name of builtin code `code`: Circle's own name, or for codes later revisions took over
+/// from TFLite's numbering (103 and up), TFLite's.
+pub(crate) fn operator_name(code: i32) -> Option<&'static str> {
+    if code >= FIRST_TFLITE_ONLY_OP {
+        return crate::tflite::BuiltinOperator(code).name();
+    }
+    i8::try_from(code).ok().and_then(|c| BuiltinOperator(c).name())
+}
+
+/// The name and element size of tensor type `t`: Circle's own, or for codes later revisions
+/// took over from TFLite's numbering (10 and up), TFLite's.
+pub(crate) fn type_name_and_size(t: TensorType) -> (Option<&'static str>, Option<u64>) {
+    if t.0 < 0 {
+        return (t.name(), None); // UINT4 packs two per byte; GGML types are blocks
+    }
+    let tflite = crate::tflite::TensorType(t.0);
+    let name = if t.0 >= FIRST_TFLITE_ONLY_TYPE { tflite.name() } else { t.name() };
+    (name, crate::tflite::element_size(tflite).filter(|_| t.0 <= 17))
+}

@@ -1,0 +1,203 @@
+//! The model graph TFLite and Circle share: subgraphs of tensors and operators over a list of
+//! buffers and operator codes.
+//!
+//! Both schemas descend from TFLite's, so their tables mean the same things but are distinct
+//! generated types. The traits here name what they share; each format implements them over its
+//! views ([`crate::tflite`], [`crate::circle`]), and everything written against the traits (the
+//! provided methods below, the model rules, the command line's `inspect`) serves both formats
+//! with one piece of code. Like the views, the traits read verified bytes and never allocate.
+
+mod rules;
+mod scratch;
+mod view;
+
+pub use rules::Warning;
+pub(crate) use rules::{check, warnings, Checker, FormatRules, Step};
+pub use view::{BufferRef, ElementType, OperatorKind, QuantView};
+
+use crate::error::{Error, ErrorKind, Location};
+use crate::wire::{FromTable, TableVector, Vector};
+
+static MODEL: &str = "Model";
+static BUFFERS: &str = "buffers";
+static LARGE_CUSTOM_OPTIONS: &str = "large_custom_options_offset";
+
+/// A verified model of a TFLite-family format.
+pub trait ModelView<'a>: Copy + 'a {
+    /// The format's subgraph view.
+    type SubGraph: SubGraphView<'a, Tensor = Self::Tensor, Operator = Self::Operator> + FromTable<'a>;
+    /// The format's tensor view.
+    type Tensor: TensorView<'a> + FromTable<'a>;
+    /// The format's operator view.
+    type Operator: OperatorView<'a> + FromTable<'a>;
+
+    /// The format.
+    const FORMAT: crate::Format;
+
+    /// The whole file the model was parsed from (external buffers are measured from its start).
+    fn file(&self) -> &'a [u8];
+    /// Where the root table starts, for error offsets.
+    fn position(&self) -> usize;
+    /// `Model.version`: the schema version the writer claims.
+    fn schema_version(&self) -> u32;
+    /// `Model.description`.
+    fn description(&self) -> Option<&'a str>;
+    /// `Model.subgraphs`.
+    fn subgraph_list(&self) -> Option<TableVector<'a, Self::SubGraph>>;
+    /// How many entries `Model.buffers` has, or `None` when the field is absent.
+    fn buffer_count(&self) -> Option<usize>;
+    /// Buffer `index`, as stored.
+    fn buffer_ref(&self, index: usize) -> Option<BufferRef<'a>>;
+    /// How many entries `Model.operator_codes` has.
+    fn operator_code_count(&self) -> usize;
+    /// What operator code `index` means, by the format's rule.
+    fn operator_kind_at(&self, index: usize) -> Option<OperatorKind<'a>>;
+    /// Where operator code `index` starts, for error offsets (the root's position if absent).
+    fn operator_code_position(&self, index: usize) -> usize;
+
+    /// Subgraph `index`.
+    fn subgraph(&self, index: usize) -> Option<Self::SubGraph> {
+        self.subgraph_list()?.get(index)
+    }
+
+    /// What `op` runs: its operator code read by the format's rule.
+    fn operator_kind(&self, op: &Self::Operator) -> Option<OperatorKind<'a>> {
+        self.operator_kind_at(usize::try_from(op.opcode_index()).ok()?)
+    }
+
+    /// The bytes of buffer `index`: `Buffer.data` if present, else `Buffer.offset/size`
+    /// measured from the start of the file (offsets 0 and 1 are writers' placeholders and mean
+    /// no data). An empty slice when the buffer holds no data.
+    fn buffer_data(&self, index: u32) -> Result<&'a [u8], Error> {
+        let buffer = usize::try_from(index).ok().and_then(|i| self.buffer_ref(i));
+        let buffer = buffer.ok_or_else(|| buffer_error(ErrorKind::IndexOutOfRange, self.position() as u64, index))?;
+        if let Some(data) = buffer.data {
+            return Ok(data);
+        }
+        if buffer.offset <= 1 {
+            return Ok(&[]);
+        }
+        external_range(self.file(), buffer.offset, buffer.size)
+            .ok_or_else(|| buffer_error(ErrorKind::OutOfBounds, buffer.offset, index))
+    }
+
+    /// The data of `tensor` (a tensor of one of this model's subgraphs); empty when it has none.
+    fn tensor_data(&self, tensor: &Self::Tensor) -> Result<&'a [u8], Error> {
+        match tensor.buffer() {
+            0 => Ok(&[]),
+            index => self.buffer_data(index),
+        }
+    }
+
+    /// The custom options of `op`: `custom_options` inline, or the bytes that
+    /// `large_custom_options_offset/size` place in the file. `None` when it has neither.
+    fn custom_options(&self, op: &Self::Operator) -> Result<Option<&'a [u8]>, Error> {
+        if let Some(inline) = op.custom_options() {
+            return Ok(Some(inline.as_slice()));
+        }
+        let (offset, size) = op.large_custom_options();
+        if offset <= 1 {
+            return Ok(None);
+        }
+        external_range(self.file(), offset, size).map(Some).ok_or_else(|| {
+            let mut location = Location::at(&MODEL);
+            location.push_outer(&LARGE_CUSTOM_OPTIONS, None);
+            Error::new(ErrorKind::OutOfBounds, offset, location)
+        })
+    }
+
+    /// Bytes of the buffers that live inside the flatbuffer (`Buffer.data`) and outside it
+    /// (`Buffer.offset/size`).
+    fn buffer_bytes(&self) -> (u64, u64) {
+        let (mut inside, mut outside) = (0u64, 0u64);
+        for buffer in (0..self.buffer_count().unwrap_or(0)).filter_map(|i| self.buffer_ref(i)) {
+            match buffer.data {
+                Some(d) => inside = inside.saturating_add(d.len() as u64),
+                None if buffer.offset > 1 => outside = outside.saturating_add(buffer.size),
+                None => {}
+            }
+        }
+        (inside, outside)
+    }
+}
+
+/// A subgraph: tensors, the operators that run over them, and its inputs and outputs.
+pub trait SubGraphView<'a>: Copy + 'a {
+    /// The format's tensor view.
+    type Tensor: TensorView<'a> + FromTable<'a>;
+    /// The format's operator view.
+    type Operator: OperatorView<'a> + FromTable<'a>;
+
+    /// Where the table starts, for error offsets.
+    fn position(&self) -> usize;
+    /// `SubGraph.name`.
+    fn name(&self) -> Option<&'a str>;
+    /// `SubGraph.tensors`.
+    fn tensors(&self) -> Option<TableVector<'a, Self::Tensor>>;
+    /// `SubGraph.inputs`: tensor indices.
+    fn inputs(&self) -> Option<Vector<'a, i32>>;
+    /// `SubGraph.outputs`: tensor indices.
+    fn outputs(&self) -> Option<Vector<'a, i32>>;
+    /// `SubGraph.operators`, in execution order.
+    fn operators(&self) -> Option<TableVector<'a, Self::Operator>>;
+
+    /// Tensor `index` (as the `i32` indices of inputs, outputs and operators give it).
+    fn tensor(&self, index: i32) -> Option<Self::Tensor> {
+        self.tensors()?.get(usize::try_from(index).ok()?)
+    }
+}
+
+/// A tensor: its type, shape, data buffer and quantization.
+pub trait TensorView<'a>: Copy + 'a {
+    /// Where the table starts, for error offsets.
+    fn position(&self) -> usize;
+    /// `Tensor.name`.
+    fn name(&self) -> Option<&'a str>;
+    /// `Tensor.shape`.
+    fn shape(&self) -> Option<Vector<'a, i32>>;
+    /// The shape with -1 for dimensions unknown until run time, as runtimes read it (TFLite's
+    /// `shape_signature` when present and non-empty, otherwise `shape`).
+    fn shape_signature(&self) -> Option<Vector<'a, i32>> {
+        self.shape()
+    }
+    /// `Tensor.type`, with the format's name for it.
+    fn element_type(&self) -> ElementType;
+    /// `Tensor.buffer`: an index into `Model.buffers` (0: no data).
+    fn buffer(&self) -> u32;
+    /// `Tensor.is_variable`.
+    fn is_variable(&self) -> bool;
+    /// `Tensor.quantization`'s per-tensor and per-axis parameters.
+    fn quantization(&self) -> Option<QuantView<'a>>;
+}
+
+/// An operator: which code it runs, over which tensors.
+pub trait OperatorView<'a>: Copy + 'a {
+    /// Where the table starts, for error offsets.
+    fn position(&self) -> usize;
+    /// `Operator.opcode_index`: an index into `Model.operator_codes`.
+    fn opcode_index(&self) -> u32;
+    /// `Operator.inputs`: tensor indices, -1 for an omitted optional input.
+    fn inputs(&self) -> Option<Vector<'a, i32>>;
+    /// `Operator.outputs`: tensor indices.
+    fn outputs(&self) -> Option<Vector<'a, i32>>;
+    /// `Operator.intermediates`: tensor indices.
+    fn intermediates(&self) -> Option<Vector<'a, i32>>;
+    /// `Operator.custom_options`, inline.
+    fn custom_options(&self) -> Option<Vector<'a, u8>>;
+    /// `Operator.large_custom_options_offset` and `_size`.
+    fn large_custom_options(&self) -> (u64, u64);
+}
+
+/// The error for buffer `index`, at `Model.buffers[index]`.
+fn buffer_error(kind: ErrorKind, offset: u64, index: u32) -> Error {
+    let mut location = Location::at(&MODEL);
+    location.push_outer(&BUFFERS, Some(index));
+    Error::new(kind, offset, location)
+}
+
+/// `file[offset .. offset + size]`, or `None` when it overflows or passes the end.
+pub(crate) fn external_range(file: &[u8], offset: u64, size: u64) -> Option<&[u8]> {
+    let start = usize::try_from(offset).ok()?;
+    let end = start.checked_add(usize::try_from(size).ok()?)?;
+    file.get(start..end)
+}
