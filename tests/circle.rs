@@ -144,7 +144,12 @@ fn check_dir(dir: &Path) -> usize {
         }
         checked += 1;
     }
-    assert!(failures.is_empty(), "{} of {checked} differ from ONE's bindings:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} differ from ONE's bindings:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     checked
 }
 
@@ -285,12 +290,12 @@ fn kinds(bytes: &[u8]) -> Vec<String> {
 fn operator_codes_follow_circles_rule_not_tflites_max() {
     let bytes = crafted(
         &[
-            (3, None, None),          // CONV_2D in slot 0
-            (254, None, None),        // revision 0's ubyte 254: INSTANCE_NORM, -2 as a signed byte
-            (0xFC, Some(-4), None),   // 0.4+: -4 in both slots, BCQ_GATHER
-            (127, Some(150), None),   // 0.4+: 127 defers to the int32, 150 is TFLite's GELU
-            (127, Some(-8), None),    // 0.10: RUN_MODEL
-            (127, Some(4000), None),  // a code no revision names: a number, not an error
+            (3, None, None),           // CONV_2D in slot 0
+            (254, None, None),         // revision 0's ubyte 254: INSTANCE_NORM, -2 as a signed byte
+            (0xFC, Some(-4), None),    // 0.4+: -4 in both slots, BCQ_GATHER
+            (127, Some(150), None),    // 0.4+: 127 defers to the int32, 150 is TFLite's GELU
+            (127, Some(-8), None),     // 0.10: RUN_MODEL
+            (127, Some(4000), None),   // a code no revision names: a number, not an error
             (32, None, Some(b"Sinh")), // CUSTOM with its name
         ],
         0,
@@ -298,15 +303,7 @@ fn operator_codes_follow_circles_rule_not_tflites_max() {
     );
     assert_eq!(
         kinds(&bytes),
-        [
-            "CONV_2D",
-            "INSTANCE_NORM",
-            "BCQ_GATHER",
-            "GELU",
-            "RUN_MODEL",
-            "BuiltinOperator(4000)",
-            "CUSTOM:Sinh"
-        ]
+        ["CONV_2D", "INSTANCE_NORM", "BCQ_GATHER", "GELU", "RUN_MODEL", "BuiltinOperator(4000)", "CUSTOM:Sinh"]
     );
     // TFLite's max() rule would read slot 0 = -2 with builtin_code 0 as 0 (ADD).
     let model = circle::Model::parse(&bytes).unwrap();

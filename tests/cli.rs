@@ -978,3 +978,100 @@ fn extract_onto_its_own_input_keeps_the_input() {
         r.stderr
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Circle: the same commands, the format detected from the bytes
+
+/// The Circle files with ONE's bindings' reference: testdata, plus the corpus when set.
+fn circle_models() -> Vec<PathBuf> {
+    let mut models = support::files_with_suffix(&support::testdata().join("circle"), ".circle");
+    if let Some(corpus) = support::corpus() {
+        models.extend(support::files_with_suffix(&corpus.join("circle"), ".circle"));
+    }
+    assert!(!models.is_empty(), "no Circle models");
+    models
+}
+
+#[test]
+fn circle_files_verify_inspect_dump_and_extract() {
+    let dir = Scratch::new("circle");
+    for m in circle_models() {
+        let one = support::read_json(&support::reference(&m, "circle_schema.json").unwrap());
+        let flatc = support::read_json(&support::reference(&m, "flatc.json").unwrap());
+        // Named as something else, so only the bytes can say it is Circle.
+        let bytes = fs::read(&m).unwrap();
+        let file = dir.write("model.bin", &bytes);
+        let r = run([OsStr::new("verify"), file.as_os_str()]);
+        r.expect_code(0);
+        assert!(r.stdout.contains("ok (Circle v0"), "{}", r.stdout);
+
+        let r = run([OsStr::new("inspect"), OsStr::new("--json"), OsStr::new("--tensors"), file.as_os_str()]);
+        r.expect_code(0);
+        let s: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(s["format"], "Circle", "{}", m.display());
+        assert_eq!(s["model_rules"], "ok", "{}", m.display());
+        // The histogram: ONE's operator names, counted over the operators of every subgraph.
+        let mut expected: BTreeMap<String, u64> = BTreeMap::new();
+        for sg in arr(&one["subgraphs"]) {
+            for op in arr(&sg["operators"]) {
+                let code = &one["operator_codes"][op["opcode_index"].as_u64().unwrap() as usize];
+                let name = match code["op"].as_str().unwrap() {
+                    "CUSTOM" => format!("CUSTOM:{}", code["custom_code"].as_str().unwrap()),
+                    other => other.to_string(),
+                };
+                *expected.entry(name).or_default() += 1;
+            }
+        }
+        let histogram: BTreeMap<String, u64> = serde_json::from_value(s["operator_histogram"].clone()).unwrap();
+        assert_eq!(histogram, expected, "{}", m.display());
+        for (ours, theirs) in arr(&s["subgraphs"]).iter().zip(arr(&one["subgraphs"])) {
+            assert_eq!(
+                ours["data_format"],
+                if theirs["data_format"] == 0 { "CHANNELS_LAST" } else { "CHANNELS_FIRST" }
+            );
+            let tensors = arr(&ours["tensor_list"]);
+            assert_eq!(tensors.len(), arr(&theirs["tensors"]).len(), "{}", m.display());
+            for (t, r) in tensors.iter().zip(arr(&theirs["tensors"])) {
+                assert_eq!((&t["name"], &t["type"], &t["shape"]), (&r["name"], &r["type"], &r["shape"]));
+                let size = one["buffers"][r["buffer"].as_u64().unwrap() as usize]["size"].clone();
+                assert_eq!(t["data_bytes"], size, "{}: {}", m.display(), t["name"]);
+            }
+        }
+
+        let r = run([OsStr::new("dump"), file.as_os_str()]);
+        r.expect_code(0);
+        let dumped: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(dumped["description"], flatc["description"]);
+        assert_eq!(dumped["subgraphs"][0]["data_format"], flatc["subgraphs"][0]["data_format"]);
+
+        // The largest buffer, byte for byte.
+        let buffers = arr(&flatc["buffers"]);
+        let largest = (0..buffers.len()).max_by_key(|&i| arr(&buffers[i]["data"]).len()).unwrap();
+        let (r, out) = extract(&dir, &file, &format!("buffer:{largest}"));
+        r.expect_code(0);
+        assert!(fs::read(&out).unwrap() == bytes_of(&buffers[largest]["data"]), "{}", r.what);
+        let (r, _) = extract(&dir, &file, "metadata:anything");
+        r.expect_code(2);
+        assert!(r.stderr.contains("use buffer:N"), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn corrupt_circle_files_exit_1_with_a_location() {
+    let dir = Scratch::new("circle_corrupt");
+    let bytes = fs::read(support::testdata().join("circle/sine_float.circle")).unwrap();
+    // Truncated, and a tensor's name no longer NUL-terminated.
+    let file = dir.write("cut.circle", &bytes[..bytes.len() / 2]);
+    let r = run([OsStr::new("verify"), file.as_os_str()]);
+    r.expect_code(1);
+    assert!(r.stdout.starts_with(&format!("{}: invalid: ", shown(&file))), "{}", r.stdout);
+    let name = b"serving_default_dense_input:0";
+    let at = unique_string(&bytes, std::str::from_utf8(name).unwrap()).unwrap();
+    let mut broken = bytes.clone();
+    broken[at + name.len()] = b'!';
+    let file = dir.write("name.circle", &broken);
+    let r = run([OsStr::new("verify"), file.as_os_str()]);
+    r.expect_code(1);
+    assert!(r.stdout.contains("Model.subgraphs[0].tensors[0].name"), "{}", r.stdout);
+    every_command_rejects(&dir, &file);
+}

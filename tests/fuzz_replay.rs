@@ -1,4 +1,4 @@
-//! Replays the fuzz target body `flatmodel::fuzzing::tflite` on stable: over every file in
+//! Replays the fuzz target bodies (`flatmodel::fuzzing::tflite` and `circle`) on stable: over every file in
 //! `testdata/` (regressions included), over the corpus when `FLATMODEL_CORPUS` is set, over
 //! deterministic mutations of the testdata models, and over proptest's arbitrary bytes.
 //! Nothing may panic; in debug builds a read that fails on verified bytes panics too.
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// Runs the target on `data`, turning a panic into an error.
 fn run(data: &[u8]) -> Result<Option<Walker>, String> {
-    catch_unwind(AssertUnwindSafe(|| flatmodel::fuzzing::tflite(data))).map_err(|e| {
+    catch_unwind(AssertUnwindSafe(|| flatmodel::fuzzing::any(data))).map_err(|e| {
         e.downcast_ref::<&str>()
             .map(|s| s.to_string())
             .or_else(|| e.downcast_ref::<String>().cloned())
@@ -55,13 +55,23 @@ fn testdata_files_do_not_panic() {
     assert!(failures.is_empty(), "{} of {} files failed:\n{}", failures.len(), files.len(), failures.join("\n"));
 }
 
+/// The shipped models of every format.
+fn testdata_models() -> Vec<PathBuf> {
+    let dir = support::testdata();
+    let mut models = support::files_with_suffix(&dir.join("tflite"), ".tflite");
+    models.extend(support::files_with_suffix(&dir.join("circle"), ".circle"));
+    models
+}
+
 #[test]
 fn valid_models_walk() {
-    for path in support::files_with_suffix(&support::testdata().join("tflite"), ".tflite") {
+    let models = testdata_models();
+    assert!(models.iter().any(|p| p.extension().is_some_and(|e| e == "circle")), "no Circle model");
+    for path in models {
         let data = std::fs::read(&path).unwrap();
-        let walk = flatmodel::fuzzing::tflite(&data).unwrap_or_else(|| panic!("{}: rejected", path.display()));
+        let walk = flatmodel::fuzzing::any(&data).unwrap_or_else(|| panic!("{}: rejected", path.display()));
         assert!(walk.objects() > 0, "{}: walked nothing", path.display());
-        assert_eq!(flatmodel::fuzzing::tflite(&data), Some(walk), "{}: walk not deterministic", path.display());
+        assert_eq!(flatmodel::fuzzing::any(&data), Some(walk), "{}: walk not deterministic", path.display());
     }
 }
 
@@ -209,7 +219,7 @@ fn mutant_count(len: usize) -> usize {
 
 #[test]
 fn mutated_models_do_not_panic() {
-    let models = support::files_with_suffix(&support::testdata().join("tflite"), ".tflite");
+    let models = testdata_models();
     assert!(!models.is_empty());
     let (mut accepted, mut rejected, mut failures) = (0usize, 0usize, Vec::new());
     for (m, path) in models.iter().enumerate() {
@@ -243,13 +253,13 @@ fn mutated_models_do_not_panic() {
     assert!(accepted > 0 && rejected > 0, "vacuous mutator: {accepted} accepted, {rejected} rejected");
 }
 
-/// Bytes that start with a root offset and the TFLite identifier.
-fn tflite_like() -> impl Strategy<Value = Vec<u8>> {
+/// Bytes that start with a root offset and the TFLite or Circle identifier.
+fn model_like() -> impl Strategy<Value = Vec<u8>> {
     (any::<[u8; 4]>(), 0u32..2048, proptest::collection::vec(any::<u8>(), 0..2040)).prop_map(|(head, root, rest)| {
         // Half the time, a root offset inside the buffer.
         let root = if head[0] & 1 == 0 { root.to_le_bytes() } else { head };
         let mut v = root.to_vec();
-        v.extend_from_slice(b"TFL3");
+        v.extend_from_slice(if head[1] & 1 == 0 { b"TFL3" } else { b"CIR0" });
         v.extend_from_slice(&rest);
         v
     })
@@ -260,9 +270,10 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_do_not_panic(
-        data in prop_oneof![proptest::collection::vec(any::<u8>(), 0..2048), tflite_like()]
+        data in prop_oneof![proptest::collection::vec(any::<u8>(), 0..2048), model_like()]
     ) {
-        let _ = flatmodel::fuzzing::tflite(&data);
+        let _ = flatmodel::fuzzing::any(&data);
         let _ = flatmodel::tflite::Model::parse(&data);
+        let _ = flatmodel::circle::Model::parse(&data);
     }
 }
