@@ -35,6 +35,8 @@
 //!   model rules), written once over traits both formats implement.
 //! - [`tflite`]: the TFLite schema's views and the helpers a runtime needs.
 //! - [`circle`]: Circle's views and its operator-code rule.
+//! - `nnpackage` (feature `nnpackage`, with `std`): Samsung ONE's model packages, a directory
+//!   or zip holding a JSON MANIFEST and models, checked end to end.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -57,6 +59,8 @@ pub mod formats;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod graph;
+#[cfg(feature = "nnpackage")]
+pub mod nnpackage;
 pub mod schema;
 pub mod verify;
 pub mod wire;

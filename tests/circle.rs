@@ -211,10 +211,13 @@ fn listing<'a, M: ModelView<'a>>(model: M) -> Vec<String> {
 // extended_builtin_code 3; SubGraph tensors..operators 0..3; Tensor shape 0, type 1;
 // Operator opcode_index 0, inputs 1, outputs 2, builtin_options_type 3, builtin_options 4) ----
 
+/// An operator code: slot 0's byte, the extended int32 code, the custom code.
+type Code = (u8, Option<i32>, Option<&'static [u8]>);
+
 /// One operator code per entry of `codes` (slot 0 byte, extended code, custom code), and a
 /// subgraph of 5 tensors whose tensor 0 has type `tensor_type`, chained through one operator per
 /// code; operator `i` has `builtin_options_type` `union_types[i]` with an empty table as value.
-fn crafted(codes: &[(u8, Option<i32>, Option<&[u8]>)], tensor_type: u8, union_types: &[u8]) -> Vec<u8> {
+fn crafted(codes: &[Code], tensor_type: u8, union_types: &[u8]) -> Vec<u8> {
     let mut b = Bytes::with_identifier(b"CIR0");
     let model_vt = b.vtable(&[0, 4, 8, 0, 12], 16);
     let model = b.table(model_vt, &[0; 12]);

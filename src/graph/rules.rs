@@ -197,11 +197,10 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         self.charge(count)?;
         for i in 0..count {
             let Some(buffer) = m.buffer_ref(i) else { continue };
-            if buffer.data.is_none() && buffer.offset > 1 {
-                if super::external_range(m.file(), buffer.offset, buffer.size).is_none() {
-                    let at = usize::try_from(buffer.offset).unwrap_or(usize::MAX);
-                    return Err(self.error(ErrorKind::OutOfBounds, at, &[(&BUFFERS, Some(i)), (&OFFSET, None)]));
-                }
+            let external = buffer.data.is_none() && buffer.offset > 1;
+            if external && super::external_range(m.file(), buffer.offset, buffer.size).is_none() {
+                let at = usize::try_from(buffer.offset).unwrap_or(usize::MAX);
+                return Err(self.error(ErrorKind::OutOfBounds, at, &[(&BUFFERS, Some(i)), (&OFFSET, None)]));
             }
         }
         m.model_rules(self)?;

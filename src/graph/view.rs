@@ -26,6 +26,16 @@ pub struct ElementType {
     pub size: Option<u64>,
 }
 
+impl core::fmt::Display for ElementType {
+    /// The name (`FLOAT32`), or `TensorType(<code>)` for a code the schema does not name.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name {
+            Some(name) => f.write_str(name),
+            None => write!(f, "TensorType({})", self.code),
+        }
+    }
+}
+
 /// What an operator code means, by its format's rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OperatorKind<'a> {

@@ -13,6 +13,9 @@ use std::ffi::OsString;
 
 /// Prints the summary of the model in `path`, as text or JSON, with every tensor when asked.
 pub fn run(path: &OsString, as_json: bool, tensors: bool) -> Result<Outcome, Failure> {
+    if crate::package::is_package(path) {
+        return crate::package::inspect(path, as_json);
+    }
     with_model(path, |name, model| {
         let summary = summarise(model, tensors);
         if as_json {

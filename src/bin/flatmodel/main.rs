@@ -8,6 +8,7 @@ mod extract;
 mod input;
 mod inspect;
 mod open;
+mod package;
 mod verify;
 
 use std::ffi::OsString;

@@ -10,6 +10,12 @@ use std::ffi::OsString;
 pub fn run(files: &[OsString], quiet: bool) -> Result<Outcome, Failure> {
     let mut outcome = Outcome::Ok;
     for path in files {
+        if crate::package::is_package(path) {
+            if matches!(crate::package::verify(path, quiet)?, Outcome::Invalid) {
+                outcome = Outcome::Invalid;
+            }
+            continue;
+        }
         let input = Input::open(path)?;
         let name = path.to_string_lossy();
         match check(input.bytes()) {

@@ -1,0 +1,109 @@
+//! The package error: which file or manifest key is at fault, and why.
+
+use std::fmt;
+use std::string::String;
+
+/// What kind of problem a [`PackageError`] reports.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PackageErrorKind {
+    /// Reading a file failed (permissions, a directory where a file belongs, ...).
+    Io,
+    /// A file the package needs is not there.
+    NotFound,
+    /// A path leaves the package: `..`, an absolute or drive path, a backslash, or a symlink
+    /// resolving outside the package directory.
+    PathEscapes,
+    /// A file or a zip entry is larger than [`Limits`](super::Limits) allows.
+    TooLarge,
+    /// The MANIFEST is not JSON, or nests deeper than the limit.
+    InvalidJson,
+    /// A MANIFEST key is missing or holds the wrong kind of value.
+    Manifest,
+    /// The package version is not one this reader knows (1.0 to 1.3).
+    UnsupportedVersion,
+    /// A line of the config file is not `key=value`.
+    Config,
+    /// The zip archive is malformed, uses an unsupported feature, or fails its CRC.
+    Zip,
+    /// A model's bytes are not a valid model.
+    Model,
+    /// A model's format is not one this crate reads (yet).
+    UnsupportedModel,
+    /// A model's bytes are not the type its `model-types` entry or extension says.
+    TypeMismatch,
+    /// An `"m:s:i"` string does not split into three numbers.
+    BadIoRef,
+    /// An `"m:s:i"` names a model, subgraph, input or output that does not exist.
+    OutOfRange,
+    /// Tensors joined by `model-connect` disagree in element type or shape.
+    ConnectMismatch,
+    /// The path is neither a package directory nor a zip archive.
+    NotAPackage,
+}
+
+/// An error opening or checking an nnpackage: the file or key at fault and the reason.
+///
+/// Displays as `AT: REASON`, for example
+/// `metadata/MANIFEST: "models"[1]: file "x.tflite" not found`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackageError {
+    kind: PackageErrorKind,
+    at: String,
+    reason: String,
+}
+
+impl PackageError {
+    /// An error of `kind` about `at` (a file, or a file and a key), for `reason`.
+    #[cold]
+    pub fn new(kind: PackageErrorKind, at: impl Into<String>, reason: impl Into<String>) -> Self {
+        PackageError { kind, at: at.into(), reason: reason.into() }
+    }
+
+    /// What kind of problem it is.
+    pub fn kind(&self) -> PackageErrorKind {
+        self.kind
+    }
+
+    /// The file (relative to the package) or the file and key at fault.
+    pub fn at(&self) -> &str {
+        &self.at
+    }
+
+    /// Why.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+impl fmt::Display for PackageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.at.is_empty() {
+            f.write_str(&self.reason)
+        } else {
+            write!(f, "{}: {}", self.at, self.reason)
+        }
+    }
+}
+
+impl std::error::Error for PackageError {}
+
+/// A problem found before the file or key it concerns is known: the reader attaches that.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Problem {
+    pub(crate) kind: PackageErrorKind,
+    pub(crate) reason: String,
+}
+
+impl Problem {
+    #[cold]
+    pub(crate) fn new(kind: PackageErrorKind, reason: impl Into<String>) -> Self {
+        Problem { kind, reason: reason.into() }
+    }
+
+    /// The problem as an error about `at`.
+    #[cold]
+    pub(crate) fn at(self, at: impl Into<String>) -> PackageError {
+        PackageError::new(self.kind, at, self.reason)
+    }
+}
