@@ -7,10 +7,12 @@
 //! provided methods below, the model rules, the command line's `inspect`) serves both formats
 //! with one piece of code. Like the views, the traits read verified bytes and never allocate.
 
+mod impls;
 mod rules;
 mod scratch;
 mod view;
 
+pub(crate) use impls::{graph_views, model_entry_points};
 pub use rules::Warning;
 pub(crate) use rules::{check, warnings, Checker, FormatRules, Step};
 pub use view::{BufferRef, ElementType, OperatorKind, QuantView};

@@ -1,60 +1,8 @@
 //! Parsing entry points and Circle's operator-code rule.
 
-use super::{BuiltinOperator, Model, OperatorCode, TensorType};
-use crate::error::{Error, ErrorKind, Location};
-use crate::verify::{Options, Stats, Verifier};
+use super::{BuiltinOperator, Model, OperatorCode, TensorType, IDENTIFIER};
 
-static MODEL: &str = "Model";
-
-/// A verified model together with what verification counted.
-#[derive(Clone, Copy)]
-pub struct Parsed<'a> {
-    /// The root view.
-    pub model: Model<'a>,
-    /// What the structural verification visited.
-    pub stats: Stats,
-}
-
-impl<'a> Model<'a> {
-    /// Verifies `bytes` as a Circle file (structure and model rules) and returns its root.
-    ///
-    /// The bytes are the whole file: data that `Buffer.offset` places after the flatbuffer is
-    /// read from them.
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::parse_with(bytes, &Options::DEFAULT).map(|p| p.model)
-    }
-
-    /// [`Model::parse`] with explicit verifier limits, also returning the verifier's counts.
-    pub fn parse_with(bytes: &'a [u8], options: &Options) -> Result<Parsed<'a>, Error> {
-        let parsed = Self::parse_structure_with(bytes, options)?;
-        crate::graph::check(parsed.model, options)?;
-        Ok(parsed)
-    }
-
-    /// Verifies only the FlatBuffers structure, not the model rules: for tools that show
-    /// broken models.
-    pub fn parse_structure(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::parse_structure_with(bytes, &Options::DEFAULT).map(|p| p.model)
-    }
-
-    /// [`Model::parse_structure`] with explicit limits, also returning the verifier's counts.
-    pub fn parse_structure_with(bytes: &'a [u8], options: &Options) -> Result<Parsed<'a>, Error> {
-        let mut v = Verifier::new(bytes, *options);
-        let root = v.verify_root::<Model<'static>>(Some(super::IDENTIFIER))?;
-        let table = crate::wire::Table::verified(bytes, root).ok_or(Error::new(
-            ErrorKind::Truncated,
-            0,
-            Location::at(&MODEL),
-        ))?;
-        Ok(Parsed { model: <Model<'a> as crate::wire::FromTable<'a>>::from_table(table), stats: v.stats() })
-    }
-
-    /// Calls `f` for each advisory finding: things a runtime tolerates but a careful writer
-    /// would not produce.
-    pub fn for_each_warning(&self, f: impl FnMut(crate::graph::Warning)) {
-        crate::graph::warnings(*self, f);
-    }
-}
+crate::graph::model_entry_points!("Circle");
 
 /// Slot 0's value in Circle 0.4 and later that sends the reader to `extended_builtin_code`.
 const GREATER_OP_CODES: i8 = 127;

@@ -1,137 +1,30 @@
 //! TFLite's views as the shared model graph (`crate::graph`): what lets `inspect`, tensor data,
-//! custom options and the model rules serve TFLite and Circle with one piece of code.
+//! custom options and the model rules serve TFLite and Circle with one piece of code. The
+//! trait impls come from `graph_views!`; this file holds what is TFLite's own.
 
-use super::{BuiltinOperator, Model, Operator, SubGraph, Tensor, TensorType};
-use crate::graph::{
-    BufferRef, ElementType, ModelView, OperatorKind, OperatorView, QuantView, SubGraphView, TensorView,
-};
-use crate::wire::{TableVector, Vector};
+use super::{BuiltinOperator, Model, Operator, OperatorCode, SubGraph, Tensor, TensorType};
+use crate::graph::{ElementType, OperatorKind};
+use crate::wire::Vector;
 
-impl<'a> ModelView<'a> for Model<'a> {
-    type SubGraph = SubGraph<'a>;
-    type Tensor = Tensor<'a>;
-    type Operator = Operator<'a>;
-    const FORMAT: crate::Format = crate::Format::Tflite;
+crate::graph::graph_views!(crate::Format::Tflite);
 
-    fn file(&self) -> &'a [u8] {
-        self.raw().buffer()
-    }
-    fn position(&self) -> usize {
-        self.raw().position()
-    }
-    fn schema_version(&self) -> u32 {
-        self.version()
-    }
-    fn description(&self) -> Option<&'a str> {
-        Model::description(self)
-    }
-    fn subgraph_list(&self) -> Option<TableVector<'a, SubGraph<'a>>> {
-        self.subgraphs()
-    }
-    fn buffer_count(&self) -> Option<usize> {
-        self.buffers().map(|b| b.len())
-    }
-    fn buffer_ref(&self, index: usize) -> Option<BufferRef<'a>> {
-        let b = self.buffers()?.get(index)?;
-        Some(BufferRef { data: b.data().map(|d| d.as_slice()), offset: b.offset(), size: b.size() })
-    }
-    fn operator_code_count(&self) -> usize {
-        self.operator_codes().map_or(0, |c| c.len())
-    }
-    fn operator_kind_at(&self, index: usize) -> Option<OperatorKind<'a>> {
-        let code = self.operator_codes()?.get(index)?;
-        let (op, version) = (code.builtin_operator(), code.version());
-        Some(match op {
-            BuiltinOperator::CUSTOM => OperatorKind::Custom { name: code.custom_code().unwrap_or(""), version },
-            _ => OperatorKind::Builtin { code: op.0, name: op.name(), version },
-        })
-    }
-    fn operator_code_position(&self, index: usize) -> usize {
-        self.operator_codes().and_then(|c| c.get(index)).map_or(self.raw().position(), |c| c.raw().position())
+/// What `code` means by TFLite's rule ([`OperatorCode::builtin_operator`]).
+fn operator_kind<'a>(code: OperatorCode<'a>) -> OperatorKind<'a> {
+    let (op, version) = (code.builtin_operator(), code.version());
+    match op {
+        BuiltinOperator::CUSTOM => OperatorKind::Custom { name: code.custom_code().unwrap_or(""), version },
+        _ => OperatorKind::Builtin { code: op.0, name: op.name(), version },
     }
 }
 
-impl<'a> SubGraphView<'a> for SubGraph<'a> {
-    type Tensor = Tensor<'a>;
-    type Operator = Operator<'a>;
-
-    fn position(&self) -> usize {
-        self.raw().position()
-    }
-    fn name(&self) -> Option<&'a str> {
-        SubGraph::name(self)
-    }
-    fn tensors(&self) -> Option<TableVector<'a, Tensor<'a>>> {
-        SubGraph::tensors(self)
-    }
-    fn inputs(&self) -> Option<Vector<'a, i32>> {
-        SubGraph::inputs(self)
-    }
-    fn outputs(&self) -> Option<Vector<'a, i32>> {
-        SubGraph::outputs(self)
-    }
-    fn operators(&self) -> Option<TableVector<'a, Operator<'a>>> {
-        SubGraph::operators(self)
-    }
+fn element_type(t: &Tensor<'_>) -> ElementType {
+    let t = t.type_();
+    ElementType { code: t.0, name: t.name(), size: element_size(t) }
 }
 
-impl<'a> TensorView<'a> for Tensor<'a> {
-    fn position(&self) -> usize {
-        self.raw().position()
-    }
-    fn name(&self) -> Option<&'a str> {
-        Tensor::name(self)
-    }
-    fn shape(&self) -> Option<Vector<'a, i32>> {
-        Tensor::shape(self)
-    }
-    fn shape_signature(&self) -> Option<Vector<'a, i32>> {
-        self.signature()
-    }
-    fn element_type(&self) -> ElementType {
-        let t = self.type_();
-        ElementType { code: t.0, name: t.name(), size: super::element_size(t) }
-    }
-    fn buffer(&self) -> u32 {
-        Tensor::buffer(self)
-    }
-    fn is_variable(&self) -> bool {
-        Tensor::is_variable(self)
-    }
-    fn quantization(&self) -> Option<QuantView<'a>> {
-        let q = Tensor::quantization(self)?;
-        Some(QuantView {
-            min: q.min(),
-            max: q.max(),
-            scale: q.scale(),
-            zero_point: q.zero_point(),
-            quantized_dimension: q.quantized_dimension(),
-        })
-    }
-}
-
-impl<'a> OperatorView<'a> for Operator<'a> {
-    fn position(&self) -> usize {
-        self.raw().position()
-    }
-    fn opcode_index(&self) -> u32 {
-        Operator::opcode_index(self)
-    }
-    fn inputs(&self) -> Option<Vector<'a, i32>> {
-        Operator::inputs(self)
-    }
-    fn outputs(&self) -> Option<Vector<'a, i32>> {
-        Operator::outputs(self)
-    }
-    fn intermediates(&self) -> Option<Vector<'a, i32>> {
-        Operator::intermediates(self)
-    }
-    fn custom_options(&self) -> Option<Vector<'a, u8>> {
-        Operator::custom_options(self)
-    }
-    fn large_custom_options(&self) -> (u64, u64) {
-        (self.large_custom_options_offset(), self.large_custom_options_size())
-    }
+/// `shape_signature` when present and non-empty, as runtimes read it.
+fn shape_signature<'a>(t: &Tensor<'a>) -> Option<Vector<'a, i32>> {
+    t.signature()
 }
 
 /// Bytes per element of `t`, or `None` for strings, resources, variants and packed sub-byte

@@ -1,0 +1,202 @@
+//! The code each TFLite-family format would otherwise repeat: the parsing entry points and the
+//! graph traits over its generated views, whose tables have the same fields in both schemas.
+//! A format invokes the two macros with what differs: its identifier, its operator-code rule,
+//! how it names element types and which shape runtimes read.
+
+/// `Model::parse`, `parse_with`, `parse_structure`, `parse_structure_with`,
+/// `for_each_warning` and the `Parsed` type, for a format module holding `Model` and
+/// `IDENTIFIER` (`$name` is the format's name in doc comments).
+macro_rules! model_entry_points {
+    ($name:literal) => {
+        /// A verified model together with what verification counted.
+        #[derive(Clone, Copy)]
+        pub struct Parsed<'a> {
+            /// The root view.
+            pub model: Model<'a>,
+            /// What the structural verification visited.
+            pub stats: $crate::verify::Stats,
+        }
+
+        impl<'a> Model<'a> {
+            #[doc = concat!("Verifies `bytes` as a ", $name, " file (structure and model rules) and returns its root.")]
+            ///
+            /// The bytes are the whole file: data that `Buffer.offset` places after the
+            /// flatbuffer is read from them.
+            pub fn parse(bytes: &'a [u8]) -> Result<Self, $crate::Error> {
+                Self::parse_with(bytes, &$crate::verify::Options::DEFAULT).map(|p| p.model)
+            }
+
+            /// [`Model::parse`] with explicit verifier limits, also returning the verifier's counts.
+            pub fn parse_with(bytes: &'a [u8], options: &$crate::verify::Options) -> Result<Parsed<'a>, $crate::Error> {
+                let parsed = Self::parse_structure_with(bytes, options)?;
+                $crate::graph::check(parsed.model, options)?;
+                Ok(parsed)
+            }
+
+            /// Verifies only the FlatBuffers structure (every offset, length, string and union
+            /// the views can read), not the model rules: for tools that show broken models.
+            pub fn parse_structure(bytes: &'a [u8]) -> Result<Self, $crate::Error> {
+                Self::parse_structure_with(bytes, &$crate::verify::Options::DEFAULT).map(|p| p.model)
+            }
+
+            /// [`Model::parse_structure`] with explicit limits, also returning the verifier's counts.
+            pub fn parse_structure_with(
+                bytes: &'a [u8],
+                options: &$crate::verify::Options,
+            ) -> Result<Parsed<'a>, $crate::Error> {
+                static MODEL: &str = "Model";
+                let mut v = $crate::verify::Verifier::new(bytes, *options);
+                let root = v.verify_root::<Model<'static>>(Some(IDENTIFIER))?;
+                let table = $crate::wire::Table::verified(bytes, root).ok_or($crate::Error::new(
+                    $crate::ErrorKind::Truncated,
+                    0,
+                    $crate::Location::at(&MODEL),
+                ))?;
+                let model = <Model<'a> as $crate::wire::FromTable<'a>>::from_table(table);
+                Ok(Parsed { model, stats: v.stats() })
+            }
+
+            /// Calls `f` for each advisory finding: things a runtime tolerates but a careful
+            /// writer would not produce.
+            pub fn for_each_warning(&self, f: impl FnMut($crate::graph::Warning)) {
+                $crate::graph::warnings(*self, f);
+            }
+        }
+    };
+}
+
+/// The graph traits (`ModelView` and the rest) over a format module's `Model`, `SubGraph`,
+/// `Tensor` and `Operator` views, given the format and three functions of the module:
+/// `operator_kind(OperatorCode) -> OperatorKind`, `element_type(&Tensor) -> ElementType` and
+/// `shape_signature(&Tensor) -> Option<Vector<i32>>`.
+macro_rules! graph_views {
+    ($format:expr) => {
+        impl<'a> $crate::graph::ModelView<'a> for Model<'a> {
+            type SubGraph = SubGraph<'a>;
+            type Tensor = Tensor<'a>;
+            type Operator = Operator<'a>;
+            const FORMAT: $crate::Format = $format;
+
+            fn file(&self) -> &'a [u8] {
+                self.raw().buffer()
+            }
+            fn position(&self) -> usize {
+                self.raw().position()
+            }
+            fn schema_version(&self) -> u32 {
+                self.version()
+            }
+            fn description(&self) -> Option<&'a str> {
+                Model::description(self)
+            }
+            fn subgraph_list(&self) -> Option<$crate::wire::TableVector<'a, SubGraph<'a>>> {
+                self.subgraphs()
+            }
+            fn buffer_count(&self) -> Option<usize> {
+                self.buffers().map(|b| b.len())
+            }
+            fn buffer_ref(&self, index: usize) -> Option<$crate::graph::BufferRef<'a>> {
+                let b = self.buffers()?.get(index)?;
+                Some($crate::graph::BufferRef {
+                    data: b.data().map(|d| d.as_slice()),
+                    offset: b.offset(),
+                    size: b.size(),
+                })
+            }
+            fn operator_code_count(&self) -> usize {
+                self.operator_codes().map_or(0, |c| c.len())
+            }
+            fn operator_kind_at(&self, index: usize) -> Option<$crate::graph::OperatorKind<'a>> {
+                self.operator_codes()?.get(index).map(operator_kind)
+            }
+            fn operator_code_position(&self, index: usize) -> usize {
+                let code = self.operator_codes().and_then(|c| c.get(index));
+                code.map_or(self.raw().position(), |c| c.raw().position())
+            }
+        }
+
+        impl<'a> $crate::graph::SubGraphView<'a> for SubGraph<'a> {
+            type Tensor = Tensor<'a>;
+            type Operator = Operator<'a>;
+
+            fn position(&self) -> usize {
+                self.raw().position()
+            }
+            fn name(&self) -> Option<&'a str> {
+                SubGraph::name(self)
+            }
+            fn tensors(&self) -> Option<$crate::wire::TableVector<'a, Tensor<'a>>> {
+                SubGraph::tensors(self)
+            }
+            fn inputs(&self) -> Option<$crate::wire::Vector<'a, i32>> {
+                SubGraph::inputs(self)
+            }
+            fn outputs(&self) -> Option<$crate::wire::Vector<'a, i32>> {
+                SubGraph::outputs(self)
+            }
+            fn operators(&self) -> Option<$crate::wire::TableVector<'a, Operator<'a>>> {
+                SubGraph::operators(self)
+            }
+        }
+
+        impl<'a> $crate::graph::TensorView<'a> for Tensor<'a> {
+            fn position(&self) -> usize {
+                self.raw().position()
+            }
+            fn name(&self) -> Option<&'a str> {
+                Tensor::name(self)
+            }
+            fn shape(&self) -> Option<$crate::wire::Vector<'a, i32>> {
+                Tensor::shape(self)
+            }
+            fn shape_signature(&self) -> Option<$crate::wire::Vector<'a, i32>> {
+                shape_signature(self)
+            }
+            fn element_type(&self) -> $crate::graph::ElementType {
+                element_type(self)
+            }
+            fn buffer(&self) -> u32 {
+                Tensor::buffer(self)
+            }
+            fn is_variable(&self) -> bool {
+                Tensor::is_variable(self)
+            }
+            fn quantization(&self) -> Option<$crate::graph::QuantView<'a>> {
+                let q = Tensor::quantization(self)?;
+                Some($crate::graph::QuantView {
+                    min: q.min(),
+                    max: q.max(),
+                    scale: q.scale(),
+                    zero_point: q.zero_point(),
+                    quantized_dimension: q.quantized_dimension(),
+                })
+            }
+        }
+
+        impl<'a> $crate::graph::OperatorView<'a> for Operator<'a> {
+            fn position(&self) -> usize {
+                self.raw().position()
+            }
+            fn opcode_index(&self) -> u32 {
+                Operator::opcode_index(self)
+            }
+            fn inputs(&self) -> Option<$crate::wire::Vector<'a, i32>> {
+                Operator::inputs(self)
+            }
+            fn outputs(&self) -> Option<$crate::wire::Vector<'a, i32>> {
+                Operator::outputs(self)
+            }
+            fn intermediates(&self) -> Option<$crate::wire::Vector<'a, i32>> {
+                Operator::intermediates(self)
+            }
+            fn custom_options(&self) -> Option<$crate::wire::Vector<'a, u8>> {
+                Operator::custom_options(self)
+            }
+            fn large_custom_options(&self) -> (u64, u64) {
+                (self.large_custom_options_offset(), self.large_custom_options_size())
+            }
+        }
+    };
+}
+
+pub(crate) use {graph_views, model_entry_points};
