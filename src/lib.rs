@@ -1,13 +1,16 @@
 //! # flatmodel
 //!
-//! Zero-copy, verified readers for the FlatBuffers-based model formats edge runtimes ship,
-//! starting with TFLite (`TFL3`, schema v2.15 plus the newer LiteRT values).
+//! Zero-copy, verified readers for the FlatBuffers-based model formats edge runtimes ship:
+//! TFLite (`TFL3`, schema v2.15 plus the newer LiteRT values), Samsung ONE's Circle (`CIR0`,
+//! revision 0 plus the later revisions' values) and, with the `nnpackage` feature, its
+//! nnpackage directories and zip archives.
 //!
 //! ## Guarantees
 //!
-//! - **Verify first, then read in place.** [`tflite::Model::parse`] runs one verification pass
-//!   over the bytes; only then does it hand out views, which borrow the input and read straight
-//!   from it. View accessors are infallible and do not allocate or copy.
+//! - **Verify first, then read in place.** [`tflite::Model::parse`] (and
+//!   [`circle::Model::parse`]) runs one verification pass over the bytes; only then does it
+//!   hand out views, which borrow the input and read straight from it. View accessors are
+//!   infallible and do not allocate or copy.
 //! - **Any input is safe.** Every byte string yields an [`Error`] (its kind, byte offset and
 //!   schema path such as `Model.subgraphs[0].tensors[12].name`) or a valid model. No input makes
 //!   the library panic, hang or recurse without bound.
