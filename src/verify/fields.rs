@@ -16,6 +16,9 @@ pub struct TableLayout<const N: usize> {
     sizes: [u16; N],
     align_masks: [u16; N],
     names: [Name; N],
+    /// The widest slot alignment minus one: the table position bits the alignment checks
+    /// depend on (the cache key's position class).
+    pos_mask: u16,
     /// Whether a check of this layout may be remembered by vtable (alignments up to 256, which
     /// the cache key's position class covers).
     cacheable: bool,
@@ -26,7 +29,7 @@ static UNUSED: &str = "?";
 impl<const N: usize> TableLayout<N> {
     /// A layout whose slots are all unused (any bytes allowed), to fill in with [`Self::slot`].
     pub const fn new() -> Self {
-        TableLayout { sizes: [0; N], align_masks: [0; N], names: [&UNUSED; N], cacheable: true }
+        TableLayout { sizes: [0; N], align_masks: [0; N], names: [&UNUSED; N], pos_mask: 0, cacheable: true }
     }
 
     /// The layout with `slot` holding `size` bytes aligned to `align` (a power of two), named
@@ -37,6 +40,7 @@ impl<const N: usize> TableLayout<N> {
             self.sizes[slot] = if size > u16::MAX as usize { u16::MAX } else { size as u16 };
             self.align_masks[slot] = if align == 0 || align > 1 << 15 { 0 } else { align.wrapping_sub(1) as u16 };
             self.names[slot] = name;
+            self.pos_mask |= self.align_masks[slot];
             self.cacheable = self.cacheable && align <= 256;
         }
         self
@@ -60,8 +64,9 @@ impl TableCheck<'_> {
     /// The field offset of `slot` within the table; 0 when absent.
     #[inline(always)]
     fn voffset(&self, slot: u16) -> usize {
+        // `at + 2` cannot wrap, so the one bounds check is `at + 2 <= slots.len()`.
         let at = usize::from(slot).wrapping_mul(2);
-        match self.slots.get(at..).and_then(|s| s.first_chunk::<2>()) {
+        match self.slots.get(at..at.wrapping_add(2)).and_then(|s| s.first_chunk::<2>()) {
             Some(b) => usize::from(u16::from_le_bytes(*b)),
             None => 0,
         }
@@ -91,14 +96,30 @@ const MEMO_MIN_STRING: usize = 64;
 /// validated once however many offsets point at it (real names are far shorter).
 const MEMO_ALWAYS_STRING: usize = 256;
 
+/// Whether `bytes` are all ASCII: for names (mostly under 64 bytes), a branch-light OR of
+/// 8-byte words, the last one overlapping the others, instead of a loop over the tail bytes.
+#[inline(always)]
+fn is_ascii(bytes: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    if let Some(last) = bytes.last_chunk::<8>() {
+        let (words, _) = bytes.as_chunks::<8>();
+        let any = words.iter().fold(u64::from_le_bytes(*last), |acc, w| acc | u64::from_le_bytes(*w));
+        return any & HIGH == 0;
+    }
+    if let (Some(first), Some(last)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        return (u32::from_le_bytes(*first) | u32::from_le_bytes(*last)) & 0x8080_8080 == 0;
+    }
+    bytes.iter().fold(0, |acc, &b| acc | b) < 0x80
+}
+
 impl<'b> Verifier<'b> {
     /// Checks the table at `pos` (its soffset, vtable and inline size) and every present
     /// field's inline bytes against `layout` (the table type `id`'s slots), then enters it.
     /// Pair with [`Verifier::leave_table`].
     ///
     /// The field check depends only on the vtable, the table type and the table's position
-    /// modulo 256 (for alignment), and writers share vtables between many tables, so it is done
-    /// once per such triple and remembered in a small cache.
+    /// modulo its widest field alignment (at most 256), and writers share vtables between many
+    /// tables, so it is done once per such triple and remembered in a small cache.
     #[inline(always)]
     pub fn enter_table<const N: usize>(
         &mut self,
@@ -121,10 +142,11 @@ impl<'b> Verifier<'b> {
         };
         self.check_range(pos, inline_len)?;
         // Key: a marker bit, the vtable position, the table type, the position's alignment class.
+        let class = u64::try_from(pos & usize::from(layout.pos_mask) & 0xff).unwrap_or(0);
         let key = u64::try_from(vt)
             .ok()
             .filter(|&vt| vt < 1 << 38 && layout.cacheable)
-            .map(|vt| 1 << 63 | vt << 24 | u64::from(id) << 8 | u64::try_from(pos & 0xff).unwrap_or(0));
+            .map(|vt| 1 << 63 | vt << 24 | u64::from(id) << 8 | class);
         let entry = key.map_or(0, |k| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize);
         if key.is_none() || self.vtables.get(entry).copied() != key {
             self.check_fields(pos, vt, vt_len, inline_len, slots, layout)?;
@@ -132,14 +154,14 @@ impl<'b> Verifier<'b> {
                 *e = k;
             }
         }
-        self.depth = self.depth.saturating_add(1);
-        if self.depth > self.opts.max_depth {
+        let Some(depth_left) = self.depth_left.checked_sub(1) else {
             return Err(self.fail(ErrorKind::DepthLimit, pos));
-        }
-        self.stats.tables = self.stats.tables.saturating_add(1);
-        if self.stats.tables > self.opts.max_tables {
+        };
+        self.depth_left = depth_left;
+        let Some(tables_left) = self.tables_left.checked_sub(1) else {
             return Err(self.fail(ErrorKind::TableLimit, pos));
-        }
+        };
+        self.tables_left = tables_left;
         self.charge(u64::try_from(N).unwrap_or(u64::MAX).saturating_add(1), pos)?;
         Ok(TableCheck { pos, slots })
     }
@@ -182,7 +204,7 @@ impl<'b> Verifier<'b> {
     /// Leaves a table entered with [`Verifier::enter_table`].
     #[inline(always)]
     pub fn leave_table(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
+        self.depth_left = self.depth_left.saturating_add(1);
     }
 
     /// Verifies the table of type `T` at `pos`, once however many offsets share it.
@@ -220,7 +242,7 @@ impl<'b> Verifier<'b> {
         }
         self.charge(1u64.saturating_add(u64::try_from(len / 16).unwrap_or(u64::MAX)), pos)?;
         // Most names are ASCII, which a word-at-a-time scan settles.
-        if !bytes.is_ascii() {
+        if !is_ascii(bytes) {
             if let Err(e) = core::str::from_utf8(bytes) {
                 return Err(self.fail(ErrorKind::InvalidUtf8, start.saturating_add(e.valid_up_to())));
             }
@@ -330,7 +352,7 @@ impl<'b> Verifier<'b> {
     }
 
     /// Checks union field whose type is in `slot - 1` and whose value is in `slot`.
-    #[inline]
+    #[inline(always)]
     pub fn field_union<U: VerifyUnion>(
         &mut self,
         t: &TableCheck<'_>,
@@ -338,6 +360,10 @@ impl<'b> Verifier<'b> {
         name: Name,
         required: bool,
     ) -> VResult {
+        // Most union fields are absent: no type and no value.
+        if !required && t.voffset(slot) == 0 && t.voffset(slot.wrapping_sub(1)) == 0 {
+            return Ok(());
+        }
         let outcome = self.union_field_inner::<U>(t, slot, required);
         outcome.map_err(|_| self.unwind(name))
     }
@@ -390,5 +416,26 @@ impl<'b> Verifier<'b> {
             return Err(self.fail(ErrorKind::UnionMismatch, values));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // in tests a panic is a failure
+mod tests {
+    use super::is_ascii;
+
+    #[test]
+    fn is_ascii_agrees_with_core_for_every_length_and_position() {
+        let mut bytes = [b'a'; 80];
+        for len in 0..bytes.len() {
+            assert!(is_ascii(&bytes[..len]), "ASCII, length {len}");
+            for at in 0..len {
+                for high in [0x80, 0xc3, 0xff] {
+                    bytes[at] = high;
+                    assert!(!is_ascii(&bytes[..len]), "byte {high:#x} at {at} of {len}");
+                    bytes[at] = b'a';
+                }
+            }
+        }
     }
 }

@@ -49,13 +49,21 @@ pub trait VerifyUnion {
 pub struct Verifier<'b> {
     buf: &'b [u8],
     opts: Options,
-    depth: u32,
+    /// Table nesting levels left before the depth limit.
+    depth_left: u32,
+    /// Table visits left before the table limit.
+    tables_left: u64,
     stats: Stats,
+    /// The apparent-size budget (work units) of the whole verification.
     budget: u64,
-    /// Work after which the memo is consulted.
-    memo_after: u64,
+    /// Work units left: `budget` minus the apparent size so far.
+    budget_left: u64,
+    /// The memo is consulted once fewer work units than this are left (the work so far has
+    /// passed the input length).
+    memo_below: u64,
     memo: Memo,
-    /// Vtable checks already done: (vtable, table type, position mod 16), hashed.
+    /// Vtable checks already done: (vtable, table type, position modulo the widest field
+    /// alignment), hashed.
     vtables: [u64; 128],
     error: Error,
     /// The element index to attach to the next path segment, set by vector loops.
@@ -67,13 +75,16 @@ static UNKNOWN: &str = "?";
 impl<'b> Verifier<'b> {
     /// A verifier for `buf` with `opts`.
     pub fn new(buf: &'b [u8], opts: Options) -> Self {
+        let budget = opts.apparent_size_budget(buf.len());
         Verifier {
             buf,
             opts,
-            depth: 0,
+            depth_left: opts.max_depth,
+            tables_left: opts.max_tables,
             stats: Stats::default(),
-            budget: opts.apparent_size_budget(buf.len()),
-            memo_after: u64::try_from(buf.len()).unwrap_or(u64::MAX),
+            budget,
+            budget_left: budget,
+            memo_below: budget.saturating_sub(u64::try_from(buf.len()).unwrap_or(u64::MAX)),
             memo: Memo::new(),
             vtables: [0; 128],
             error: Error::new(ErrorKind::Truncated, 0, Location::at(&UNKNOWN)),
@@ -94,7 +105,11 @@ impl<'b> Verifier<'b> {
 
     /// What has been verified so far.
     pub fn stats(&self) -> Stats {
-        self.stats
+        Stats {
+            tables: self.opts.max_tables.saturating_sub(self.tables_left),
+            apparent_size: self.budget.saturating_sub(self.budget_left),
+            ..self.stats
+        }
     }
 
     /// Verifies the whole buffer as a root table `T`, with `identifier` at bytes 4..8 if given.
@@ -127,18 +142,20 @@ impl<'b> Verifier<'b> {
         identifier: Option<Identifier>,
     ) -> VResult<usize> {
         let outer_buf = core::mem::replace(&mut self.buf, bytes);
-        let outer_memo_after = core::mem::replace(&mut self.memo_after, u64::MAX);
+        let outer_memo_below = core::mem::replace(&mut self.memo_below, 0);
         self.memo.clear();
         self.vtables = [0; 128];
-        self.depth = self.depth.saturating_add(1);
-        let outcome = if self.depth > self.opts.max_depth {
-            Err(self.fail(ErrorKind::DepthLimit, 0))
-        } else {
-            self.root::<T>(identifier)
+        let outcome = match self.depth_left.checked_sub(1) {
+            Some(left) => {
+                self.depth_left = left;
+                let outcome = self.root::<T>(identifier);
+                self.depth_left = self.depth_left.saturating_add(1);
+                outcome
+            }
+            None => Err(self.fail(ErrorKind::DepthLimit, 0)),
         };
-        self.depth = self.depth.saturating_sub(1);
         self.buf = outer_buf;
-        self.memo_after = outer_memo_after;
+        self.memo_below = outer_memo_below;
         self.memo.clear();
         self.vtables = [0; 128];
         if outcome.is_err() {
@@ -185,17 +202,22 @@ impl<'b> Verifier<'b> {
     /// Adds `units` of work, failing past the budget.
     #[inline(always)]
     fn charge(&mut self, units: u64, at: usize) -> VResult {
-        self.stats.apparent_size = self.stats.apparent_size.saturating_add(units);
-        if self.stats.apparent_size > self.budget {
-            return Err(self.fail(ErrorKind::ApparentSizeLimit, at));
+        match self.budget_left.checked_sub(units) {
+            Some(left) => {
+                self.budget_left = left;
+                Ok(())
+            }
+            None => {
+                self.budget_left = 0;
+                Err(self.fail(ErrorKind::ApparentSizeLimit, at))
+            }
         }
-        Ok(())
     }
 
     /// Whether the object at `pos` with `tag` was verified before (once sharing is suspected).
     #[inline(always)]
     fn memoized(&mut self, pos: usize, tag: u32) -> bool {
-        if self.stats.apparent_size <= self.memo_after {
+        if self.budget_left >= self.memo_below {
             return false;
         }
         self.memo_lookup(pos, tag)

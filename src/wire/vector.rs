@@ -83,6 +83,111 @@ impl<'a> Offsets<'a> {
             None => broken(None),
         }
     }
+
+    /// The positions the elements point to, in order.
+    #[inline(always)]
+    fn targets(&self) -> Targets<'a> {
+        let bytes = self.len.checked_mul(4).and_then(|n| self.buf.get(self.pos..)?.get(..n));
+        let Some(bytes) = bytes else {
+            return broken(Targets { rest: &[], at: 0 });
+        };
+        Targets { rest: bytes.as_chunks::<4>().0, at: self.pos }
+    }
+}
+
+/// The targets of a vector of offsets: each offset's position plus its value.
+#[derive(Clone)]
+struct Targets<'a> {
+    /// The offsets not yet read.
+    rest: &'a [[u8; 4]],
+    /// The position of the first of them.
+    at: usize,
+}
+
+impl Iterator for Targets<'_> {
+    type Item = usize;
+
+    /// The verifier checked every `at + offset` lies in the buffer, so the wrapping
+    /// arithmetic is exact.
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        let (first, rest) = self.rest.split_first()?;
+        let at = self.at;
+        self.rest = rest;
+        self.at = at.wrapping_add(4);
+        Some(at.wrapping_add(u32::from_le_bytes(*first) as usize))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.rest.len(), Some(self.rest.len()))
+    }
+}
+
+/// The tables of a [`TableVector`], in order.
+struct TableIter<'a, T> {
+    buf: &'a [u8],
+    targets: Targets<'a>,
+    _t: PhantomData<T>,
+}
+
+impl<'a, T: FromTable<'a>> Iterator for TableIter<'a, T> {
+    type Item = T;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<T> {
+        loop {
+            let t = self.targets.next()?;
+            // `None` only on a verifier bug (after `broken`): skip the element.
+            if let Some(table) = Table::verified(self.buf, t) {
+                return Some(T::from_table(table));
+            }
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, self.targets.size_hint().1)
+    }
+}
+
+/// The strings of a [`StrVector`], in order.
+struct StrIter<'a> {
+    buf: &'a [u8],
+    targets: Targets<'a>,
+}
+
+impl<'a> Iterator for StrIter<'a> {
+    type Item = &'a str;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<&'a str> {
+        loop {
+            let t = self.targets.next()?;
+            // `None` only on a verifier bug (after `broken`): skip the element.
+            if let Some(s) = verified_str(self.buf, t) {
+                return Some(s);
+            }
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, self.targets.size_hint().1)
+    }
+}
+
+/// The verified string whose length prefix is at `at`.
+#[inline(always)]
+fn verified_str(buf: &[u8], at: usize) -> Option<&str> {
+    let bytes = match vector_bytes_at(buf, at, 1) {
+        Some((b, _)) => b,
+        None => return broken(None),
+    };
+    match core::str::from_utf8(bytes) {
+        Ok(s) => Some(s),
+        Err(_) => broken(None),
+    }
 }
 
 /// A vector of tables of type `T`.
@@ -115,9 +220,9 @@ impl<'a, T: FromTable<'a>> TableVector<'a, T> {
     }
 
     /// The elements.
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = T> + 'a {
-        let this = *self;
-        (0..self.len()).filter_map(move |i| this.get(i))
+        TableIter { buf: self.offsets.buf, targets: self.offsets.targets(), _t: PhantomData }
     }
 }
 
@@ -146,20 +251,13 @@ impl<'a> StrVector<'a> {
     #[inline]
     pub fn get(&self, i: usize) -> Option<&'a str> {
         let t = self.offsets.target(i)?;
-        let bytes = match vector_bytes_at(self.offsets.buf, t, 1) {
-            Some((b, _)) => b,
-            None => return broken(None),
-        };
-        match core::str::from_utf8(bytes) {
-            Ok(s) => Some(s),
-            Err(_) => broken(None),
-        }
+        verified_str(self.offsets.buf, t)
     }
 
     /// The elements.
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = &'a str> + 'a {
-        let this = *self;
-        (0..self.len()).filter_map(move |i| this.get(i))
+        StrIter { buf: self.offsets.buf, targets: self.offsets.targets() }
     }
 }
 
