@@ -460,5 +460,41 @@ fn config() -> Criterion {
         .configure_from_args()
 }
 
-criterion_group! { name = verify; config = config(); targets = benches, attacks }
+/// cvimodel files (testdata's, then the corpus's): `verify/cvimodel_<stem>` times the header and
+/// the body's structural verification (`CviModel::parse_structure_with`), `parse/cvimodel_<stem>`
+/// adds the section, weight and routine rules (`CviModel::parse_with`).
+fn cvimodels(c: &mut Criterion) {
+    use flatmodel::cvimodel::CviModel;
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cvimodel")];
+    if let Some(corpus) = std::env::var_os("FLATMODEL_CORPUS") {
+        dirs.push(PathBuf::from(corpus).join("cvimodel"));
+    }
+    let mut inputs: Vec<(String, Vec<u8>, u64)> = Vec::new();
+    for path in dirs.iter().flat_map(|d| support::files_with_suffix(d, ".cvimodel")) {
+        let name = format!("cvimodel_{}", path.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default());
+        let Ok(bytes) = std::fs::read(&path) else { continue };
+        if inputs.iter().any(|(n, _, _)| *n == name) {
+            continue;
+        }
+        match CviModel::parse_with(&bytes, &Options::DEFAULT).map(|p| p.stats.objects()) {
+            Ok(objects) => inputs.push((name, bytes, objects)),
+            Err(e) => eprintln!("skipped {}: {e}", path.display()),
+        }
+    }
+    let opts = Options::DEFAULT;
+    let mut g = group(c, "verify");
+    for (name, bytes, objects) in &inputs {
+        g.throughput(Throughput::Elements(*objects));
+        g.bench_function(name, |b| b.iter(|| CviModel::parse_structure_with(black_box(bytes), &opts).is_ok()));
+    }
+    g.finish();
+    let mut g = group(c, "parse");
+    for (name, bytes, objects) in &inputs {
+        g.throughput(Throughput::Elements(*objects));
+        g.bench_function(name, |b| b.iter(|| CviModel::parse_with(black_box(bytes), &opts).is_ok()));
+    }
+    g.finish();
+}
+
+criterion_group! { name = verify; config = config(); targets = benches, attacks, cvimodels }
 criterion_main!(verify);

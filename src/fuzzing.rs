@@ -58,8 +58,60 @@ pub fn circle(data: &[u8]) -> Option<Walker> {
 pub fn any(data: &[u8]) -> Option<Walker> {
     match crate::detect(data) {
         Some(Format::Circle) => circle(data),
+        Some(Format::VkGraph) => vkgraph(data),
+        Some(Format::Pte) => pte(data),
+        Some(Format::Cvimodel) => cvimodel(data),
         _ => tflite(data),
     }
+}
+
+/// Verifies `data` as a cvimodel; when its header and body verify, walks every accessor, resolves
+/// every section, weight, routine and tagged offset, and dumps the body. Returns the walk, or
+/// `None` if `data` is invalid.
+pub fn cvimodel(data: &[u8]) -> Option<Walker> {
+    use crate::cvimodel::{CviModel, Model};
+    let file = CviModel::parse_structure_with(data, &Options::DEFAULT).ok()?.cvimodel;
+    let model = file.model();
+    let mut walker = Walker::default();
+    model.walk(&mut walker);
+    let valid = file.check(&Options::DEFAULT).is_ok();
+    debug_assert_eq!(valid, CviModel::parse(data).is_ok(), "parse = structure + check");
+    for (i, section) in file.sections().enumerate() {
+        if valid {
+            debug_assert!(section.is_ok(), "a valid model's sections must resolve");
+        }
+        #[cfg(feature = "lz4")]
+        if valid {
+            let _ = file.decompress_section(i);
+        }
+        let _ = (i, section);
+    }
+    // Lookups by name scan the sections or weights: only the first few, so the target stays
+    // linear in the input (`check` bounds its own lookups by the work budget).
+    for (i, w) in model.weight_map().into_iter().flat_map(|w| w.iter()).enumerate() {
+        let _ = w.address();
+        if i < 16 {
+            let _ = file.weight_data(&w);
+            if let Some(name) = w.name() {
+                debug_assert!(file.weight(name).is_some(), "a weight must be found by its own name");
+            }
+        }
+    }
+    for p in model.programs().into_iter().flat_map(|p| p.iter()).take(16) {
+        for r in p.routines().into_iter().flat_map(|r| r.iter()).take(16) {
+            let resolved = file.routine_section(&r);
+            if valid {
+                debug_assert!(resolved.is_ok(), "a valid model's routines must resolve");
+            }
+        }
+        for t in p.tensor_map().into_iter().flat_map(|t| t.iter()) {
+            let _ = t.address();
+        }
+    }
+    let _ = file.memory_usage();
+    file.for_each_warning(|_| {});
+    let _ = crate::dump::dump_table(&mut Sink(0), model.raw(), Model::desc(), &Options::DEFAULT);
+    Some(walker)
 }
 
 /// The shared model graph's helpers, which must not panic whatever the model rules say; on a
@@ -80,6 +132,54 @@ fn graph_helpers<'a, M: ModelView<'a>>(model: M, valid: bool) {
         for t in sg.tensors().into_iter().flat_map(|t| t.iter()) {
             let _ = model.tensor_data(&t);
         }
+    }
+}
+
+/// Reads `data` as a Vulkan delegate blob (or bare VkGraph); when its structure verifies,
+/// walks every table, resolves every constant and shader, runs the graph rules and the dump.
+pub fn vkgraph(data: &[u8]) -> Option<Walker> {
+    let blob = crate::vkgraph::Blob::parse_structure(data).ok()?;
+    let mut walker = Walker::default();
+    blob.graph().walk(&mut walker);
+    vkgraph_helpers(&blob, |_| None);
+    let _ = crate::vkgraph::Blob::parse(data);
+    let _ =
+        crate::dump::dump_table(&mut Sink(0), blob.graph().raw(), crate::vkgraph::VkGraph::desc(), &Options::DEFAULT);
+    Some(walker)
+}
+
+/// Reads `data` as an ExecuTorch program; when its structure verifies, walks every table,
+/// every segment, delegate blob (Vulkan ones as blobs, constants through the named data) and
+/// named datum, runs the program's rules and the dump.
+pub fn pte(data: &[u8]) -> Option<Walker> {
+    let file = crate::pte::PteFile::parse_structure(data).ok()?;
+    let mut walker = Walker::default();
+    file.program().walk(&mut walker);
+    for i in 0..file.program().segments().map_or(0, |s| s.len()) {
+        let _ = file.segment(i);
+    }
+    for i in 0..file.program().named_data().map_or(0, |n| n.len()) {
+        let _ = file.named_data_at(i);
+    }
+    for delegate in file.delegates().take(1024) {
+        let _ = file.delegate_blob(&delegate);
+        if let Some(Ok(blob)) = file.vulkan_blob(&delegate) {
+            blob.graph().walk(&mut walker);
+            vkgraph_helpers(&blob, |key| file.named_data(key));
+        }
+    }
+    let _ = crate::pte::PteFile::parse(data);
+    let _ = crate::dump::dump_table(&mut Sink(0), file.program().raw(), crate::pte::Program::desc(), &Options::DEFAULT);
+    Some(walker)
+}
+
+/// Every constant and shader of `blob`, resolved (bounded, as a fuzzed graph can be long).
+fn vkgraph_helpers<'a>(blob: &crate::vkgraph::Blob<'a>, named: impl Fn(&str) -> Option<&'a [u8]> + Copy) {
+    for i in 0..blob.graph().constants().map_or(0, |c| c.len()).min(4096) {
+        let _ = blob.constant_data(i, named);
+    }
+    for i in 0..blob.graph().shaders().map_or(0, |s| s.len()).min(4096) {
+        let _ = blob.shader(i);
     }
 }
 

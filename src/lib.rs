@@ -3,7 +3,8 @@
 //! Zero-copy, verified readers for the FlatBuffers-based model formats edge runtimes ship:
 //! TFLite (`TFL3`, schema v2.15 plus the newer LiteRT values), Samsung ONE's Circle (`CIR0`,
 //! revision 0 plus the later revisions' values) and, with the `nnpackage` feature, its
-//! nnpackage directories and zip archives.
+//! nnpackage directories and zip archives; ExecuTorch `.pte` programs and their Vulkan delegate
+//! (VkGraph behind a `VH00` header); Sophgo cvimodels.
 //!
 //! ## Guarantees
 //!
@@ -38,6 +39,10 @@
 //!   model rules), written once over traits both formats implement.
 //! - [`tflite`]: the TFLite schema's views and the helpers a runtime needs.
 //! - [`circle`]: Circle's views and its operator-code rule.
+//! - [`cvimodel`]: Sophgo's cvimodel: its header, the verified `cvi.model` body, sections
+//!   resolved to bytes (LZ4 with the `lz4` feature, MD5 with `md5`), tagged offsets decoded.
+//! - [`vkgraph`]: ExecuTorch's Vulkan delegate: the `VH00` blob, its VkGraph and constants.
+//! - [`pte`]: ExecuTorch programs: extended header, segments, delegates, named data.
 //! - `nnpackage` (feature `nnpackage`, with `std`): Samsung ONE's model packages, a directory
 //!   or zip holding a JSON MANIFEST and models, checked end to end.
 #![no_std]
@@ -69,7 +74,7 @@ pub mod verify;
 pub mod wire;
 
 pub use error::{Error, ErrorKind, Location, Result, MAX_PATH};
-pub use formats::{circle, tflite};
+pub use formats::{circle, cvimodel, pte, tflite, vkgraph};
 pub use formats::{detect, Format};
 
 /// The README's examples, compiled as doctests so they cannot go stale.

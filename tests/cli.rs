@@ -1075,3 +1075,107 @@ fn corrupt_circle_files_exit_1_with_a_location() {
     assert!(r.stdout.contains("Model.subgraphs[0].tensors[0].name"), "{}", r.stdout);
     every_command_rejects(&dir, &file);
 }
+
+// ---------------------------------------------------------------------------------------------
+// ExecuTorch: .pte programs, VH00 blobs and bare VkGraphs
+
+fn vk_dir() -> PathBuf {
+    support::testdata().join("vkgraph")
+}
+
+#[test]
+fn executorch_files_verify_inspect_dump_and_extract() {
+    let dir = Scratch::new("executorch");
+    let all: Vec<PathBuf> =
+        [".pte", ".vh00", ".vk00.bin"].iter().flat_map(|s| support::files_with_suffix(&vk_dir(), s)).collect();
+    assert!(all.len() >= 19, "{}", all.len());
+    for path in &all {
+        // Named as something else, so only the bytes can say what it is.
+        let file = dir.write("model.bin", &fs::read(path).unwrap());
+        let r = run([OsStr::new("verify"), file.as_os_str()]);
+        r.expect_code(0);
+        assert!(r.stdout.starts_with(&format!("{}: ok (", shown(&file))), "{}", r.stdout);
+        let r = run([OsStr::new("dump"), file.as_os_str()]);
+        r.expect_code(0);
+        let reference = support::reference(path, "flatc.json").or_else(|| support::reference(path, "vk00.flatc.json"));
+        let reference = support::read_json(&reference.unwrap());
+        let dumped: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(dumped["version"], reference["version"], "{}", path.display());
+    }
+    for pte in support::files_with_suffix(&vk_dir(), ".pte") {
+        let stem = pte.file_stem().unwrap().to_string_lossy().to_string();
+        let reference = flatc(&pte);
+        let r = run([OsStr::new("inspect"), OsStr::new("--json"), pte.as_os_str()]);
+        r.expect_code(0);
+        let s: Value = serde_json::from_str(&r.stdout).unwrap();
+        let delegates = arr(&s["delegates"]);
+        let expected: Vec<&Value> =
+            arr(&reference["execution_plan"]).iter().flat_map(|p| arr(&p["delegates"])).collect();
+        assert_eq!(delegates.len(), expected.len(), "{stem}");
+        for (n, (ours, theirs)) in delegates.iter().zip(expected).enumerate() {
+            assert_eq!(ours["backend_id"], theirs["id"], "{stem}");
+            // The graph summary agrees with the blob's own VkGraph reference.
+            let graph = support::read_json(&vk_dir().join(format!("{stem}.delegate{n}.vk00.flatc.json")));
+            let mut ops: BTreeMap<String, u64> = BTreeMap::new();
+            for call in arr(&graph["chain"]) {
+                *ops.entry(call["name"].as_str().unwrap().to_string()).or_default() += 1;
+            }
+            let ours_ops: BTreeMap<String, u64> = serde_json::from_value(ours["vulkan"]["operators"].clone()).unwrap();
+            assert_eq!(ours_ops, ops, "{stem} delegate {n}");
+            let total: u64 = arr(&graph["constants"]).iter().map(|c| c["length"].as_u64().unwrap()).sum();
+            assert_eq!(ours["vulkan"]["constant_bytes"], total, "{stem} delegate {n}");
+            assert!(arr(&ours["vulkan"]["constants"]).iter().all(|c| c["found"] == true), "{stem}: {}", ours["vulkan"]);
+            // extract delegate:N is the blob ExecuTorch's parser extracted.
+            let (r, out) = extract(&dir, &pte, &format!("delegate:{n}"));
+            r.expect_code(0);
+            let extracted = fs::read(vk_dir().join(format!("{stem}.delegate{n}.vh00"))).unwrap();
+            assert!(fs::read(&out).unwrap() == extracted, "{}", r.what);
+        }
+        // named:KEY writes the segment the program's named data gives.
+        if let Some(first) = arr(&reference["named_data"]).first() {
+            let key = first["key"].as_str().unwrap();
+            let segment = &reference["segments"][first["segment_index"].as_u64().unwrap() as usize];
+            let (r, out) = extract(&dir, &pte, &format!("named:{key}"));
+            r.expect_code(0);
+            assert_eq!(fs::read(&out).unwrap().len() as u64, segment["size"].as_u64().unwrap());
+        }
+    }
+}
+
+#[test]
+fn extract_constant_from_a_blob() {
+    let dir = Scratch::new("vk_constant");
+    let blob = vk_dir().join("vk_mlp_inline_constants.vh00");
+    let bytes = fs::read(&blob).unwrap();
+    let graph = support::read_json(&vk_dir().join("vk_mlp_inline_constants.vk00.flatc.json"));
+    let bytes_offset = u32::from_le_bytes(bytes[18..22].try_into().unwrap()) as usize;
+    for (i, c) in arr(&graph["constants"]).iter().enumerate() {
+        let (r, out) = extract(&dir, &blob, &format!("constant:{i}"));
+        r.expect_code(0);
+        let start = bytes_offset + c["offset"].as_u64().unwrap() as usize;
+        let end = start + c["length"].as_u64().unwrap() as usize;
+        assert!(fs::read(&out).unwrap() == bytes[start..end], "{}", r.what);
+    }
+    // A 1.5 blob's constants live in the program: the tool says where to look.
+    let (r, _) = extract(&dir, &vk_dir().join("vk_mlp.delegate0.vh00"), "constant:0");
+    r.expect_code(2);
+    assert!(r.stderr.contains("named:"), "{}", r.stderr);
+    let (r, _) = extract(&dir, &blob, "constant:99");
+    r.expect_code(1);
+    assert!(r.stdout.contains("VkGraph.constants[99]"), "{}", r.stdout);
+}
+
+#[test]
+fn corrupt_executorch_files_exit_1() {
+    let dir = Scratch::new("executorch_corrupt");
+    let pte = fs::read(vk_dir().join("vk_convnet.pte")).unwrap();
+    let cut = dir.write("cut.pte", &pte[..pte.len() - 1000]);
+    every_command_rejects(&dir, &cut);
+    let blob = fs::read(vk_dir().join("vk_mlp_inline_constants.vh00")).unwrap();
+    let mut bad = blob.clone();
+    bad[22..30].copy_from_slice(&u64::MAX.to_le_bytes());
+    let file = dir.write("bad.vh00", &bad);
+    let r = run([OsStr::new("verify"), file.as_os_str()]);
+    r.expect_code(1);
+    assert!(r.stdout.contains("VH00.bytes_size"), "{}", r.stdout);
+}

@@ -6,7 +6,7 @@ mod support;
 
 use flatmodel::schema::TableType;
 use flatmodel::verify::Options;
-use flatmodel::{circle, tflite};
+use flatmodel::{circle, pte, tflite, vkgraph};
 use serde_json::Value;
 use std::path::Path;
 
@@ -80,6 +80,11 @@ struct Format {
 
 const TFLITE: Format = Format { suffix: ".tflite", dump: dump_tflite, newer: TFLITE_NEWER };
 const CIRCLE: Format = Format { suffix: ".circle", dump: dump_circle, newer: CIRCLE_NEWER };
+/// A cvimodel's reference covers its flatbuffer body only.
+const CVIMODEL: Format = Format { suffix: ".cvimodel", dump: dump_cvimodel, newer: &[] };
+const VH00: Format = Format { suffix: ".vh00", dump: dump_vkgraph, newer: &[] };
+const VK00: Format = Format { suffix: ".vk00.bin", dump: dump_vkgraph, newer: &[] };
+const PTE: Format = Format { suffix: ".pte", dump: dump_pte, newer: &[] };
 
 fn to_json(text: &str) -> Value {
     serde_json::from_str(text).expect("the dump is JSON")
@@ -92,6 +97,15 @@ fn dump_tflite(bytes: &[u8]) -> Value {
     to_json(&text)
 }
 
+/// The body table of a cvimodel (after its header, before its sections).
+fn dump_cvimodel(bytes: &[u8]) -> Value {
+    use flatmodel::cvimodel;
+    let file = cvimodel::CviModel::parse_structure(bytes).expect("structurally valid");
+    let mut text = String::new();
+    flatmodel::dump::dump_table(&mut text, file.model().raw(), cvimodel::Model::desc(), &Options::DEFAULT).unwrap();
+    to_json(&text)
+}
+
 fn dump_circle(bytes: &[u8]) -> Value {
     let model = circle::Model::parse_structure(bytes).expect("structurally valid");
     let mut text = String::new();
@@ -99,11 +113,29 @@ fn dump_circle(bytes: &[u8]) -> Value {
     to_json(&text)
 }
 
+/// The VkGraph of a `VH00` blob or a bare `VK00` flatbuffer.
+fn dump_vkgraph(bytes: &[u8]) -> Value {
+    let blob = vkgraph::Blob::parse_structure(bytes).expect("structurally valid");
+    let mut text = String::new();
+    flatmodel::dump::dump_table(&mut text, blob.graph().raw(), vkgraph::VkGraph::desc(), &Options::DEFAULT).unwrap();
+    to_json(&text)
+}
+
+fn dump_pte(bytes: &[u8]) -> Value {
+    let file = pte::PteFile::parse_structure(bytes).expect("structurally valid");
+    let mut text = String::new();
+    flatmodel::dump::dump_table(&mut text, file.program().raw(), pte::Program::desc(), &Options::DEFAULT).unwrap();
+    to_json(&text)
+}
+
 fn check_dir(dir: &Path, format: &Format) -> usize {
     let mut checked = 0;
     let mut failures = Vec::new();
     for model in support::files_with_suffix(dir, format.suffix) {
-        let Some(reference) = support::reference(&model, "flatc.json") else { continue };
+        // A blob's reference is its VkGraph's: NAME.vh00 has NAME.vk00.flatc.json.
+        let reference =
+            support::reference(&model, "flatc.json").or_else(|| support::reference(&model, "vk00.flatc.json"));
+        let Some(reference) = reference else { continue };
         let bytes = std::fs::read(&model).unwrap();
         let theirs = support::read_json(&reference);
         if let Err(e) = compare(&(format.dump)(&bytes), &theirs, "", format.newer) {
@@ -121,6 +153,18 @@ fn testdata_dumps_equal_flatc() {
     assert!(checked >= 8, "expected the shipped models, checked {checked}");
     let checked = check_dir(&support::testdata().join("circle"), &CIRCLE);
     assert!(checked >= 1, "expected the shipped Circle model, checked {checked}");
+}
+
+#[test]
+fn vkgraph_and_pte_dumps_equal_flatc() {
+    // All the corpus's VkGraph files may ship, so testdata holds them all.
+    for (format, at_least) in [(&VH00, 7), (&VK00, 7), (&PTE, 5)] {
+        let mut checked = check_dir(&support::testdata().join("vkgraph"), format);
+        if let Some(corpus) = support::corpus() {
+            checked += check_dir(&corpus.join("vkgraph"), format);
+        }
+        assert!(checked >= at_least, "{}: checked {checked}", format.suffix);
+    }
 }
 
 #[test]
@@ -156,4 +200,14 @@ fn comparison_catches_differences() {
     assert!(compare(&newer, &serde_json::json!({}), "", CIRCLE_NEWER).is_err());
     assert!(compare(&serde_json::json!({"external_buffer": 7}), &serde_json::json!({}), "", TFLITE_NEWER).is_err());
     assert!(compare(&serde_json::json!({"size": 0}), &serde_json::json!({}), "", CIRCLE_NEWER).is_ok());
+}
+
+#[test]
+fn cvimodel_dumps_equal_flatc() {
+    let checked = check_dir(&support::testdata().join("cvimodel"), &CVIMODEL);
+    assert!(checked >= 2, "expected the shipped cvimodels, checked {checked}");
+    if let Some(corpus) = support::corpus() {
+        let checked = check_dir(&corpus.join("cvimodel"), &CVIMODEL);
+        assert!(checked >= 8, "checked {checked}");
+    }
 }

@@ -60,6 +60,10 @@ fn testdata_models() -> Vec<PathBuf> {
     let dir = support::testdata();
     let mut models = support::files_with_suffix(&dir.join("tflite"), ".tflite");
     models.extend(support::files_with_suffix(&dir.join("circle"), ".circle"));
+    models.extend(support::files_with_suffix(&dir.join("cvimodel"), ".cvimodel"));
+    for suffix in [".pte", ".vh00", ".vk00.bin"] {
+        models.extend(support::files_with_suffix(&dir.join("vkgraph"), suffix));
+    }
     models
 }
 

@@ -1,7 +1,10 @@
 //! The formats: detection from the bytes, and one module per format.
 
 pub mod circle;
+pub mod cvimodel;
+pub mod pte;
 pub mod tflite;
+pub mod vkgraph;
 
 /// A format recognised from its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,15 +14,32 @@ pub enum Format {
     Tflite,
     /// Circle: identifier `CIR0`.
     Circle,
+    /// A Vulkan delegate blob: `VH00` header, or a bare VkGraph with identifier `VK00`.
+    VkGraph,
+    /// An ExecuTorch program (`.pte`): identifier `ET12`.
+    Pte,
+    /// A Sophgo cvimodel: magic `CviModel` at byte 0.
+    Cvimodel,
 }
 
 /// Recognises the format of `bytes` from their content, not a file name.
 pub fn detect(bytes: &[u8]) -> Option<Format> {
+    if cvimodel::is_cvimodel(bytes) {
+        return Some(Format::Cvimodel);
+    }
     if crate::wire::has_identifier(bytes, tflite::IDENTIFIER) {
         return Some(Format::Tflite);
     }
     if crate::wire::has_identifier(bytes, circle::IDENTIFIER) {
         return Some(Format::Circle);
+    }
+    if crate::wire::has_identifier(bytes, vkgraph::HEADER_MAGIC)
+        || crate::wire::has_identifier(bytes, vkgraph::IDENTIFIER)
+    {
+        return Some(Format::VkGraph);
+    }
+    if crate::wire::has_identifier(bytes, pte::IDENTIFIER) {
+        return Some(Format::Pte);
     }
     None
 }

@@ -7,6 +7,19 @@ use std::ffi::OsString;
 
 /// Writes the bytes `what` names in `path` to `out`.
 pub fn run(path: &OsString, what: &str, out: &OsString) -> Result<Outcome, Failure> {
+    {
+        let input = crate::input::Input::open(path)?;
+        if let Some(container) = crate::open::container(input.bytes()) {
+            let name = path.to_string_lossy();
+            return match (container.extract)(&name, input.bytes(), what)? {
+                Ok(data) => write_replacing(std::path::Path::new(out), &data).map(|()| Outcome::Ok),
+                Err(reason) => {
+                    println!("{name}: invalid: {reason}");
+                    Ok(Outcome::Invalid)
+                }
+            };
+        }
+    }
     with_model(path, |name, model| {
         let data = match (what.split_once(':'), model) {
             (Some(("buffer", n)), model) => {

@@ -16,6 +16,12 @@ pub fn run(path: &OsString, as_json: bool, tensors: bool) -> Result<Outcome, Fai
     if crate::package::is_package(path) {
         return crate::package::inspect(path, as_json);
     }
+    {
+        let input = crate::input::Input::open(path)?;
+        if let Some(container) = crate::open::container(input.bytes()) {
+            return (container.inspect)(&path.to_string_lossy(), input.bytes(), as_json);
+        }
+    }
     with_model(path, |name, model| {
         let summary = summarise(model, tensors);
         if as_json {

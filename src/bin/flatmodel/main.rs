@@ -3,7 +3,9 @@
 //! Exit codes: 0 success; 1 an input is not a valid model; 2 usage or I/O error.
 #![deny(unsafe_code)]
 
+mod cvimodel;
 mod dump;
+mod executorch;
 mod extract;
 mod input;
 mod inspect;
@@ -20,7 +22,10 @@ usage:
   flatmodel inspect FILE [--json] [--tensors]
                                       summarise a model (and list every tensor)
   flatmodel dump FILE                 print the model as JSON (flatc's conventions)
-  flatmodel extract FILE WHAT -o OUT  write bytes: WHAT is buffer:N or metadata:NAME
+  flatmodel extract FILE WHAT -o OUT  write bytes: WHAT is buffer:N or metadata:NAME (TFLite, Circle),
+                                      delegate:N, segment:N or named:KEY (.pte), constant:N (VH00 blob),
+                                      section:NAME (stored bytes), section-data:NAME (LZ4 inflated)
+                                      or weight:NAME (cvimodel)
 
 The format is detected from the bytes. Exit codes: 0 ok, 1 invalid model, 2 usage or I/O error.";
 

@@ -44,6 +44,8 @@ pub fn check(bytes: &[u8]) -> Result<String, String> {
             let model = circle::Model::parse(bytes).map_err(|e| e.to_string())?;
             Ok(describe("Circle", model, |f| model.for_each_warning(f)))
         }
+        Some(Format::Pte | Format::VkGraph) => crate::executorch::check(bytes),
+        Some(Format::Cvimodel) => crate::cvimodel::check(bytes),
         _ => Err(crate::open::unknown_format(bytes)),
     }
 }

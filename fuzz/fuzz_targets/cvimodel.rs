@@ -1,0 +1,18 @@
+//! Verifies arbitrary bytes as a cvimodel and, when they verify, walks every accessor and
+//! resolves every section, weight and routine.
+//! Built by `cargo fuzz run cvimodel`; on stable it builds as a replayer of the files it is given.
+#![cfg_attr(fuzzing, no_main)]
+
+#[cfg(fuzzing)]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    // Invalid inputs stay in the corpus: a partly valid input is a stepping stone.
+    let _ = flatmodel::fuzzing::cvimodel(data);
+});
+
+#[cfg(not(fuzzing))]
+fn main() -> std::process::ExitCode {
+    match flatmodel::fuzzing::replay_args(flatmodel::fuzzing::cvimodel) {
+        true => std::process::ExitCode::SUCCESS,
+        false => std::process::ExitCode::from(2),
+    }
+}

@@ -1,0 +1,17 @@
+//! Verifies arbitrary bytes as a Vulkan delegate blob (VH00) or bare VkGraph and, when they verify, walks every accessor.
+//! Built by `cargo fuzz run vkgraph`; on stable it builds as a replayer of the files it is given.
+#![cfg_attr(fuzzing, no_main)]
+
+#[cfg(fuzzing)]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    // Invalid inputs stay in the corpus: a partly valid input is a stepping stone.
+    let _ = flatmodel::fuzzing::vkgraph(data);
+});
+
+#[cfg(not(fuzzing))]
+fn main() -> std::process::ExitCode {
+    match flatmodel::fuzzing::replay_args(flatmodel::fuzzing::vkgraph) {
+        true => std::process::ExitCode::SUCCESS,
+        false => std::process::ExitCode::from(2),
+    }
+}

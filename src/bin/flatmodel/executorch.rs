@@ -1,0 +1,298 @@
+//! The command line over ExecuTorch files: `.pte` programs, `VH00` Vulkan delegate blobs and
+//! bare VkGraph flatbuffers.
+
+use crate::{Failure, Outcome};
+use flatmodel::pte::{DataLocation, PteFile};
+use flatmodel::schema::TableType;
+use flatmodel::vkgraph::{Blob, Constant, GraphTypes};
+use flatmodel::Format;
+use serde_json::{json, Value};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+/// Whether this module reads `bytes` (a `.pte`, a `VH00` blob or a bare VkGraph).
+pub fn reads(bytes: &[u8]) -> bool {
+    matches!(flatmodel::detect(bytes), Some(Format::Pte | Format::VkGraph))
+}
+
+/// Verifies `bytes` fully: a short description, or why they are invalid.
+pub fn check(bytes: &[u8]) -> Result<String, String> {
+    match flatmodel::detect(bytes) {
+        Some(Format::Pte) => {
+            let file = PteFile::parse(bytes).map_err(|e| e.to_string())?;
+            let delegates: Vec<_> = file.delegates().collect();
+            let vulkan = delegates.iter().filter(|d| d.is_vulkan()).count();
+            let plans = file.program().execution_plan().map_or(0, |p| p.len());
+            Ok(format!(
+                "ExecuTorch program v{}, {plans} execution plan(s), {} delegate(s) ({vulkan} Vulkan)",
+                file.program().version(),
+                delegates.len()
+            ))
+        }
+        _ => {
+            let blob = Blob::parse(bytes).map_err(|e| e.to_string())?;
+            let what = if blob.header().is_some() { "Vulkan delegate blob (VH00)" } else { "bare VkGraph (VK00)" };
+            let g = blob.graph();
+            Ok(format!(
+                "{what}, {} value(s), {} operator(s), {} constant(s)",
+                g.values().map_or(0, |v| v.len()),
+                g.chain().map_or(0, |c| c.len()),
+                g.constants().map_or(0, |c| c.len())
+            ))
+        }
+    }
+}
+
+/// The root table and its descriptor, for `dump`; `Err` with the reason when the structure is
+/// invalid.
+pub fn dump(bytes: &[u8], out: &mut String) -> Result<(), String> {
+    let options = flatmodel::verify::Options::DEFAULT;
+    let result = match flatmodel::detect(bytes) {
+        Some(Format::Pte) => {
+            let file = PteFile::parse_structure(bytes).map_err(|e| e.to_string())?;
+            flatmodel::dump::dump_table(out, file.program().raw(), flatmodel::pte::Program::desc(), &options)
+        }
+        _ => {
+            let blob = Blob::parse_structure(bytes).map_err(|e| e.to_string())?;
+            flatmodel::dump::dump_table(out, blob.graph().raw(), flatmodel::vkgraph::VkGraph::desc(), &options)
+        }
+    };
+    result.map_err(|e| e.to_string())
+}
+
+/// The bytes `what` names: `delegate:N`, `segment:N` or `named:KEY` in a `.pte`, `constant:N`
+/// in a blob. The outer error is a usage error, the inner one says the file is invalid.
+pub fn extract<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<Cow<'a, [u8]>, String>, Failure> {
+    extract_slice(name, bytes, what).map(|r| r.map(Cow::Borrowed))
+}
+
+fn extract_slice<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<&'a [u8], String>, Failure> {
+    let number = |n: &str| n.parse::<usize>().map_err(|_| Failure(format!("'{what}': expected a number after ':'")));
+    Ok(match (flatmodel::detect(bytes), what.split_once(':')) {
+        (Some(Format::Pte), Some((kind, arg))) => {
+            let file = match PteFile::parse(bytes) {
+                Ok(f) => f,
+                Err(e) => return Ok(Err(e.to_string())),
+            };
+            match kind {
+                "delegate" => {
+                    let n = number(arg)?;
+                    let d = file.delegate(n).ok_or_else(|| Failure(format!("{name}: no delegate {n}")))?;
+                    file.delegate_blob(&d).map(|(_, b)| b).map_err(|e| e.to_string())
+                }
+                "segment" => file.segment(number(arg)?).map(|(_, b)| b).map_err(|e| e.to_string()),
+                "named" => Ok(file.named_data(arg).ok_or_else(|| Failure(format!("{name}: no named data '{arg}'")))?),
+                _ => return Err(Failure(format!("'{what}': a .pte has delegate:N, segment:N or named:KEY"))),
+            }
+        }
+        (_, Some(("constant", arg))) => {
+            let blob = match Blob::parse(bytes) {
+                Ok(b) => b,
+                Err(e) => return Ok(Err(e.to_string())),
+            };
+            let n = number(arg)?;
+            match blob.constant(n) {
+                Ok(Constant::Inline(data)) => Ok(data),
+                Ok(Constant::Named { key, .. }) => {
+                    return Err(Failure(format!(
+                        "{name}: constant {n} is the program's named data '{key}': extract named:{key} from the .pte"
+                    )))
+                }
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        _ => return Err(Failure(format!("'{what}': a Vulkan blob has constant:N"))),
+    })
+}
+
+/// The summary `inspect` prints, or why the file is invalid.
+pub fn summary(bytes: &[u8]) -> Result<Value, String> {
+    match flatmodel::detect(bytes) {
+        Some(Format::Pte) => program_summary(bytes),
+        _ => {
+            let blob = Blob::parse(bytes).map_err(|e| e.to_string())?;
+            let mut s = graph_summary(&blob, |_| None);
+            s["format"] = json!(if blob.header().is_some() { "Vulkan delegate blob (VH00)" } else { "VkGraph (VK00)" });
+            s["file_bytes"] = json!(bytes.len());
+            if let Some(h) = blob.header() {
+                s["header"] = json!({
+                    "header_size": h.header_size, "flatbuffer_offset": h.flatbuffer_offset,
+                    "flatbuffer_size": h.flatbuffer_size, "bytes_offset": h.bytes_offset, "bytes_size": h.bytes_size,
+                });
+            }
+            Ok(s)
+        }
+    }
+}
+
+fn program_summary(bytes: &[u8]) -> Result<Value, String> {
+    let file = PteFile::parse(bytes).map_err(|e| e.to_string())?;
+    let program = file.program();
+    let plans: Vec<Value> = program
+        .execution_plan()
+        .into_iter()
+        .flat_map(|p| p.iter())
+        .map(|p| {
+            let operators: Vec<String> = p
+                .operators()
+                .into_iter()
+                .flat_map(|o| o.iter())
+                .map(|o| match o.overload().filter(|s| !s.is_empty()) {
+                    Some(overload) => format!("{}.{overload}", o.name().unwrap_or("")),
+                    None => o.name().unwrap_or("").to_string(),
+                })
+                .collect();
+            json!({
+                "name": p.name(),
+                "values": p.values().map_or(0, |v| v.len()),
+                "inputs": p.inputs().map(|v| v.iter().collect::<Vec<_>>()),
+                "outputs": p.outputs().map(|v| v.iter().collect::<Vec<_>>()),
+                "operators": operators,
+                "delegates": p.delegates().map_or(0, |d| d.len()),
+            })
+        })
+        .collect();
+    let delegates: Vec<Value> = file
+        .delegates()
+        .enumerate()
+        .map(|(n, d)| {
+            let processed = d.view.processed();
+            let location = processed.map(|p| match p.location() {
+                DataLocation::INLINE => format!("inline {}", p.index()),
+                DataLocation::SEGMENT => format!("segment {}", p.index()),
+                other => format!("DataLocation({})", other.0),
+            });
+            let mut v = json!({
+                "index": n, "plan": d.plan, "backend_id": d.id, "stored": location,
+                "bytes": file.delegate_blob(&d).map_or(0, |(_, b)| b.len()),
+            });
+            if let Some(Ok(blob)) = file.vulkan_blob(&d) {
+                v["vulkan"] = graph_summary(&blob, |key| file.named_data(key));
+            }
+            v
+        })
+        .collect();
+    let segment_bytes: u64 = (0..program.segments().map_or(0, |s| s.len()))
+        .filter_map(|i| file.segment(i).ok())
+        .map(|(_, b)| b.len() as u64)
+        .sum();
+    Ok(json!({
+        "format": "ExecuTorch program (.pte)",
+        "file_bytes": bytes.len(),
+        "version": program.version(),
+        "extended_header": file.header().map(|h| json!({
+            "length": h.length, "program_size": h.program_size,
+            "segment_base_offset": h.segment_base_offset, "segment_data_size": h.segment_data_size,
+        })),
+        "execution_plans": plans,
+        "delegates": delegates,
+        "segments": program.segments().map_or(0, |s| s.len()),
+        "segment_bytes": segment_bytes,
+        "named_data": program.named_data().map_or(0, |n| n.len()),
+    }))
+}
+
+/// A Vulkan graph: values by type, operators by name, inputs, outputs, and where each
+/// constant's data lives (`named` looks up the program's named data).
+fn graph_summary<'a>(blob: &Blob<'a>, named: impl Fn(&str) -> Option<&'a [u8]>) -> Value {
+    let g = blob.graph();
+    let mut values: BTreeMap<String, u64> = BTreeMap::new();
+    for v in g.values().into_iter().flat_map(|v| v.iter()) {
+        let u = v.value();
+        let name = u.type_name().map_or_else(|| format!("GraphTypes({})", u.tag()), str::to_string);
+        *values.entry(name).or_default() += 1;
+    }
+    let mut operators: BTreeMap<String, u64> = BTreeMap::new();
+    for call in g.chain().into_iter().flat_map(|c| c.iter()) {
+        *operators.entry(call.name().unwrap_or("").to_string()).or_default() += 1;
+    }
+    let value = |id: u32| -> Value {
+        match g.values().and_then(|v| v.get(id as usize)).map(|v| v.value()) {
+            Some(GraphTypes::VkTensor(t)) => json!({
+                "value": id,
+                "datatype": t.datatype().name().map_or_else(|| json!(t.datatype().0), |n| json!(n)),
+                "dims": t.dims().map(|d| d.iter().collect::<Vec<_>>()),
+            }),
+            _ => json!({"value": id}),
+        }
+    };
+    let mut total = 0u64;
+    let constants: Vec<Value> = (0..g.constants().map_or(0, |c| c.len()))
+        .map(|i| match blob.constant(i) {
+            Ok(Constant::Inline(data)) => {
+                total += data.len() as u64;
+                json!({"index": i, "bytes": data.len(), "stored": "inline (VH00 raw bytes)"})
+            }
+            Ok(Constant::Named { key, length }) => {
+                total += length;
+                let found = named(key).is_some();
+                json!({"index": i, "bytes": length, "stored": "named data", "key": key, "found": found})
+            }
+            Err(e) => json!({"index": i, "error": e.to_string()}),
+        })
+        .collect();
+    json!({
+        "version": g.version(),
+        "values": values,
+        "operators": operators,
+        "inputs": g.input_ids().into_iter().flat_map(|v| v.iter()).map(value).collect::<Vec<_>>(),
+        "outputs": g.output_ids().into_iter().flat_map(|v| v.iter()).map(value).collect::<Vec<_>>(),
+        "constants": constants,
+        "constant_bytes": total,
+    })
+}
+
+/// Prints `summary` for `inspect` without `--json`.
+pub fn print(name: &str, s: &Value) {
+    println!("{name}");
+    println!("  format:     {}", s["format"].as_str().unwrap_or("-"));
+    if let Some(plans) = s["execution_plans"].as_array() {
+        println!("  version:    {}", s["version"]);
+        for p in plans {
+            println!(
+                "  plan {}: {} values, inputs {}, outputs {}, operators {}",
+                p["name"], p["values"], p["inputs"], p["outputs"], p["operators"]
+            );
+        }
+        println!("  segments:   {} ({} bytes), named data: {}", s["segments"], s["segment_bytes"], s["named_data"]);
+        for d in s["delegates"].as_array().into_iter().flatten() {
+            println!(
+                "  delegate {}: {} ({}, {} bytes)",
+                d["index"],
+                d["backend_id"],
+                d["stored"].as_str().unwrap_or("-"),
+                d["bytes"]
+            );
+            if d.get("vulkan").is_some() {
+                print_graph(&d["vulkan"], "    ");
+            }
+        }
+    } else {
+        print_graph(s, "  ");
+    }
+}
+
+fn print_graph(g: &Value, indent: &str) {
+    println!("{indent}values:    {}", g["values"]);
+    println!("{indent}operators: {}", g["operators"]);
+    println!("{indent}inputs:    {}", g["inputs"]);
+    println!("{indent}outputs:   {}", g["outputs"]);
+    println!("{indent}constants: {} ({} bytes)", g["constants"].as_array().map_or(0, Vec::len), g["constant_bytes"]);
+    for c in g["constants"].as_array().into_iter().flatten() {
+        let key = c.get("key").and_then(Value::as_str).map(|k| format!(" {k}")).unwrap_or_default();
+        println!("{indent}  [{}] {} bytes, {}{key}", c["index"], c["bytes"], c["stored"].as_str().unwrap_or("?"));
+    }
+}
+
+/// `inspect` on an ExecuTorch file.
+pub fn inspect(name: &str, bytes: &[u8], as_json: bool) -> Result<Outcome, Failure> {
+    match summary(bytes) {
+        Ok(s) if as_json => println!("{}", serde_json::to_string_pretty(&s)?),
+        Ok(s) => print(name, &s),
+        Err(reason) => {
+            println!("{name}: invalid: {reason}");
+            return Ok(Outcome::Invalid);
+        }
+    }
+    Ok(Outcome::Ok)
+}

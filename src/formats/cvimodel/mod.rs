@@ -1,0 +1,38 @@
+//! Sophgo cvimodel (`CviModel` magic): a 48-byte header (32 in version 1.0), a flatbuffer body
+//! of schema `cvi.model` (no file identifier), then the section payloads (FORMATS.md 4).
+//!
+//! [`CviModel::parse`] reads the header, verifies the body as `Model` and checks where the
+//! sections, weights and routines point; [`CviModel::parse_structure`] stops after the body's
+//! structure. Every table, struct, enum and union of `schema.fbs` has a view type here
+//! (generated into `generated.rs`); `header.rs` is the container header, `model.rs` the section
+//! area, the tagged offsets and the rules.
+//!
+//! - Sections resolve to their stored payload ([`CviModel::section_at`], [`CviModel::section`]);
+//!   with the `lz4` feature, [`CviModel::decompress_section`] inflates LZ4 sections and checks
+//!   they yield exactly `decompressed_size` bytes. Encrypted sections are reported, never
+//!   interpreted.
+//! - `Weight.offset` and `Tensor.offset` are tagged: [`Weight::address`] and
+//!   [`Tensor::address`] decode them; [`CviModel::weight_data`] slices a weight's bytes.
+//! - TPU routines name their command buffer by section name: [`CviModel::routine_section`].
+//! - `CpuRoutine.function_args` is a nested flatbuffer of schema `cvi.cpu_op.Parameter`, which
+//!   `schema.fbs` does not describe: it is exposed as bytes.
+//! - With the `md5` feature, [`CviModel::md5_check`] recomputes the header's MD5; a mismatch is
+//!   a [`Warning`], never an error (runtimes do not check it and some tools leave it unset).
+
+mod generated;
+mod header;
+mod model;
+
+pub use generated::*;
+pub use header::{Header, RawHeader, RawHeaderV1_0, HEADER_SIZE, HEADER_SIZE_V1_0, MAGIC};
+#[cfg(feature = "md5")]
+pub use model::Md5Check;
+pub use model::{
+    decode_tensor_offset, decode_weight_offset, CviModel, MemoryRegion, MemoryUsage, Parsed, SectionRef, TensorAddress,
+    Warning, WeightAddress,
+};
+
+/// Whether `bytes` start with the cvimodel magic.
+pub fn is_cvimodel(bytes: &[u8]) -> bool {
+    bytes.starts_with(&MAGIC)
+}

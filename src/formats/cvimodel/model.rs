@@ -1,0 +1,682 @@
+//! The container: header, verified body, sections resolved to bytes, the model's own rules.
+
+use super::header::Header;
+use super::{DType, Model, Program, Routine, RoutineType, Section, SectionType, Tensor, Weight};
+use crate::error::{Error, ErrorKind, Location, Result};
+use crate::verify::{Name, Options, Stats, Verifier};
+use crate::wire::{FromTable, Table};
+
+/// The low 40 bits of a tagged offset: the offset inside its region.
+const OFFSET_MASK: u64 = (1 << 40) - 1;
+
+/// Bit 40 of `Weight.offset`, set by the writers.
+const WEIGHT_TAG: u64 = 1 << 40;
+
+/// LZ4's largest expansion: each byte of a block yields at most 255 bytes (plus a short tail).
+const LZ4_MAX_RATIO: u64 = 255;
+
+static MODEL: &str = "Model";
+static SECTIONS: &str = "sections";
+static WEIGHT_MAP: &str = "weight_map";
+static PROGRAMS: &str = "programs";
+static ROUTINES: &str = "routines";
+static TPU_ROUTINE: &str = "tpu_routine";
+static CPU_ROUTINE: &str = "cpu_routine";
+static CMDBUF_SECTION: &str = "cmdbuf_section";
+static DMABUF_SECTION: &str = "dmabuf_section";
+static OFFSET: &str = "offset";
+static SIZE: &str = "size";
+static DECOMPRESSED_SIZE: &str = "decompressed_size";
+static ENCRYPT: &str = "encrypt";
+static COMPRESS: &str = "compress";
+
+/// `Model.a[i].b[j].c` as a location, outermost segment first.
+fn location(segments: &[(Name, Option<usize>)]) -> Location {
+    let mut l = Location::at(&MODEL);
+    for &(name, index) in segments.iter().rev() {
+        l.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
+    }
+    l
+}
+
+fn to_u64(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// Where a tensor's memory is (bits 40..42 of `Tensor.offset`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryRegion {
+    /// 0: memory shared between models (activations).
+    Shared,
+    /// 1: the weight memory.
+    Weight,
+    /// 2: memory private to the model.
+    Private,
+    /// 3 and up: an input or output buffer (the value is the region number).
+    Io(u8),
+}
+
+impl MemoryRegion {
+    /// The region number as stored.
+    pub fn number(self) -> u8 {
+        match self {
+            MemoryRegion::Shared => 0,
+            MemoryRegion::Weight => 1,
+            MemoryRegion::Private => 2,
+            MemoryRegion::Io(n) => n,
+        }
+    }
+}
+
+/// A decoded `Tensor.offset`: the region and the offset inside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorAddress {
+    /// The memory region.
+    pub region: MemoryRegion,
+    /// The byte offset inside the region (the low 40 bits).
+    pub offset: u64,
+}
+
+/// Decodes a `Tensor.offset` value: `None` for -1 (no memory).
+pub fn decode_tensor_offset(raw: i64) -> Option<TensorAddress> {
+    if raw == -1 {
+        return None;
+    }
+    let bits = raw as u64; // two's complement reinterpretation: the tag lives in the high bits
+    let region = match (bits >> 40) & 0x7 {
+        0 => MemoryRegion::Shared,
+        1 => MemoryRegion::Weight,
+        2 => MemoryRegion::Private,
+        n => MemoryRegion::Io(n as u8),
+    };
+    Some(TensorAddress { region, offset: bits & OFFSET_MASK })
+}
+
+/// A decoded `Weight.offset`: the offset inside the WEIGHT section and whether bit 40 (the
+/// tag writers set) is present.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WeightAddress {
+    /// The byte offset inside the WEIGHT section's data (the low 40 bits).
+    pub offset: u64,
+    /// Whether bit 40 is set, as writers do.
+    pub tagged: bool,
+}
+
+/// Decodes a `Weight.offset` value.
+pub fn decode_weight_offset(raw: i64) -> WeightAddress {
+    let bits = raw as u64; // two's complement reinterpretation: the tag lives in the high bits
+    WeightAddress { offset: bits & OFFSET_MASK, tagged: bits & WEIGHT_TAG != 0 }
+}
+
+impl Tensor<'_> {
+    /// The decoded `offset`: region and offset, or `None` when it is -1 (no memory).
+    pub fn address(&self) -> Option<TensorAddress> {
+        decode_tensor_offset(self.offset())
+    }
+}
+
+impl Weight<'_> {
+    /// The decoded `offset`: the offset inside the WEIGHT section and its tag bit.
+    pub fn address(&self) -> WeightAddress {
+        decode_weight_offset(self.offset())
+    }
+}
+
+impl DType {
+    /// The element size in bytes, for the types this schema names.
+    pub fn size(self) -> Option<u64> {
+        match self {
+            DType::FP32 | DType::INT32 | DType::UINT32 => Some(4),
+            DType::BF16 | DType::INT16 | DType::UINT16 => Some(2),
+            DType::INT8 | DType::UINT8 => Some(1),
+            _ => None,
+        }
+    }
+}
+
+impl Section<'_> {
+    /// Whether the payload is an LZ4 block (`compress` with a non-zero `decompressed_size`).
+    pub fn is_lz4(&self) -> bool {
+        self.compress() && self.decompressed_size() > 0
+    }
+
+    /// The size of the section's data once decompressed (`size` when it is not compressed).
+    pub fn data_size(&self) -> u32 {
+        if self.is_lz4() {
+            self.decompressed_size()
+        } else {
+            self.size()
+        }
+    }
+}
+
+/// A section of the file: its table and its stored payload.
+#[derive(Clone, Copy, Debug)]
+pub struct SectionRef<'a> {
+    /// The section's index in `Model.sections`.
+    pub index: usize,
+    /// The section's table.
+    pub section: Section<'a>,
+    /// The stored payload (compressed or encrypted as stored).
+    pub payload: &'a [u8],
+    /// Where the payload starts in the file.
+    pub file_offset: usize,
+}
+
+/// Something a runtime tolerates but a careful writer would not produce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// The header's MD5 is not the MD5 of everything after the header.
+    Md5Mismatch {
+        /// The header's value.
+        stored: [u8; 16],
+        /// The MD5 computed over the file.
+        computed: [u8; 16],
+    },
+    /// `Weight.offset` does not carry the bit-40 tag writers set.
+    UntaggedWeightOffset {
+        /// The weight's index in `Model.weight_map`.
+        weight: usize,
+    },
+    /// The header's version is not `Model.version`'s major and minor.
+    VersionMismatch,
+    /// The header's chip is not `Model.target`.
+    ChipMismatch,
+    /// A TPU routine's `cmdbuf_section` or `dmabuf_section` names a section of another type.
+    RoutineSectionType {
+        /// The program's index.
+        program: usize,
+        /// The routine's index in the program.
+        routine: usize,
+    },
+    /// An encrypted section: its payload is for a trusted loader and is not interpreted.
+    EncryptedSection {
+        /// The section's index.
+        section: usize,
+    },
+}
+
+/// What `model_tool --info` reports as "CviModel Need ION Memory Size", in parts (bytes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryUsage {
+    /// Every section's stored size.
+    pub sections: u64,
+    /// Every program's `neuron_size` (files before version 1.1).
+    pub neuron: u64,
+    /// Every program's `private_gmem`.
+    pub private: u64,
+    /// The largest `shared_gmem` of any program.
+    pub shared: u64,
+    /// Input and output tensors (region 3 and up): N*C*H*W times the element size.
+    pub io: u64,
+}
+
+impl MemoryUsage {
+    /// The sum of the parts (saturating).
+    pub fn total(&self) -> u64 {
+        self.sections
+            .saturating_add(self.neuron)
+            .saturating_add(self.private)
+            .saturating_add(self.shared)
+            .saturating_add(self.io)
+    }
+}
+
+/// A cvimodel file: its header, the verified flatbuffer body and the section area after it.
+#[derive(Clone, Copy, Debug)]
+pub struct CviModel<'a> {
+    file: &'a [u8],
+    header: Header,
+    body_start: usize,
+    binary_start: usize,
+    model: Model<'a>,
+}
+
+/// A verified cvimodel together with what the verifier counted.
+#[derive(Clone, Copy, Debug)]
+pub struct Parsed<'a> {
+    /// The file.
+    pub cvimodel: CviModel<'a>,
+    /// What the structural verification of the body visited.
+    pub stats: Stats,
+}
+
+/// Counts rule work against the verifier's apparent-size budget, so that offsets shared many
+/// times (a routine list referenced by every program) cannot make the checks quadratic.
+struct Work {
+    left: u64,
+}
+
+impl Work {
+    fn spend(&mut self, units: u64) -> Result<()> {
+        match self.left.checked_sub(units) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(Error::new(ErrorKind::ApparentSizeLimit, 0, Location::at(&MODEL))),
+        }
+    }
+}
+
+impl<'a> CviModel<'a> {
+    /// Verifies `file` as a cvimodel (header, flatbuffer structure, sections, weights and
+    /// routines) and returns it.
+    pub fn parse(file: &'a [u8]) -> Result<Self> {
+        Self::parse_with(file, &Options::DEFAULT).map(|p| p.cvimodel)
+    }
+
+    /// [`CviModel::parse`] with explicit verifier limits, also returning the verifier's counts.
+    pub fn parse_with(file: &'a [u8], options: &Options) -> Result<Parsed<'a>> {
+        let parsed = Self::parse_structure_with(file, options)?;
+        parsed.cvimodel.check(options)?;
+        Ok(parsed)
+    }
+
+    /// Checks only the header and the flatbuffer structure of the body (every offset the views
+    /// can read), not where sections, weights and routines point: for tools that show broken
+    /// files.
+    pub fn parse_structure(file: &'a [u8]) -> Result<Self> {
+        Self::parse_structure_with(file, &Options::DEFAULT).map(|p| p.cvimodel)
+    }
+
+    /// [`CviModel::parse_structure`] with explicit limits, also returning the verifier's counts.
+    pub fn parse_structure_with(file: &'a [u8], options: &Options) -> Result<Parsed<'a>> {
+        let header = Header::parse(file)?;
+        let range = header.body_range(file.len())?;
+        let (body_start, binary_start) = (range.start, range.end);
+        let body = file.get(range).unwrap_or_default();
+        let base = to_u64(body_start);
+        // The body has no file identifier: the container says which schema it holds.
+        let mut v = Verifier::new(body, *options);
+        let root = v.verify_root::<Model<'static>>(None).map_err(|e| e.shifted(base))?;
+        let table = Table::verified(body, root).ok_or(Error::new(ErrorKind::Truncated, base, Location::at(&MODEL)))?;
+        let model = Model::from_table(table);
+        Ok(Parsed { cvimodel: CviModel { file, header, body_start, binary_start, model }, stats: v.stats() })
+    }
+
+    /// The whole file.
+    pub fn file(&self) -> &'a [u8] {
+        self.file
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The root table of the body.
+    pub fn model(&self) -> Model<'a> {
+        self.model
+    }
+
+    /// The flatbuffer body's bytes (views' positions are relative to its start).
+    pub fn body(&self) -> &'a [u8] {
+        self.file.get(self.body_start..self.binary_start).unwrap_or_default()
+    }
+
+    /// Where the body starts in the file (the header's size).
+    pub fn body_offset(&self) -> usize {
+        self.body_start
+    }
+
+    /// The section area: everything after the body.
+    pub fn binary(&self) -> &'a [u8] {
+        self.file.get(self.binary_start..).unwrap_or_default()
+    }
+
+    /// Where the section area starts in the file (section offsets count from here).
+    pub fn binary_offset(&self) -> usize {
+        self.binary_start
+    }
+
+    /// What the header's MD5 covers: everything after the header.
+    pub fn md5_input(&self) -> &'a [u8] {
+        self.file.get(self.body_start..).unwrap_or_default()
+    }
+
+    /// The file offset of a table of the body.
+    fn file_offset(&self, table: Table<'_>) -> u64 {
+        to_u64(self.body_start).saturating_add(to_u64(table.position()))
+    }
+
+    /// The section at `index` of `Model.sections` with its stored payload, or an error when the
+    /// payload lies outside the section area.
+    pub fn section_at(&self, index: usize) -> Result<SectionRef<'a>> {
+        let section = self.model.sections().and_then(|s| s.get(index)).ok_or(Error::new(
+            ErrorKind::IndexOutOfRange,
+            to_u64(self.body_start),
+            location(&[(&SECTIONS, Some(index))]),
+        ))?;
+        let at = |field: Name| {
+            Error::new(
+                ErrorKind::OutOfBounds,
+                self.file_offset(section.raw()),
+                location(&[(&SECTIONS, Some(index)), (field, None)]),
+            )
+        };
+        let start = usize::try_from(section.offset()).map_err(|_| at(&OFFSET))?;
+        let size = usize::try_from(section.size()).map_err(|_| at(&SIZE))?;
+        let binary = self.binary();
+        let rest = binary.get(start..).ok_or_else(|| at(&OFFSET))?;
+        let payload = rest.get(..size).ok_or_else(|| at(&SIZE))?;
+        let file_offset = self.binary_start.checked_add(start).ok_or_else(|| at(&OFFSET))?;
+        Ok(SectionRef { index, section, payload, file_offset })
+    }
+
+    /// Every section, in order, each resolved to its payload (or why it cannot be).
+    pub fn sections(&self) -> impl Iterator<Item = Result<SectionRef<'a>>> + '_ {
+        let n = self.model.sections().map_or(0, |s| s.len());
+        (0..n).map(|i| self.section_at(i))
+    }
+
+    /// The index and table of the first section named `name` (how the runtime looks them up;
+    /// linear in the number of sections).
+    pub fn find_section(&self, name: &str) -> Option<(usize, Section<'a>)> {
+        self.model.sections()?.iter().enumerate().find(|(_, s)| s.name() == name)
+    }
+
+    /// The first section named `name`, resolved.
+    pub fn section(&self, name: &str) -> Option<Result<SectionRef<'a>>> {
+        self.find_section(name).map(|(i, _)| self.section_at(i))
+    }
+
+    /// The first WEIGHT section, where `Weight.offset` points.
+    pub fn weight_section(&self) -> Option<(usize, Section<'a>)> {
+        self.model.sections()?.iter().enumerate().find(|(_, s)| s.type_() == SectionType::WEIGHT)
+    }
+
+    /// The first weight named `name` in `Model.weight_map`.
+    pub fn weight(&self, name: &str) -> Option<Weight<'a>> {
+        self.model.weight_map()?.iter().find(|w| w.name() == Some(name))
+    }
+
+    /// The bytes of `weight`: `size` bytes at its offset inside the WEIGHT section (found as
+    /// [`CviModel::weight_section`] finds it, scanning the sections before it). An error
+    /// when there is no WEIGHT section, it is compressed or encrypted (decompress it with
+    /// `decompress_section` and slice that), or the range falls outside it.
+    pub fn weight_data(&self, weight: &Weight<'_>) -> Result<&'a [u8]> {
+        let at = |kind, field: Name| {
+            Error::new(kind, self.file_offset(weight.raw()), location(&[(&WEIGHT_MAP, None), (field, None)]))
+        };
+        let (index, section) = self.weight_section().ok_or_else(|| at(ErrorKind::NotFound, &OFFSET))?;
+        if section.is_lz4() {
+            return Err(at(ErrorKind::Rule("the WEIGHT section is compressed: decompress it first"), &COMPRESS));
+        }
+        if section.encrypt() {
+            return Err(at(ErrorKind::Rule("the WEIGHT section is encrypted"), &ENCRYPT));
+        }
+        let payload = self.section_at(index)?.payload;
+        let start = usize::try_from(weight.address().offset).map_err(|_| at(ErrorKind::OutOfBounds, &OFFSET))?;
+        let size = usize::try_from(weight.size()).map_err(|_| at(ErrorKind::OutOfBounds, &SIZE))?;
+        payload.get(start..).and_then(|r| r.get(..size)).ok_or_else(|| at(ErrorKind::OutOfBounds, &SIZE))
+    }
+
+    /// The section a TPU routine runs (its `cmdbuf_section`, else its `dmabuf_section`), with
+    /// its index; `Ok(None)` for a routine of another type. An error when a TPU routine has
+    /// neither name or names a section the file does not have.
+    pub fn routine_section(&self, routine: &Routine<'_>) -> Result<Option<(usize, Section<'a>)>> {
+        self.resolve_routine(routine, None)
+    }
+
+    /// [`CviModel::routine_section`], with errors located at `programs[p].routines[r]` when
+    /// `at` is `Some((p, r))`.
+    fn resolve_routine(
+        &self,
+        routine: &Routine<'_>,
+        at: Option<(usize, usize)>,
+    ) -> Result<Option<(usize, Section<'a>)>> {
+        let err = |kind, tail: &[Name]| Error::new(kind, self.file_offset(routine.raw()), routine_location(at, tail));
+        match routine.type_() {
+            RoutineType::TPU => {}
+            RoutineType::CPU if routine.cpu_routine().is_none() => {
+                return Err(err(ErrorKind::MissingRequired, &[&CPU_ROUTINE]));
+            }
+            _ => return Ok(None),
+        }
+        let tpu = routine.tpu_routine().ok_or_else(|| err(ErrorKind::MissingRequired, &[&TPU_ROUTINE]))?;
+        let (name, field) = match (tpu.cmdbuf_section(), tpu.dmabuf_section()) {
+            (Some(n), _) => (n, &CMDBUF_SECTION),
+            (None, Some(n)) => (n, &DMABUF_SECTION),
+            (None, None) => return Err(err(ErrorKind::MissingRequired, &[&TPU_ROUTINE, &CMDBUF_SECTION])),
+        };
+        match self.find_section(name) {
+            Some(found) => Ok(Some(found)),
+            None => Err(err(
+                ErrorKind::Rule("a TPU routine names a section the file does not have"),
+                &[&TPU_ROUTINE, field],
+            )),
+        }
+    }
+
+    /// The data of section `index` of `Model.sections`: its payload decompressed when it is an
+    /// LZ4 block (which must yield exactly `decompressed_size` bytes; the allocation is bounded
+    /// by what LZ4 can expand the stored `size` to), else the payload borrowed as stored.
+    /// Encrypted LZ4 sections are refused.
+    #[cfg(feature = "lz4")]
+    pub fn decompress_section(&self, index: usize) -> Result<alloc::borrow::Cow<'a, [u8]>> {
+        use alloc::borrow::Cow;
+        let r = self.section_at(index)?;
+        if !r.section.is_lz4() {
+            return Ok(Cow::Borrowed(r.payload));
+        }
+        let err = |kind, field: Name| {
+            Error::new(kind, self.file_offset(r.section.raw()), location(&[(&SECTIONS, Some(index)), (field, None)]))
+        };
+        if r.section.encrypt() {
+            return Err(err(ErrorKind::Rule("the section is encrypted"), &ENCRYPT));
+        }
+        let expected = r.section.decompressed_size();
+        lz4_bound(r.section.size(), expected).map_err(|kind| err(kind, &DECOMPRESSED_SIZE))?;
+        let len = usize::try_from(expected).map_err(|_| err(ErrorKind::OutOfBounds, &DECOMPRESSED_SIZE))?;
+        let mut out = alloc::vec![0u8; len];
+        match lz4_flex::block::decompress_into(r.payload, &mut out) {
+            Ok(n) if n == len => Ok(Cow::Owned(out)),
+            Ok(_) | Err(lz4_flex::block::DecompressError::OutputTooSmall { .. }) => Err(err(
+                ErrorKind::Rule("the LZ4 data does not decompress to decompressed_size bytes"),
+                &DECOMPRESSED_SIZE,
+            )),
+            Err(_) => Err(err(ErrorKind::Rule("the section's LZ4 data is malformed"), &COMPRESS)),
+        }
+    }
+
+    /// The MD5 of everything after the header, and whether it equals the header's.
+    #[cfg(feature = "md5")]
+    pub fn md5_check(&self) -> Md5Check {
+        let computed = md5::compute(self.md5_input()).0;
+        Md5Check { stored: self.header.md5, computed }
+    }
+
+    /// What `model_tool --info` adds up as the ION memory the model needs.
+    pub fn memory_usage(&self) -> MemoryUsage {
+        let mut m = MemoryUsage::default();
+        for s in self.model.sections().into_iter().flat_map(|s| s.iter()) {
+            m.sections = m.sections.saturating_add(u64::from(s.size()));
+        }
+        let mut budget = Options::DEFAULT.apparent_size_budget(self.file.len());
+        for p in self.model.programs().into_iter().flat_map(|p| p.iter()) {
+            m.neuron = m.neuron.saturating_add(u64::from(p.neuron_size()));
+            m.private = m.private.saturating_add(u64::from(p.private_gmem()));
+            m.shared = m.shared.max(u64::from(p.shared_gmem()));
+            for t in p.tensor_map().into_iter().flat_map(|t| t.iter()) {
+                budget = match budget.checked_sub(1) {
+                    Some(b) => b,
+                    None => return m,
+                };
+                if let Some(TensorAddress { region: MemoryRegion::Io(_), .. }) = t.address() {
+                    m.io = m.io.saturating_add(io_tensor_bytes(&t));
+                }
+            }
+        }
+        m
+    }
+
+    /// The model's own rules, beyond the structure: every section inside the section area,
+    /// compressed sizes LZ4 can produce, weights inside the WEIGHT section, TPU routines naming
+    /// existing sections.
+    pub fn check(&self, options: &Options) -> Result<()> {
+        let mut work = Work { left: options.apparent_size_budget(self.file.len()) };
+        let sections = self.model.sections();
+        let n_sections = sections.map_or(0, |s| s.len());
+        // What every LZ4 section together may inflate to: what the section area could, were the
+        // sections laid out without overlap. Decompressing them all is then linear in the file.
+        let mut inflated_left = to_u64(self.binary().len())
+            .saturating_mul(LZ4_MAX_RATIO)
+            .saturating_add(to_u64(n_sections).saturating_mul(16));
+        for r in self.sections() {
+            work.spend(1)?;
+            let r = r?;
+            if r.section.is_lz4() {
+                let at = |kind| {
+                    Error::new(
+                        kind,
+                        self.file_offset(r.section.raw()),
+                        location(&[(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)]),
+                    )
+                };
+                lz4_bound(r.section.size(), r.section.decompressed_size()).map_err(at)?;
+                inflated_left =
+                    inflated_left.checked_sub(u64::from(r.section.decompressed_size())).ok_or_else(|| {
+                        at(ErrorKind::Rule("the LZ4 sections claim more than the section area can inflate to"))
+                    })?;
+            }
+        }
+        if let Some(weights) = self.model.weight_map().filter(|w| !w.is_empty()) {
+            let Some((_, ws)) = self.weight_section() else {
+                return Err(Error::new(
+                    ErrorKind::Rule("weights but no WEIGHT section"),
+                    self.file_offset(self.model.raw()),
+                    location(&[(&WEIGHT_MAP, None)]),
+                ));
+            };
+            let limit = u64::from(ws.data_size());
+            for (i, w) in weights.iter().enumerate() {
+                work.spend(1)?;
+                let end = w.address().offset.checked_add(u64::from(w.size()));
+                if end.is_none_or(|end| end > limit) {
+                    return Err(Error::new(
+                        ErrorKind::OutOfBounds,
+                        self.file_offset(w.raw()),
+                        location(&[(&WEIGHT_MAP, Some(i)), (&OFFSET, None)]),
+                    ));
+                }
+            }
+        }
+        for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
+            work.spend(1)?;
+            self.check_program(p, &program, &mut work, n_sections)?;
+        }
+        Ok(())
+    }
+
+    fn check_program(&self, p: usize, program: &Program<'_>, work: &mut Work, n_sections: usize) -> Result<()> {
+        for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
+            // A name lookup compares against every section.
+            work.spend(to_u64(n_sections).saturating_add(1))?;
+            self.resolve_routine(&routine, Some((p, r)))?;
+        }
+        Ok(())
+    }
+
+    /// Calls `f` for each advisory finding (with the `md5` feature, an MD5 mismatch among them).
+    pub fn for_each_warning(&self, mut f: impl FnMut(Warning)) {
+        #[cfg(feature = "md5")]
+        {
+            let check = self.md5_check();
+            if !check.matches() {
+                f(Warning::Md5Mismatch { stored: check.stored, computed: check.computed });
+            }
+        }
+        if let Some(v) = self.model.version() {
+            if (v.major_(), v.minor_()) != (self.header.major, self.header.minor) {
+                f(Warning::VersionMismatch);
+            }
+        }
+        if let (Some(chip), Some(target)) = (self.header.chip_name(), self.model.target()) {
+            if chip != target {
+                f(Warning::ChipMismatch);
+            }
+        }
+        for (i, s) in self.model.sections().into_iter().flat_map(|s| s.iter()).enumerate() {
+            if s.encrypt() {
+                f(Warning::EncryptedSection { section: i });
+            }
+        }
+        for (i, w) in self.model.weight_map().into_iter().flat_map(|w| w.iter()).enumerate() {
+            if !w.address().tagged {
+                f(Warning::UntaggedWeightOffset { weight: i });
+            }
+        }
+        let mut budget = Options::DEFAULT.apparent_size_budget(self.file.len());
+        for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
+            for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
+                let cost = to_u64(self.model.sections().map_or(0, |s| s.len())).saturating_add(1);
+                budget = match budget.checked_sub(cost) {
+                    Some(b) => b,
+                    None => return,
+                };
+                let Some(tpu) = routine.tpu_routine() else { continue };
+                let Ok(Some((_, section))) = self.routine_section(&routine) else { continue };
+                let expected = if tpu.cmdbuf_section().is_some() { SectionType::CMDBUF } else { SectionType::DMABUF };
+                if section.type_() != expected {
+                    f(Warning::RoutineSectionType { program: p, routine: r });
+                }
+            }
+        }
+    }
+}
+
+/// `Model.programs[p].routines[r].<tail>` (or `Model.routines.<tail>` without indices).
+fn routine_location(at: Option<(usize, usize)>, tail: &[Name]) -> Location {
+    let mut l = Location::at(&MODEL);
+    for &name in tail.iter().rev() {
+        l.push_outer(name, None);
+    }
+    match at {
+        Some((p, r)) => {
+            l.push_outer(&ROUTINES, u32::try_from(r).ok());
+            l.push_outer(&PROGRAMS, u32::try_from(p).ok());
+        }
+        None => l.push_outer(&ROUTINES, None),
+    }
+    l
+}
+
+/// `decompressed_size` must be one LZ4 can produce from `size` bytes (this also bounds what
+/// decompression allocates by the file's size).
+fn lz4_bound(size: u32, decompressed: u32) -> core::result::Result<(), ErrorKind> {
+    let max = u64::from(size).saturating_mul(LZ4_MAX_RATIO).saturating_add(16);
+    if u64::from(decompressed) > max {
+        return Err(ErrorKind::Rule("decompressed_size is more than LZ4 can expand the section to"));
+    }
+    Ok(())
+}
+
+/// N*C*H*W times the element size, as `model_tool` counts an input or output tensor.
+fn io_tensor_bytes(t: &Tensor<'_>) -> u64 {
+    let Some(dims) = t.shape().and_then(|s| s.dim()) else { return 0 };
+    let mut n = t.dtype().size().unwrap_or(0);
+    for d in dims.iter().take(4) {
+        n = n.saturating_mul(u64::try_from(d).unwrap_or(0));
+    }
+    n
+}
+
+/// The header's MD5 next to the one computed over the file.
+#[cfg(feature = "md5")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Md5Check {
+    /// The header's value.
+    pub stored: [u8; 16],
+    /// The MD5 of everything after the header.
+    pub computed: [u8; 16],
+}
+
+#[cfg(feature = "md5")]
+impl Md5Check {
+    /// Whether the two agree.
+    pub fn matches(&self) -> bool {
+        self.stored == self.computed
+    }
+}

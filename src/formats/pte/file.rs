@@ -1,0 +1,295 @@
+//! A `.pte` file: the verified program, its segments, delegates and named data.
+
+use super::{BackendDelegate, DataLocation, ExecutionPlan, ExtendedHeader, InstructionArguments, Program};
+use super::{IDENTIFIER, VULKAN_BACKEND};
+use crate::error::{Error, ErrorKind, Location};
+use crate::verify::{Name, Options, Stats, Verifier};
+use crate::vkgraph::Blob;
+use crate::wire::{FromTable, Table};
+
+macro_rules! names {
+    ($($id:ident = $s:literal),* $(,)?) => {$(static $id: &str = $s;)*};
+}
+
+names! {
+    PROGRAM = "Program", SEGMENTS = "segments", SIZE = "size", EXECUTION_PLAN = "execution_plan",
+    DELEGATES = "delegates", PROCESSED = "processed", INDEX = "index", NAMED_DATA = "named_data",
+    SEGMENT_INDEX = "segment_index", CHAINS = "chains", INSTRUCTIONS = "instructions",
+    INSTR_ARGS = "instr_args", INPUTS = "inputs", OUTPUTS = "outputs", ARGS = "args",
+}
+
+/// One delegate of one execution plan, with where its blob is stored.
+#[derive(Clone, Copy)]
+pub struct Delegate<'a> {
+    /// The execution plan it belongs to.
+    pub plan: usize,
+    /// Its index in the plan's `delegates`.
+    pub index: usize,
+    /// The backend id (`VulkanBackend` for the Vulkan delegate).
+    pub id: Option<&'a str>,
+    /// The view of the `BackendDelegate` table.
+    pub view: BackendDelegate<'a>,
+}
+
+impl Delegate<'_> {
+    /// Whether this is ExecuTorch's Vulkan delegate.
+    pub fn is_vulkan(&self) -> bool {
+        self.id == Some(VULKAN_BACKEND)
+    }
+}
+
+/// A verified `.pte` program.
+#[derive(Clone, Copy)]
+pub struct PteFile<'a> {
+    bytes: &'a [u8],
+    header: Option<ExtendedHeader>,
+    program: Program<'a>,
+}
+
+impl core::fmt::Debug for PteFile<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PteFile").field("len", &self.bytes.len()).field("header", &self.header).finish_non_exhaustive()
+    }
+}
+
+impl<'a> PteFile<'a> {
+    /// Verifies `bytes` as a `.pte`: the extended header, the program flatbuffer, every segment
+    /// range, every delegate's and named datum's segment index, and every Vulkan delegate blob
+    /// (with its named constants found in the named data).
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::parse_with(bytes, &Options::DEFAULT).map(|(file, _)| file)
+    }
+
+    /// [`PteFile::parse`] with explicit verifier limits, also returning the verifier's counts.
+    pub fn parse_with(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
+        let (file, stats) = Self::parse_structure_with(bytes, options)?;
+        file.check(options)?;
+        Ok((file, stats))
+    }
+
+    /// Reads the extended header and verifies the program flatbuffer's structure only.
+    pub fn parse_structure(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::parse_structure_with(bytes, &Options::DEFAULT).map(|(file, _)| file)
+    }
+
+    /// [`PteFile::parse_structure`] with explicit limits, also returning the verifier's counts.
+    pub fn parse_structure_with(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
+        let header = ExtendedHeader::parse(bytes)?;
+        let end = header.and_then(|h| usize::try_from(h.program_size).ok()).unwrap_or(bytes.len());
+        let flatbuffer = bytes.get(..end).unwrap_or(bytes);
+        let mut v = Verifier::new(flatbuffer, *options);
+        let root = v.verify_root::<Program<'static>>(Some(IDENTIFIER))?;
+        let table =
+            Table::verified(flatbuffer, root).ok_or(Error::new(ErrorKind::Truncated, 0, Location::at(&PROGRAM)))?;
+        Ok((PteFile { bytes, header, program: Program::from_table(table) }, v.stats()))
+    }
+
+    /// The whole file.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The extended header; `None` for a program without segments.
+    pub fn header(&self) -> Option<ExtendedHeader> {
+        self.header
+    }
+
+    /// The program's root view.
+    pub fn program(&self) -> Program<'a> {
+        self.program
+    }
+
+    /// The bytes of segment `index` and their file offset.
+    pub fn segment(&self, index: usize) -> Result<(usize, &'a [u8]), Error> {
+        let here = [(&SEGMENTS, Some(index))];
+        let segment = self.program.segments().and_then(|s| s.get(index));
+        let segment = segment.ok_or_else(|| self.error(ErrorKind::IndexOutOfRange, &here))?;
+        let Some(header) = self.header else {
+            return Err(self.error(ErrorKind::Rule("segments need the extended header"), &here));
+        };
+        let within = header
+            .segment_data_size
+            .is_none_or(|data| segment.offset().checked_add(segment.size()).is_some_and(|end| end <= data));
+        let start = header.segment_base_offset.checked_add(segment.offset());
+        let range = start
+            .filter(|_| within)
+            .and_then(|s| Some((usize::try_from(s).ok()?, usize::try_from(segment.size()).ok()?)))
+            .and_then(|(s, n)| Some((s, self.bytes.get(s..s.checked_add(n)?)?)));
+        range.ok_or_else(|| self.error(ErrorKind::OutOfBounds, &[here[0], (&SIZE, None)]))
+    }
+
+    /// Every delegate of every execution plan, plan by plan.
+    pub fn delegates(&self) -> impl Iterator<Item = Delegate<'a>> + 'a {
+        self.program.execution_plan().into_iter().flat_map(|plans| plans.iter()).enumerate().flat_map(|(plan, p)| {
+            p.delegates().into_iter().flat_map(|d| d.iter()).enumerate().map(move |(index, view)| Delegate {
+                plan,
+                index,
+                id: view.id(),
+                view,
+            })
+        })
+    }
+
+    /// The blob of `delegate` exactly as stored (inline or in a segment) and its file offset.
+    pub fn delegate_blob(&self, delegate: &Delegate<'a>) -> Result<(usize, &'a [u8]), Error> {
+        let here = [(&EXECUTION_PLAN, Some(delegate.plan)), (&DELEGATES, Some(delegate.index))];
+        let processed = delegate
+            .view
+            .processed()
+            .ok_or_else(|| self.error(ErrorKind::MissingRequired, &[here[0], here[1], (&PROCESSED, None)]))?;
+        let index = usize::try_from(processed.index()).unwrap_or(usize::MAX);
+        match processed.location() {
+            DataLocation::INLINE => {
+                let data = self.program.backend_delegate_data().and_then(|d| d.get(index)).and_then(|d| d.data());
+                let data = data.ok_or_else(|| {
+                    self.error(ErrorKind::IndexOutOfRange, &[here[0], here[1], (&PROCESSED, None), (&INDEX, None)])
+                })?;
+                let bytes = data.as_slice();
+                Ok(((bytes.as_ptr() as usize).wrapping_sub(self.bytes.as_ptr() as usize), bytes))
+            }
+            DataLocation::SEGMENT => self.segment(index),
+            _ => Err(self.error(ErrorKind::Rule("unknown DataLocation"), &[here[0], here[1], (&PROCESSED, None)])),
+        }
+    }
+
+    /// The `n`th delegate over all execution plans, as [`PteFile::delegates`] lists them.
+    pub fn delegate(&self, n: usize) -> Option<Delegate<'a>> {
+        self.delegates().nth(n)
+    }
+
+    /// The Vulkan blob of `delegate`, verified; `None` for other backends.
+    pub fn vulkan_blob(&self, delegate: &Delegate<'a>) -> Option<Result<Blob<'a>, Error>> {
+        delegate.is_vulkan().then(|| {
+            let (at, blob) = self.delegate_blob(delegate)?;
+            Blob::parse(blob).map_err(|e| e.shifted(at as u64))
+        })
+    }
+
+    /// The bytes of the first named datum with key `key`.
+    pub fn named_data(&self, key: &str) -> Option<&'a [u8]> {
+        let entry = self.program.named_data()?.iter().position(|d| d.key() == Some(key))?;
+        self.named_data_at(entry).ok()
+    }
+
+    /// The bytes of named datum `index`.
+    pub fn named_data_at(&self, index: usize) -> Result<&'a [u8], Error> {
+        let here = [(&NAMED_DATA, Some(index)), (&SEGMENT_INDEX, None)];
+        let entry = self
+            .program
+            .named_data()
+            .and_then(|d| d.get(index))
+            .ok_or_else(|| self.error(ErrorKind::IndexOutOfRange, &here[..1]))?;
+        let segment = usize::try_from(entry.segment_index()).unwrap_or(usize::MAX);
+        match self.segment(segment) {
+            Ok((_, bytes)) => Ok(bytes),
+            Err(e) if e.kind() == ErrorKind::IndexOutOfRange => Err(self.error(ErrorKind::IndexOutOfRange, &here)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The file's rules: every segment inside the file, every delegate's and named datum's
+    /// index valid, every Vulkan blob valid with its named constants present. The walk is
+    /// charged against the apparent-size budget (shared vectors can make it longer than the
+    /// file).
+    fn check(&self, options: &Options) -> Result<(), Error> {
+        let mut budget = options.apparent_size_budget(self.bytes.len());
+        let mut charge = |units: usize| -> Result<(), Error> {
+            budget = budget.checked_sub(units as u64).ok_or(Error::new(
+                ErrorKind::ApparentSizeLimit,
+                0,
+                Location::at(&PROGRAM),
+            ))?;
+            Ok(())
+        };
+        let segments = self.program.segments().map_or(0, |s| s.len());
+        charge(segments)?;
+        for i in 0..segments {
+            self.segment(i)?;
+        }
+        for (p, plan) in self.program.execution_plan().into_iter().flat_map(|v| v.iter()).enumerate() {
+            self.plan_rules(p, &plan, &mut charge)?;
+        }
+        let named = self.program.named_data().map_or(0, |n| n.len());
+        charge(named)?;
+        for i in 0..named {
+            self.named_data_at(i)?;
+        }
+        for delegate in self.delegates() {
+            charge(1)?;
+            self.delegate_blob(&delegate)?;
+            let Some(blob) = self.vulkan_blob(&delegate) else { continue };
+            let blob = blob?;
+            let constants = blob.graph().constants().map_or(0, |c| c.len());
+            for c in 0..constants {
+                charge(named.saturating_add(1))?;
+                blob.constant_data(c, |key| self.named_data(key)).map_err(|e| {
+                    let (at, _) = self.delegate_blob(&delegate).unwrap_or((0, &[]));
+                    e.shifted(at as u64)
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A plan's indices: its inputs, outputs and instruction arguments name its values, its
+    /// kernel calls its operators, its delegate calls its delegates.
+    fn plan_rules(
+        &self,
+        p: usize,
+        plan: &ExecutionPlan<'a>,
+        charge: &mut impl FnMut(usize) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let values = plan.values().map_or(0, |v| v.len());
+        let operators = plan.operators().map_or(0, |o| o.len());
+        let delegates = plan.delegates().map_or(0, |d| d.len());
+        let in_range = |i: i32, n: usize| usize::try_from(i).is_ok_and(|i| i < n);
+        let plan_at = (&EXECUTION_PLAN, Some(p));
+        for (field, list) in [(&INPUTS, plan.inputs()), (&OUTPUTS, plan.outputs())] {
+            let list = list.unwrap_or(crate::wire::Vector::empty());
+            charge(list.len())?;
+            if let Some(i) = list.iter().position(|v| !in_range(v, values)) {
+                return Err(self.error(ErrorKind::IndexOutOfRange, &[plan_at, (field, Some(i))]));
+            }
+        }
+        for (c, chain) in plan.chains().into_iter().flat_map(|v| v.iter()).enumerate() {
+            let chain_at = (&CHAINS, Some(c));
+            for (field, list) in [(&INPUTS, chain.inputs()), (&OUTPUTS, chain.outputs())] {
+                let list = list.unwrap_or(crate::wire::Vector::empty());
+                charge(list.len())?;
+                if let Some(i) = list.iter().position(|v| !in_range(v, values)) {
+                    return Err(self.error(ErrorKind::IndexOutOfRange, &[plan_at, chain_at, (field, Some(i))]));
+                }
+            }
+            for (n, instruction) in chain.instructions().into_iter().flat_map(|v| v.iter()).enumerate() {
+                charge(1)?;
+                let here = [plan_at, chain_at, (&INSTRUCTIONS, Some(n)), (&INSTR_ARGS, None)];
+                let (target, args) = match instruction.instr_args() {
+                    InstructionArguments::KernelCall(k) => (in_range(k.op_index(), operators), k.args()),
+                    InstructionArguments::DelegateCall(d) => (in_range(d.delegate_index(), delegates), d.args()),
+                    _ => (true, None),
+                };
+                if !target {
+                    return Err(self.error(ErrorKind::IndexOutOfRange, &here));
+                }
+                let args = args.unwrap_or(crate::wire::Vector::empty());
+                charge(args.len())?;
+                if let Some(i) = args.iter().position(|v| !in_range(v, values)) {
+                    return Err(
+                        self.error(ErrorKind::IndexOutOfRange, &[here[0], here[1], here[2], here[3], (&ARGS, Some(i))])
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// An error at `Program.<path>`, at the root table.
+    #[cold]
+    fn error(&self, kind: ErrorKind, path: &[(Name, Option<usize>)]) -> Error {
+        let mut location = Location::at(&PROGRAM);
+        for &(name, index) in path.iter().rev() {
+            location.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
+        }
+        Error::new(kind, self.program.raw().position() as u64, location)
+    }
+}

@@ -1,0 +1,20 @@
+//! ExecuTorch programs (`.pte`): the `Program` flatbuffer (`ET12`, `schema.fbs` including
+//! `scalar_type.fbs`), its `eh00` extended header, and the segments after it (FORMATS.md 3.4).
+//!
+//! [`PteFile::parse`] verifies the program and every segment range, then enumerates execution
+//! plans, delegates (with their blobs, inline or in a segment) and named data; Vulkan delegate
+//! blobs are verified as [`crate::vkgraph::Blob`]s, their named constants looked up here.
+
+mod file;
+mod generated;
+mod header;
+
+pub use file::{Delegate, PteFile};
+pub use generated::*;
+pub use header::{ExtendedHeader, EXTENDED_HEADER_MAGIC};
+
+/// The program flatbuffer's file identifier.
+pub const IDENTIFIER: [u8; 4] = *b"ET12";
+
+/// The backend id of ExecuTorch's Vulkan delegate.
+pub const VULKAN_BACKEND: &str = "VulkanBackend";

@@ -1,0 +1,260 @@
+//! A Vulkan delegate blob: the `VH00` header (or none, for a bare legacy `VK00` flatbuffer),
+//! the verified VkGraph, and its constants resolved to bytes (FORMATS.md 3.1, 3.2).
+
+use super::{GraphTypes, Header, VkBytes, VkGraph, HEADER_MAGIC, IDENTIFIER};
+use crate::error::{Error, ErrorKind, Location};
+use crate::verify::{Name, Options, Stats, Verifier};
+use crate::wire::{has_identifier, FromTable, Table, TableVector};
+
+macro_rules! names {
+    ($($id:ident = $s:literal),* $(,)?) => {$(static $id: &str = $s;)*};
+}
+
+names! {
+    GRAPH = "VkGraph", MAGIC = "VH00.magic", VALUES = "values", CHAIN = "chain", ARGS = "args",
+    INPUT_IDS = "input_ids", OUTPUT_IDS = "output_ids", VALUE = "value", CONSTANT_ID = "constant_id",
+    CONSTANTS = "constants", SHADERS = "shaders", ITEMS = "items", NAMED_KEY = "named_key", LENGTH = "length",
+}
+
+/// `VkBytes.offset` meaning "the bytes are the program's named data under `named_key`".
+const NAMED: u64 = u64::MAX;
+
+/// Where a constant's bytes live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Constant<'a> {
+    /// In the blob's raw-bytes region.
+    Inline(&'a [u8]),
+    /// In the program's named data, under this key (ExecuTorch 1.5); `length` is what the graph
+    /// expects the named data to hold.
+    Named {
+        /// The key (the SHA-256 of the bytes, in hex, as ExecuTorch writes it).
+        key: &'a str,
+        /// `VkBytes.length`.
+        length: u64,
+    },
+}
+
+/// A verified Vulkan delegate blob.
+#[derive(Clone, Copy)]
+pub struct Blob<'a> {
+    bytes: &'a [u8],
+    header: Option<Header>,
+    graph: VkGraph<'a>,
+    raw: &'a [u8],
+}
+
+impl core::fmt::Debug for Blob<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Blob").field("len", &self.bytes.len()).field("header", &self.header).finish_non_exhaustive()
+    }
+}
+
+impl<'a> Blob<'a> {
+    /// Reads `bytes` as a `VH00` blob or a bare `VK00` VkGraph: checks the header, verifies the
+    /// flatbuffer, and checks that every value index, constant index and inline constant range
+    /// is in range (a bare VkGraph has no raw bytes, so its inline ranges are not checked).
+    /// Error offsets are from the start of `bytes`.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::parse_with(bytes, &Options::DEFAULT).map(|(blob, _)| blob)
+    }
+
+    /// [`Blob::parse`] with explicit verifier limits, also returning the verifier's counts.
+    pub fn parse_with(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
+        let (blob, stats) = Self::parse_structure_with(bytes, options)?;
+        blob.check(options)?;
+        Ok((blob, stats))
+    }
+
+    /// Reads the header and verifies the flatbuffer's structure, without the graph's index
+    /// rules: for tools that show broken graphs.
+    pub fn parse_structure(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::parse_structure_with(bytes, &Options::DEFAULT).map(|(blob, _)| blob)
+    }
+
+    /// [`Blob::parse_structure`] with explicit limits, also returning the verifier's counts.
+    pub fn parse_structure_with(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
+        let (header, flatbuffer, raw) = if has_identifier(bytes, HEADER_MAGIC) {
+            let header = Header::parse(bytes)?;
+            let flatbuffer = bytes.get(header.flatbuffer_range());
+            let raw = bytes.get(header.bytes_range());
+            let (Some(flatbuffer), Some(raw)) = (flatbuffer, raw) else {
+                return Err(Error::header(ErrorKind::OutOfBounds, 10, &MAGIC));
+            };
+            (Some(header), flatbuffer, raw)
+        } else if has_identifier(bytes, IDENTIFIER) {
+            (None, bytes, &[][..])
+        } else {
+            let kind = if bytes.len() < 8 { ErrorKind::Truncated } else { ErrorKind::WrongIdentifier };
+            return Err(Error::header(kind, 4, &MAGIC));
+        };
+        let base = header.map_or(0, |h| u64::from(h.flatbuffer_offset));
+        let mut v = Verifier::new(flatbuffer, *options);
+        let root = v.verify_root::<VkGraph<'static>>(Some(IDENTIFIER)).map_err(|e| e.shifted(base))?;
+        let table =
+            Table::verified(flatbuffer, root).ok_or(Error::new(ErrorKind::Truncated, base, Location::at(&GRAPH)))?;
+        let graph = VkGraph::from_table(table);
+        Ok((Blob { bytes, header, graph, raw }, v.stats()))
+    }
+
+    /// The whole blob.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The `VH00` header; `None` for a bare legacy VkGraph.
+    pub fn header(&self) -> Option<Header> {
+        self.header
+    }
+
+    /// The VkGraph.
+    pub fn graph(&self) -> VkGraph<'a> {
+        self.graph
+    }
+
+    /// The raw constant bytes after the flatbuffer (empty for a bare VkGraph).
+    pub fn raw_bytes(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// Where constant `index` (`VkGraph.constants[index]`) lives.
+    pub fn constant(&self, index: usize) -> Result<Constant<'a>, Error> {
+        self.resolve(self.graph.constants(), &CONSTANTS, index)
+    }
+
+    /// Where shader `index` (`VkGraph.shaders[index]`) lives; shaders resolve like constants.
+    pub fn shader(&self, index: usize) -> Result<Constant<'a>, Error> {
+        self.resolve(self.graph.shaders(), &SHADERS, index)
+    }
+
+    /// The bytes of constant `index`, looking named constants up with `named` (the program's
+    /// named data, for a blob from a `.pte`); a named constant whose data `named` lacks, or
+    /// whose data is not the length the graph gives, is an error naming its key.
+    pub fn constant_data(&self, index: usize, named: impl Fn(&str) -> Option<&'a [u8]>) -> Result<&'a [u8], Error> {
+        match self.constant(index)? {
+            Constant::Inline(data) => Ok(data),
+            Constant::Named { key, length } => match named(key) {
+                Some(data) if data.len() as u64 == length => Ok(data),
+                found => {
+                    let kind = if found.is_some() {
+                        ErrorKind::Rule("named data length differs")
+                    } else {
+                        ErrorKind::NotFound
+                    };
+                    Err(self.error(kind, &[(&CONSTANTS, Some(index)), (&NAMED_KEY, None)]))
+                }
+            },
+        }
+    }
+
+    fn resolve(
+        &self,
+        list: Option<TableVector<'a, VkBytes<'a>>>,
+        field: Name,
+        index: usize,
+    ) -> Result<Constant<'a>, Error> {
+        let entry = list
+            .and_then(|l| l.get(index))
+            .ok_or_else(|| self.error(ErrorKind::IndexOutOfRange, &[(field, Some(index))]))?;
+        let (offset, length) = (entry.offset(), entry.length());
+        if offset == NAMED {
+            return match entry.named_key().filter(|k| !k.is_empty()) {
+                Some(key) => Ok(Constant::Named { key, length }),
+                None => Err(self.error(
+                    ErrorKind::Rule("a named constant needs a named_key"),
+                    &[(field, Some(index)), (&NAMED_KEY, None)],
+                )),
+            };
+        }
+        let range = usize::try_from(offset)
+            .ok()
+            .and_then(|start| Some(start..start.checked_add(usize::try_from(length).ok()?)?));
+        match range.and_then(|r| self.raw.get(r)) {
+            Some(data) => Ok(Constant::Inline(data)),
+            None => Err(self.error(ErrorKind::OutOfBounds, &[(field, Some(index)), (&LENGTH, None)])),
+        }
+    }
+
+    /// An error at `VkGraph.<path>`, at the flatbuffer's start.
+    #[cold]
+    fn error(&self, kind: ErrorKind, path: &[(Name, Option<usize>)]) -> Error {
+        let mut location = Location::at(&GRAPH);
+        for &(name, index) in path.iter().rev() {
+            location.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
+        }
+        let at = self.header.map_or(0, |h| u64::from(h.flatbuffer_offset));
+        Error::new(kind, at.saturating_add(self.graph.raw().position() as u64), location)
+    }
+
+    /// The graph's index rules: value ids in `input_ids`, `output_ids`, operator arguments and
+    /// value lists name values; constant ids name constants; every constant and shader
+    /// resolves. The walk is charged against the apparent-size budget, as shared vectors can
+    /// make it longer than the file.
+    fn check(&self, options: &Options) -> Result<(), Error> {
+        let g = self.graph;
+        let mut budget = options.apparent_size_budget(self.bytes.len());
+        let mut charge = |units: usize| -> Result<(), Error> {
+            budget = budget.checked_sub(units as u64).ok_or(Error::new(
+                ErrorKind::ApparentSizeLimit,
+                0,
+                Location::at(&GRAPH),
+            ))?;
+            Ok(())
+        };
+        let values = g.values().map_or(0, |v| v.len());
+        let constants = g.constants().map_or(0, |c| c.len());
+        let value_ok = |id: i64| usize::try_from(id).is_ok_and(|i| i < values);
+        for (field, ids) in [(&INPUT_IDS, g.input_ids()), (&OUTPUT_IDS, g.output_ids())] {
+            let ids = ids.unwrap_or(crate::wire::Vector::empty());
+            charge(ids.len())?;
+            if let Some(i) = ids.iter().position(|id| !value_ok(i64::from(id))) {
+                return Err(self.error(ErrorKind::IndexOutOfRange, &[(field, Some(i))]));
+            }
+        }
+        for (c, call) in g.chain().into_iter().flat_map(|v| v.iter()).enumerate() {
+            let args = call.args().unwrap_or(crate::wire::Vector::empty());
+            charge(args.len().saturating_add(1))?;
+            if let Some(i) = args.iter().position(|id| !value_ok(i64::from(id))) {
+                return Err(self.error(ErrorKind::IndexOutOfRange, &[(&CHAIN, Some(c)), (&ARGS, Some(i))]));
+            }
+        }
+        for (v, value) in g.values().into_iter().flat_map(|v| v.iter()).enumerate() {
+            charge(1)?;
+            match value.value() {
+                GraphTypes::VkTensor(t) => {
+                    let id = t.constant_id();
+                    if id >= 0 && usize::try_from(id).map_or(true, |i| i >= constants) {
+                        return Err(self.error(
+                            ErrorKind::IndexOutOfRange,
+                            &[(&VALUES, Some(v)), (&VALUE, None), (&CONSTANT_ID, None)],
+                        ));
+                    }
+                }
+                GraphTypes::ValueList(list) => {
+                    let items = list.items().unwrap_or(crate::wire::Vector::empty());
+                    charge(items.len())?;
+                    if let Some(i) = items.iter().position(|id| !value_ok(i64::from(id))) {
+                        return Err(self.error(ErrorKind::IndexOutOfRange, &[(&VALUES, Some(v)), (&ITEMS, Some(i))]));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // A bare VkGraph carries no raw bytes: its inline ranges cannot be checked, only its
+        // named keys.
+        let bare = self.header.is_none();
+        let resolves = |c: Result<Constant<'a>, Error>| match c {
+            Err(e) if bare && e.kind() == ErrorKind::OutOfBounds => Ok(()),
+            other => other.map(|_| ()),
+        };
+        charge(constants)?;
+        for i in 0..constants {
+            resolves(self.constant(i))?;
+        }
+        let shaders = g.shaders().map_or(0, |s| s.len());
+        charge(shaders)?;
+        for i in 0..shaders {
+            resolves(self.shader(i))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,115 @@
+//! The `VH00` header of a Vulkan delegate blob (FORMATS.md 3.1), read with zerocopy and checked
+//! with overflow-safe arithmetic; errors name the field at fault.
+
+use crate::error::{Error, ErrorKind};
+use core::ops::Range;
+use zerocopy::little_endian::{U16, U32, U64};
+use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
+
+/// The magic at bytes 4..8 of a blob with a header (a bare VkGraph has `VK00` there).
+pub const HEADER_MAGIC: [u8; 4] = *b"VH00";
+
+/// The smallest `header_size` a reader accepts (the fields below end at byte 30).
+const MIN_HEADER_SIZE: u16 = 30;
+
+macro_rules! fields {
+    ($($id:ident = $s:literal),* $(,)?) => {$(static $id: &str = $s;)*};
+}
+
+fields! {
+    MAGIC = "VH00.magic", HEADER_SIZE = "VH00.header_size", FLATBUFFER_OFFSET = "VH00.flatbuffer_offset",
+    FLATBUFFER_SIZE = "VH00.flatbuffer_size", BYTES_OFFSET = "VH00.bytes_offset", BYTES_SIZE = "VH00.bytes_size",
+}
+
+/// The header as it lies in the blob.
+#[derive(FromBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+struct Wire {
+    padding: [u8; 4],
+    magic: [u8; 4],
+    header_size: U16,
+    flatbuffer_offset: U32,
+    flatbuffer_size: U32,
+    bytes_offset: U32,
+    bytes_size: U64,
+}
+
+/// A checked `VH00` header: where the VkGraph flatbuffer and the raw constant bytes lie, as
+/// offsets from the start of the blob.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The header's length (the writer's is 30).
+    pub header_size: u16,
+    /// Where the VkGraph flatbuffer starts.
+    pub flatbuffer_offset: u32,
+    /// The flatbuffer's length.
+    pub flatbuffer_size: u32,
+    /// Where the raw constant bytes start.
+    pub bytes_offset: u32,
+    /// The raw constant bytes' length.
+    pub bytes_size: u64,
+}
+
+impl Header {
+    /// Reads and checks the header at the start of `blob`: `header_size >= 30`, the flatbuffer
+    /// after the header and not empty, the raw bytes after the flatbuffer, both inside `blob`.
+    pub fn parse(blob: &[u8]) -> Result<Header, Error> {
+        let (wire, _) = Wire::ref_from_prefix(blob)
+            .map_err(|_| Error::header(ErrorKind::Truncated, blob.len() as u64, &HEADER_SIZE))?;
+        if wire.magic != HEADER_MAGIC {
+            return Err(Error::header(ErrorKind::WrongIdentifier, 4, &MAGIC));
+        }
+        let header = Header {
+            header_size: wire.header_size.get(),
+            flatbuffer_offset: wire.flatbuffer_offset.get(),
+            flatbuffer_size: wire.flatbuffer_size.get(),
+            bytes_offset: wire.bytes_offset.get(),
+            bytes_size: wire.bytes_size.get(),
+        };
+        header.check(blob.len() as u64)?;
+        Ok(header)
+    }
+
+    fn check(&self, len: u64) -> Result<(), Error> {
+        let rule = |rule, at, field| Err(Error::header(ErrorKind::Rule(rule), at, field));
+        if self.header_size < MIN_HEADER_SIZE {
+            return rule("header_size must be at least 30", 8, &HEADER_SIZE);
+        }
+        if self.flatbuffer_offset < u32::from(self.header_size) {
+            return rule("the flatbuffer must start after the header", 10, &FLATBUFFER_OFFSET);
+        }
+        if self.flatbuffer_size == 0 {
+            return rule("flatbuffer_size must not be 0", 14, &FLATBUFFER_SIZE);
+        }
+        // Two u32s cannot overflow a u64; the raw bytes' u32 + u64 can.
+        let flatbuffer_end = u64::from(self.flatbuffer_offset).saturating_add(u64::from(self.flatbuffer_size));
+        if flatbuffer_end > len {
+            return Err(Error::header(ErrorKind::OutOfBounds, 14, &FLATBUFFER_SIZE));
+        }
+        if u64::from(self.bytes_offset) < flatbuffer_end {
+            return rule("the raw bytes must start after the flatbuffer", 18, &BYTES_OFFSET);
+        }
+        match u64::from(self.bytes_offset).checked_add(self.bytes_size) {
+            Some(end) if end <= len => Ok(()),
+            _ => Err(Error::header(ErrorKind::OutOfBounds, 22, &BYTES_SIZE)),
+        }
+    }
+
+    /// Where the VkGraph flatbuffer lies in the blob.
+    pub fn flatbuffer_range(&self) -> Range<usize> {
+        range(u64::from(self.flatbuffer_offset), u64::from(self.flatbuffer_size))
+    }
+
+    /// Where the raw constant bytes lie in the blob.
+    pub fn bytes_range(&self) -> Range<usize> {
+        range(u64::from(self.bytes_offset), self.bytes_size)
+    }
+}
+
+/// `start..start + len` as indices; [`Header::parse`] checked the sum against the blob's length,
+/// so this saturates only for headers it would have refused.
+fn range(start: u64, len: u64) -> Range<usize> {
+    let start = usize::try_from(start).unwrap_or(usize::MAX);
+    let end = usize::try_from(len).map_or(usize::MAX, |len| start.saturating_add(len));
+    start..end
+}
