@@ -216,16 +216,17 @@ impl<'a> PteFile<'a> {
         }
         for delegate in self.delegates() {
             charge(1)?;
-            self.delegate_blob(&delegate)?;
-            let Some(blob) = self.vulkan_blob(&delegate) else { continue };
-            let blob = blob?;
+            let (at, bytes) = self.delegate_blob(&delegate)?;
+            if !delegate.is_vulkan() {
+                continue;
+            }
+            // Verifying a blob costs about its length; many delegates may share one segment.
+            charge(bytes.len())?;
+            let blob = Blob::parse(bytes).map_err(|e| e.shifted(at as u64))?;
             let constants = blob.graph().constants().map_or(0, |c| c.len());
             for c in 0..constants {
                 charge(named.saturating_add(1))?;
-                blob.constant_data(c, |key| self.named_data(key)).map_err(|e| {
-                    let (at, _) = self.delegate_blob(&delegate).unwrap_or((0, &[]));
-                    e.shifted(at as u64)
-                })?;
+                blob.constant_data(c, |key| self.named_data(key)).map_err(|e| e.shifted(at as u64))?;
             }
         }
         Ok(())
