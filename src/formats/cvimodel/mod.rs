@@ -4,8 +4,8 @@
 //! [`CviModel::parse`] reads the header, verifies the body as `Model` and checks where the
 //! sections, weights and routines point; [`CviModel::parse_structure`] stops after the body's
 //! structure. Every table, struct, enum and union of `schema.fbs` has a view type here
-//! (generated into `generated.rs`); `header.rs` is the container header, `model.rs` the section
-//! area, the tagged offsets and the rules.
+//! (generated into `generated.rs`); `header.rs` is the container header, `offsets.rs` the tagged
+//! offsets, `model.rs` the section area and the rules.
 //!
 //! - Sections resolve to their stored payload ([`CviModel::section_at`], [`CviModel::section`]);
 //!   with the `lz4` feature, [`CviModel::decompress_section`] inflates LZ4 sections and checks
@@ -22,15 +22,14 @@
 mod generated;
 mod header;
 mod model;
+mod offsets;
 
 pub use generated::*;
 pub use header::{Header, RawHeader, RawHeaderV1_0, HEADER_SIZE, HEADER_SIZE_V1_0, MAGIC};
 #[cfg(feature = "md5")]
 pub use model::Md5Check;
-pub use model::{
-    decode_tensor_offset, decode_weight_offset, CviModel, MemoryRegion, MemoryUsage, Parsed, SectionRef, TensorAddress,
-    Warning, WeightAddress,
-};
+pub use model::{CviModel, MemoryUsage, Parsed, SectionRef, Warning};
+pub use offsets::{decode_tensor_offset, decode_weight_offset, MemoryRegion, TensorAddress, WeightAddress};
 
 /// Whether `bytes` start with the cvimodel magic.
 pub fn is_cvimodel(bytes: &[u8]) -> bool {
