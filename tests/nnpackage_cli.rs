@@ -84,7 +84,7 @@ fn verify_names_what_is_wrong() {
     );
     assert_eq!(
         lines[2],
-        format!("{}: invalid: metadata/MANIFEST: missing: every nnpackage has one", shown(&no_manifest))
+        format!("{}: invalid: not a model file or nnpackage directory (no metadata/MANIFEST)", shown(&no_manifest))
     );
     assert!(lines[3].starts_with(&format!("{}: invalid: zip entry \"../x\"", shown(&escape))), "{}", lines[3]);
     assert_eq!(

@@ -11,6 +11,7 @@ mod impls;
 mod rules;
 mod scratch;
 mod view;
+mod warning_text;
 
 pub(crate) use impls::{graph_views, model_entry_points};
 pub use rules::Warning;

@@ -2,12 +2,14 @@
 //! shows), `dump` (the flatbuffer body) and `extract` (`section:NAME`, `section-data:NAME`,
 //! `weight:NAME`).
 
+use crate::output::Out;
 use crate::{Failure, Outcome};
 use flatmodel::cvimodel::{self, CviModel, DType, MemoryRegion, SectionType, Warning};
 use flatmodel::schema::TableType;
 use flatmodel::verify::Options;
 use serde_json::{json, Value};
 use std::borrow::Cow;
+use std::io::Write;
 
 /// Whether `bytes` are a cvimodel file.
 pub fn reads(bytes: &[u8]) -> bool {
@@ -252,37 +254,51 @@ fn md5_of(bytes: &[u8]) -> md5::Digest {
 }
 
 /// `flatmodel inspect` on a cvimodel.
-pub fn inspect(name: &str, bytes: &[u8], as_json: bool) -> Result<Outcome, Failure> {
+pub fn inspect(out: &mut Out, name: &str, bytes: &[u8], as_json: bool) -> Result<Outcome, Failure> {
     let file = match CviModel::parse_structure(bytes) {
         Ok(f) => f,
-        Err(e) => {
-            println!("{name}: invalid: {e}");
-            return Ok(Outcome::Invalid);
-        }
+        Err(e) => return crate::open::report_invalid(out, name, &e.to_string()),
     };
     let s = summary(&file);
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
+        serde_json::to_writer_pretty(&mut *out, &s)?;
+        writeln!(out)?;
     } else {
-        print_text(name, &s);
+        print_text(out, name, &s)?;
     }
     Ok(Outcome::Ok)
 }
 
-fn print_text(name: &str, s: &Value) {
+/// `flatmodel verify` on a cvimodel: [`check`]'s description and the file's warnings.
+pub fn verdict(bytes: &[u8]) -> Result<crate::verify::Verdict, String> {
+    let summary = check(bytes)?;
+    let mut warnings = crate::warnings::Warnings::default();
+    if let Ok(file) = CviModel::parse_structure(bytes) {
+        file.for_each_warning(|w| warnings.push(warning_text(w)));
+    }
+    Ok(crate::verify::Verdict { summary, warnings })
+}
+
+fn print_text(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
     let str_of = |v: &Value| v.as_str().map(str::to_string).unwrap_or_else(|| "-".into());
     let list = |v: &Value| v.as_array().into_iter().flatten().map(str_of).collect::<Vec<_>>().join(",");
     let h = &s["header"];
-    println!("{name}");
-    println!("  format:          cvimodel (header {}.{}, {} bytes)", h["major"], h["minor"], h["header_bytes"]);
-    println!("  md5:             {} ({})", str_of(&h["md5"]), if h["md5_ok"] == true { "ok" } else { "MISMATCH" });
-    println!("  mlir version:    {}", str_of(&s["mlir_version"]));
-    println!("  version:         {}", str_of(&s["version"]));
-    println!("  name:            {}", str_of(&s["name"]));
-    println!("  build time:      {}", str_of(&s["build_time"]));
-    println!("  chip:            {} (header {})", str_of(&s["target"]), str_of(&h["chip"]));
+    writeln!(out, "{name}")?;
+    writeln!(out, "  format:          cvimodel (header {}.{}, {} bytes)", h["major"], h["minor"], h["header_bytes"])?;
+    writeln!(
+        out,
+        "  md5:             {} ({})",
+        str_of(&h["md5"]),
+        if h["md5_ok"] == true { "ok" } else { "MISMATCH" }
+    )?;
+    writeln!(out, "  mlir version:    {}", str_of(&s["mlir_version"]))?;
+    writeln!(out, "  version:         {}", str_of(&s["version"]))?;
+    writeln!(out, "  name:            {}", str_of(&s["name"]))?;
+    writeln!(out, "  build time:      {}", str_of(&s["build_time"]))?;
+    writeln!(out, "  chip:            {} (header {})", str_of(&s["target"]), str_of(&h["chip"]))?;
     let m = &s["memory"];
-    println!(
+    writeln!(
+        out,
         "  ION memory:      {} MB ({} bytes: sections {}, private {}, shared {}, io {}, neuron {})",
         str_of(&m["total_mb"]),
         m["total"],
@@ -291,13 +307,13 @@ fn print_text(name: &str, s: &Value) {
         m["shared"],
         m["io"],
         m["neuron"]
-    );
-    println!("  model rules:     {}", str_of(&s["model_rules"]));
+    )?;
+    writeln!(out, "  model rules:     {}", str_of(&s["model_rules"]))?;
     for w in s["warnings"].as_array().into_iter().flatten() {
-        println!("  warning:         {}", str_of(w));
+        writeln!(out, "  warning:         {}", str_of(w))?;
     }
-    println!("  sections:");
-    println!("    ID   TYPE      NAME                     SIZE        OFFSET      FLAGS     MD5");
+    writeln!(out, "  sections:")?;
+    writeln!(out, "    ID   TYPE      NAME                     SIZE        OFFSET      FLAGS     MD5")?;
     for sec in s["sections"].as_array().into_iter().flatten() {
         let mut flags = Vec::new();
         if sec["encrypt"] == true {
@@ -306,7 +322,8 @@ fn print_text(name: &str, s: &Value) {
         if sec["compress"] == true {
             flags.push(format!("lz4->{}", sec["decompressed_size"]));
         }
-        println!(
+        writeln!(
+            out,
             "    {:03}  {:<10}{:<25}{:<12}{:<12}{:<10}{}",
             sec["index"].as_u64().unwrap_or(0),
             str_of(&sec["type"]),
@@ -315,12 +332,13 @@ fn print_text(name: &str, s: &Value) {
             sec["offset"].to_string(),
             if flags.is_empty() { "-".into() } else { flags.join(",") },
             sec["md5"].as_str().map_or_else(|| str_of(&sec["error"]), str::to_string)
-        );
+        )?;
     }
-    println!("  weights:");
-    println!("    ID   OFFSET    SIZE      TYPE    SHAPE               NAME");
+    writeln!(out, "  weights:")?;
+    writeln!(out, "    ID   OFFSET    SIZE      TYPE    SHAPE               NAME")?;
     for w in s["weights"].as_array().into_iter().flatten() {
-        println!(
+        writeln!(
+            out,
             "    {:03}  {:<10}{:<10}{:<8}{:<20}{}",
             w["index"].as_u64().unwrap_or(0),
             w["offset"].to_string(),
@@ -328,48 +346,51 @@ fn print_text(name: &str, s: &Value) {
             str_of(&w["type"]),
             w["shape"].to_string(),
             str_of(&w["name"])
-        );
+        )?;
     }
     for p in s["programs"].as_array().into_iter().flatten() {
-        println!("  program #{}", p["index"]);
-        println!("    batch_num:     {}", p["batch_num"]);
+        writeln!(out, "  program #{}", p["index"])?;
+        writeln!(out, "    batch_num:     {}", p["batch_num"])?;
         if p["neuron_size"].as_u64().unwrap_or(0) > 0 {
-            println!("    neuron_size:   {}", p["neuron_size"]);
+            writeln!(out, "    neuron_size:   {}", p["neuron_size"])?;
         }
-        println!("    private_gmem:  {}", p["private_gmem"]);
-        println!("    shared_gmem:   {}", p["shared_gmem"]);
+        writeln!(out, "    private_gmem:  {}", p["private_gmem"])?;
+        writeln!(out, "    shared_gmem:   {}", p["shared_gmem"])?;
         for (label, key) in [("input ", "input_tensors"), ("output", "output_tensors")] {
             for t in p[key].as_array().into_iter().flatten() {
-                println!(
+                writeln!(
+                    out,
                     "    {label}:        {} {} {} ({} @ {})",
                     str_of(&t["name"]),
                     str_of(&t["dtype"]),
                     t["shape"],
                     str_of(&t["region"]),
                     t["offset"]
-                );
+                )?;
             }
         }
-        println!("    routines:");
+        writeln!(out, "    routines:")?;
         for r in p["routines"].as_array().into_iter().flatten() {
             let what = match (r.get("section"), r.get("function")) {
                 (Some(sec), _) => format!("section {}", str_of(sec)),
                 (None, Some(f)) => format!("function {} ({} bytes of args)", str_of(f), r["function_args_bytes"]),
                 _ => "-".into(),
             };
-            println!(
+            writeln!(
+                out,
                 "      #{:02} {}: {} -> {}; {what}",
                 r["index"].as_u64().unwrap_or(0),
                 str_of(&r["type"]),
                 list(&r["inputs"]),
                 list(&r["outputs"])
-            );
+            )?;
         }
-        println!("    tensors:");
-        println!("      ID   OFFSET      TYPE  SHAPE               QSCALE     MEM     NAME");
+        writeln!(out, "    tensors:")?;
+        writeln!(out, "      ID   OFFSET      TYPE  SHAPE               QSCALE     MEM     NAME")?;
         for t in p["tensors"].as_array().into_iter().flatten() {
             let qscale = t["qscale"].as_f64().map_or_else(|| "-".into(), |q| format!("{q:.6}"));
-            println!(
+            writeln!(
+                out,
                 "      {:03}  {:<12}{:<6}{:<20}{:<11}{:<8}{}",
                 t["index"].as_u64().unwrap_or(0),
                 t["offset"].as_u64().map_or_else(|| "-".into(), |o| o.to_string()),
@@ -378,17 +399,16 @@ fn print_text(name: &str, s: &Value) {
                 qscale,
                 str_of(&t["region"]),
                 str_of(&t["name"])
-            );
+            )?;
         }
     }
+    Ok(())
 }
 
-/// `flatmodel dump` on a cvimodel: the flatbuffer body as JSON.
-pub fn dump(bytes: &[u8], text: &mut String) -> Result<(), String> {
+/// `flatmodel dump` on a cvimodel: the flatbuffer body's root table.
+pub fn root(bytes: &[u8]) -> Result<crate::open::Root<'_>, String> {
     let file = CviModel::parse_structure(bytes).map_err(|e| e.to_string())?;
-    let model = file.model();
-    flatmodel::dump::dump_table(text, model.raw(), cvimodel::Model::desc(), &Options::DEFAULT)
-        .map_err(|e| e.to_string())
+    Ok((file.model().raw(), cvimodel::Model::desc()))
 }
 
 /// `flatmodel extract` on a cvimodel: `section:NAME` (the stored payload), `section-data:NAME`
@@ -400,7 +420,7 @@ pub fn extract<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<Cow
         Err(e) => return Ok(Err(e.to_string())),
     };
     let section_index = |key: &str| -> Result<usize, Failure> {
-        file.find_section(key).map(|(i, _)| i).ok_or_else(|| Failure(format!("{name}: no section named '{key}'")))
+        file.find_section(key).map(|(i, _)| i).ok_or_else(|| Failure::new(format!("{name}: no section named '{key}'")))
     };
     let data = match what.split_once(':') {
         Some(("section", key)) => {
@@ -412,10 +432,10 @@ pub fn extract<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<Cow
             file.decompress_section(i).map_err(|e| e.to_string())
         }
         Some(("weight", key)) => {
-            let w = file.weight(key).ok_or_else(|| Failure(format!("{name}: no weight named '{key}'")))?;
+            let w = file.weight(key).ok_or_else(|| Failure::new(format!("{name}: no weight named '{key}'")))?;
             match file.weight_section() {
                 Some((i, s)) if s.is_lz4() => {
-                    let data = file.decompress_section(i).map_err(|e| Failure(format!("{name}: {e}")))?;
+                    let data = file.decompress_section(i).map_err(|e| Failure::new(format!("{name}: {e}")))?;
                     let start = usize::try_from(w.address().offset).unwrap_or(usize::MAX);
                     let size = usize::try_from(w.size()).unwrap_or(usize::MAX);
                     let slice = data.get(start..).and_then(|d| d.get(..size));
@@ -426,7 +446,11 @@ pub fn extract<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<Cow
                 _ => file.weight_data(&w).map(Cow::Borrowed).map_err(|e| e.to_string()),
             }
         }
-        _ => return Err(Failure(format!("'{what}': a cvimodel takes section:NAME, section-data:NAME or weight:NAME"))),
+        _ => {
+            return Err(Failure::new(format!(
+                "'{what}': a cvimodel takes section:NAME, section-data:NAME or weight:NAME"
+            )))
+        }
     };
     Ok(data)
 }

@@ -1,46 +1,51 @@
-//! `flatmodel dump FILE`: the root table as JSON.
+//! `flatmodel dump FILE`: the root table as JSON, streamed to standard output.
+//!
+//! The dump runs twice: a dry run that only counts, which refuses a dump disproportionate to
+//! the file before anything is printed, then the real one straight to the output. Memory stays
+//! bounded by the nesting depth whatever the output size.
 
-use crate::open::{with_model, Opened};
+use crate::open::{self, Graph, Kind, Root, Target};
+use crate::output::{Counter, FmtWriter, Out};
 use crate::{Failure, Outcome};
+use flatmodel::dump::{dump_table, DumpError};
 use flatmodel::schema::TableType;
 use flatmodel::verify::Options;
-use flatmodel::{circle, dump, tflite};
+use flatmodel::{circle, tflite};
 use std::ffi::OsString;
 use std::io::Write;
 
-/// Writes the model in `path` as JSON to standard output.
-pub fn run(path: &OsString) -> Result<Outcome, Failure> {
-    {
-        let input = crate::input::Input::open(path)?;
-        if let Some(container) = crate::open::container(input.bytes()) {
-            let mut text = String::new();
-            if let Err(reason) = (container.dump)(input.bytes(), &mut text) {
-                println!("{}: invalid: {reason}", path.to_string_lossy());
-                return Ok(Outcome::Invalid);
-            }
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())?;
-            out.flush()?;
-            return Ok(Outcome::Ok);
+/// Writes the model in `path` as JSON to `out`.
+pub fn run(out: &mut Out, path: &OsString) -> Result<Outcome, Failure> {
+    let name = path.to_string_lossy();
+    let input = match open::target(path)? {
+        Target::File(input) => input,
+        Target::Package => {
+            return open::report_invalid(out, &name, "an nnpackage holds several models: dump each model file")
         }
+        Target::NotModel(reason) => return open::report_invalid(out, &name, &reason),
+    };
+    let root: Result<Root<'_>, String> = match open::kind(input.bytes()) {
+        Kind::Graph(Graph::Tflite(m)) => Ok((m.raw(), tflite::Model::desc())),
+        Kind::Graph(Graph::Circle(m)) => Ok((m.raw(), circle::Model::desc())),
+        Kind::Container(container) => (container.root)(input.bytes()),
+        Kind::Invalid(reason) => Err(reason),
+    };
+    let (table, desc) = match root {
+        Ok(root) => root,
+        Err(reason) => return open::report_invalid(out, &name, &reason),
+    };
+    let options = Options::DEFAULT;
+    match dump_table(&mut Counter::default(), table, desc, &options) {
+        Ok(()) => {}
+        Err(e @ DumpError::TooLarge) => return open::report_invalid(out, &name, &e.to_string()),
+        Err(e) => return Err(Failure::new(format!("{name}: {e}"))),
     }
-    with_model(path, |name, model| {
-        let (table, desc) = match model {
-            Opened::Tflite(m) => (m.raw(), tflite::Model::desc()),
-            Opened::Circle(m) => (m.raw(), circle::Model::desc()),
-        };
-        let mut text = String::new();
-        match dump::dump_table(&mut text, table, desc, &Options::DEFAULT) {
-            Ok(()) => {}
-            Err(e @ dump::DumpError::TooLarge) => {
-                println!("{name}: invalid: {e}");
-                return Ok(Outcome::Invalid);
-            }
-            Err(e) => return Err(Failure(format!("{name}: {e}"))),
-        }
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())?;
-        out.flush()?;
-        Ok(Outcome::Ok)
-    })
+    let mut writer = FmtWriter::new(out);
+    let written = dump_table(&mut writer, table, desc, &options);
+    if let Some(e) = writer.error.take() {
+        return Err(e.into());
+    }
+    written.map_err(|e| Failure::new(format!("{name}: {e}")))?;
+    out.flush()?;
+    Ok(Outcome::Ok)
 }

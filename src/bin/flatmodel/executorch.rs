@@ -1,6 +1,8 @@
 //! The command line over ExecuTorch files: `.pte` programs, `VH00` Vulkan delegate blobs and
 //! bare VkGraph flatbuffers.
 
+use crate::output::Out;
+use crate::verify::Verdict;
 use crate::{Failure, Outcome};
 use flatmodel::pte::{DataLocation, PteFile};
 use flatmodel::schema::TableType;
@@ -9,6 +11,7 @@ use flatmodel::Format;
 use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::io::Write;
 
 /// Whether this module reads `bytes` (a `.pte`, a `VH00` blob or a bare VkGraph).
 pub fn reads(bytes: &[u8]) -> bool {
@@ -16,7 +19,11 @@ pub fn reads(bytes: &[u8]) -> bool {
 }
 
 /// Verifies `bytes` fully: a short description, or why they are invalid.
-pub fn check(bytes: &[u8]) -> Result<String, String> {
+pub fn check(bytes: &[u8]) -> Result<Verdict, String> {
+    describe(bytes).map(|summary| Verdict { summary, warnings: Default::default() })
+}
+
+fn describe(bytes: &[u8]) -> Result<String, String> {
     match flatmodel::detect(bytes) {
         Some(Format::Pte) => {
             let file = PteFile::parse(bytes).map_err(|e| e.to_string())?;
@@ -43,21 +50,18 @@ pub fn check(bytes: &[u8]) -> Result<String, String> {
     }
 }
 
-/// The root table and its descriptor, for `dump`; `Err` with the reason when the structure is
-/// invalid.
-pub fn dump(bytes: &[u8], out: &mut String) -> Result<(), String> {
-    let options = flatmodel::verify::Options::DEFAULT;
-    let result = match flatmodel::detect(bytes) {
+/// The root table and its descriptor, for `dump`: the `.pte`'s Program or the blob's VkGraph.
+pub fn root(bytes: &[u8]) -> Result<crate::open::Root<'_>, String> {
+    match flatmodel::detect(bytes) {
         Some(Format::Pte) => {
             let file = PteFile::parse_structure(bytes).map_err(|e| e.to_string())?;
-            flatmodel::dump::dump_table(out, file.program().raw(), flatmodel::pte::Program::desc(), &options)
+            Ok((file.program().raw(), flatmodel::pte::Program::desc()))
         }
         _ => {
             let blob = Blob::parse_structure(bytes).map_err(|e| e.to_string())?;
-            flatmodel::dump::dump_table(out, blob.graph().raw(), flatmodel::vkgraph::VkGraph::desc(), &options)
+            Ok((blob.graph().raw(), flatmodel::vkgraph::VkGraph::desc()))
         }
-    };
-    result.map_err(|e| e.to_string())
+    }
 }
 
 /// The bytes `what` names: `delegate:N`, `segment:N` or `named:KEY` in a `.pte`, `constant:N`
@@ -67,7 +71,8 @@ pub fn extract<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<Cow
 }
 
 fn extract_slice<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<&'a [u8], String>, Failure> {
-    let number = |n: &str| n.parse::<usize>().map_err(|_| Failure(format!("'{what}': expected a number after ':'")));
+    let number =
+        |n: &str| n.parse::<usize>().map_err(|_| Failure::new(format!("'{what}': expected a number after ':'")));
     Ok(match (flatmodel::detect(bytes), what.split_once(':')) {
         (Some(Format::Pte), Some((kind, arg))) => {
             let file = match PteFile::parse(bytes) {
@@ -77,12 +82,14 @@ fn extract_slice<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<&
             match kind {
                 "delegate" => {
                     let n = number(arg)?;
-                    let d = file.delegate(n).ok_or_else(|| Failure(format!("{name}: no delegate {n}")))?;
+                    let d = file.delegate(n).ok_or_else(|| Failure::new(format!("{name}: no delegate {n}")))?;
                     file.delegate_blob(&d).map(|(_, b)| b).map_err(|e| e.to_string())
                 }
                 "segment" => file.segment(number(arg)?).map(|(_, b)| b).map_err(|e| e.to_string()),
-                "named" => Ok(file.named_data(arg).ok_or_else(|| Failure(format!("{name}: no named data '{arg}'")))?),
-                _ => return Err(Failure(format!("'{what}': a .pte has delegate:N, segment:N or named:KEY"))),
+                "named" => {
+                    Ok(file.named_data(arg).ok_or_else(|| Failure::new(format!("{name}: no named data '{arg}'")))?)
+                }
+                _ => return Err(Failure::new(format!("'{what}': a .pte has delegate:N, segment:N or named:KEY"))),
             }
         }
         (_, Some(("constant", arg))) => {
@@ -94,14 +101,14 @@ fn extract_slice<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<&
             match blob.constant(n) {
                 Ok(Constant::Inline(data)) => Ok(data),
                 Ok(Constant::Named { key, .. }) => {
-                    return Err(Failure(format!(
+                    return Err(Failure::new(format!(
                         "{name}: constant {n} is the program's named data '{key}': extract named:{key} from the .pte"
                     )))
                 }
                 Err(e) => Err(e.to_string()),
             }
         }
-        _ => return Err(Failure(format!("'{what}': a Vulkan blob has constant:N"))),
+        _ => return Err(Failure::new(format!("'{what}': a Vulkan blob has constant:N"))),
     })
 }
 
@@ -228,6 +235,16 @@ fn graph_summary<'a>(blob: &Blob<'a>, named: impl Fn(&str) -> Option<&'a [u8]>) 
                 let found = named(key).is_some();
                 json!({"index": i, "bytes": length, "stored": "named data", "key": key, "found": found})
             }
+            Err(_) if blob.header().is_none() => {
+                // A bare VkGraph: inline constants live in the VH00 raw-bytes region it lacks.
+                let entry = g.constants().and_then(|c| c.get(i));
+                let length = entry.map_or(0, |e| e.length());
+                total += length;
+                json!({
+                    "index": i, "bytes": length, "offset": entry.map(|e| e.offset()),
+                    "stored": "VH00 raw bytes (not part of a bare VkGraph)",
+                })
+            }
             Err(e) => json!({"index": i, "error": e.to_string()}),
         })
         .collect();
@@ -243,56 +260,69 @@ fn graph_summary<'a>(blob: &Blob<'a>, named: impl Fn(&str) -> Option<&'a [u8]>) 
 }
 
 /// Prints `summary` for `inspect` without `--json`.
-pub fn print(name: &str, s: &Value) {
-    println!("{name}");
-    println!("  format:     {}", s["format"].as_str().unwrap_or("-"));
+pub fn print(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
+    writeln!(out, "{name}")?;
+    writeln!(out, "  format:     {}", s["format"].as_str().unwrap_or("-"))?;
     if let Some(plans) = s["execution_plans"].as_array() {
-        println!("  version:    {}", s["version"]);
+        writeln!(out, "  version:    {}", s["version"])?;
         for p in plans {
-            println!(
+            writeln!(
+                out,
                 "  plan {}: {} values, inputs {}, outputs {}, operators {}",
                 p["name"], p["values"], p["inputs"], p["outputs"], p["operators"]
-            );
+            )?;
         }
-        println!("  segments:   {} ({} bytes), named data: {}", s["segments"], s["segment_bytes"], s["named_data"]);
+        writeln!(
+            out,
+            "  segments:   {} ({} bytes), named data: {}",
+            s["segments"], s["segment_bytes"], s["named_data"]
+        )?;
         for d in s["delegates"].as_array().into_iter().flatten() {
-            println!(
+            writeln!(
+                out,
                 "  delegate {}: {} ({}, {} bytes)",
                 d["index"],
                 d["backend_id"],
                 d["stored"].as_str().unwrap_or("-"),
                 d["bytes"]
-            );
+            )?;
             if d.get("vulkan").is_some() {
-                print_graph(&d["vulkan"], "    ");
+                print_graph(out, &d["vulkan"], "    ")?;
             }
         }
     } else {
-        print_graph(s, "  ");
+        print_graph(out, s, "  ")?;
     }
+    Ok(())
 }
 
-fn print_graph(g: &Value, indent: &str) {
-    println!("{indent}values:    {}", g["values"]);
-    println!("{indent}operators: {}", g["operators"]);
-    println!("{indent}inputs:    {}", g["inputs"]);
-    println!("{indent}outputs:   {}", g["outputs"]);
-    println!("{indent}constants: {} ({} bytes)", g["constants"].as_array().map_or(0, Vec::len), g["constant_bytes"]);
+fn print_graph(out: &mut Out, g: &Value, indent: &str) -> std::io::Result<()> {
+    writeln!(out, "{indent}values:    {}", g["values"])?;
+    writeln!(out, "{indent}operators: {}", g["operators"])?;
+    writeln!(out, "{indent}inputs:    {}", g["inputs"])?;
+    writeln!(out, "{indent}outputs:   {}", g["outputs"])?;
+    writeln!(
+        out,
+        "{indent}constants: {} ({} bytes)",
+        g["constants"].as_array().map_or(0, Vec::len),
+        g["constant_bytes"]
+    )?;
     for c in g["constants"].as_array().into_iter().flatten() {
         let key = c.get("key").and_then(Value::as_str).map(|k| format!(" {k}")).unwrap_or_default();
-        println!("{indent}  [{}] {} bytes, {}{key}", c["index"], c["bytes"], c["stored"].as_str().unwrap_or("?"));
+        writeln!(out, "{indent}  [{}] {} bytes, {}{key}", c["index"], c["bytes"], c["stored"].as_str().unwrap_or("?"))?;
     }
+    Ok(())
 }
 
 /// `inspect` on an ExecuTorch file.
-pub fn inspect(name: &str, bytes: &[u8], as_json: bool) -> Result<Outcome, Failure> {
+pub fn inspect(out: &mut Out, name: &str, bytes: &[u8], as_json: bool) -> Result<Outcome, Failure> {
     match summary(bytes) {
-        Ok(s) if as_json => println!("{}", serde_json::to_string_pretty(&s)?),
-        Ok(s) => print(name, &s),
-        Err(reason) => {
-            println!("{name}: invalid: {reason}");
-            return Ok(Outcome::Invalid);
+        Ok(s) if as_json => {
+            serde_json::to_writer_pretty(&mut *out, &s)?;
+            writeln!(out)?;
         }
+        Ok(s) => print(out, name, &s)?,
+        Err(reason) => return crate::open::report_invalid(out, name, &reason),
     }
     Ok(Outcome::Ok)
 }

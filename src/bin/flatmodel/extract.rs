@@ -1,46 +1,60 @@
-//! `flatmodel extract FILE WHAT -o OUT`: write a buffer's (or metadata entry's) exact bytes.
+//! `flatmodel extract FILE WHAT -o OUT`: write the exact bytes WHAT names, to a file or (`-o -`)
+//! to standard output.
 
-use crate::open::{with_model, Opened};
+use crate::open::{self, Graph, Kind, Target};
+use crate::output::Out;
 use crate::{Failure, Outcome};
 use flatmodel::graph::ModelView;
+use std::borrow::Cow;
 use std::ffi::OsString;
+use std::io::Write;
 
-/// Writes the bytes `what` names in `path` to `out`.
-pub fn run(path: &OsString, what: &str, out: &OsString) -> Result<Outcome, Failure> {
-    {
-        let input = crate::input::Input::open(path)?;
-        if let Some(container) = crate::open::container(input.bytes()) {
-            let name = path.to_string_lossy();
-            return match (container.extract)(&name, input.bytes(), what)? {
-                Ok(data) => write_replacing(std::path::Path::new(out), &data).map(|()| Outcome::Ok),
-                Err(reason) => {
-                    println!("{name}: invalid: {reason}");
-                    Ok(Outcome::Invalid)
-                }
-            };
+/// Writes the bytes `what` names in `path` to `to` (`-`: standard output).
+pub fn run(out: &mut Out, path: &OsString, what: &str, to: &OsString) -> Result<Outcome, Failure> {
+    let name = path.to_string_lossy();
+    let input = match open::target(path)? {
+        Target::File(input) => input,
+        Target::Package => {
+            return open::report_invalid(out, &name, "an nnpackage holds several models: extract from a model file")
         }
+        Target::NotModel(reason) => return open::report_invalid(out, &name, &reason),
+    };
+    let data = match open::kind(input.bytes()) {
+        Kind::Graph(model) => Ok(graph_bytes(&name, model, what)?),
+        Kind::Container(container) => (container.extract)(&name, input.bytes(), what)?,
+        Kind::Invalid(reason) => Err(reason),
+    };
+    match data {
+        Ok(data) if to == "-" => {
+            out.write_all(&data)?;
+            out.flush()?;
+            Ok(Outcome::Ok)
+        }
+        Ok(data) => write_replacing(std::path::Path::new(to), &data).map(|()| Outcome::Ok),
+        Err(reason) => open::report_invalid(out, &name, &reason),
     }
-    with_model(path, |name, model| {
-        let data = match (what.split_once(':'), model) {
-            (Some(("buffer", n)), model) => {
-                let index: u32 = n.parse().map_err(|_| Failure(format!("'{what}': buffer index must be a number")))?;
-                let data = match model {
-                    Opened::Tflite(m) => m.buffer_data(index),
-                    Opened::Circle(m) => m.buffer_data(index),
-                };
-                data.map_err(|e| Failure(format!("{name}: {what}: {e}")))?
-            }
-            (Some(("metadata", key)), Opened::Tflite(model)) => {
-                model.metadata_bytes(key).ok_or_else(|| Failure(format!("{name}: no metadata entry named '{key}'")))?
-            }
-            (Some(("metadata", _)), Opened::Circle(_)) => {
-                return Err(Failure(format!("{name}: Circle revision 0 has no named metadata; use buffer:N")))
-            }
-            _ => return Err(Failure(format!("'{what}': expected buffer:N or metadata:NAME"))),
-        };
-        write_replacing(std::path::Path::new(out), data)?;
-        Ok(Outcome::Ok)
-    })
+}
+
+/// The bytes `what` names in a TFLite or Circle model: `buffer:N` or `metadata:NAME`.
+fn graph_bytes<'a>(name: &str, model: Graph<'a>, what: &str) -> Result<Cow<'a, [u8]>, Failure> {
+    let data = match (what.split_once(':'), model) {
+        (Some(("buffer", n)), model) => {
+            let index: u32 = n.parse().map_err(|_| Failure::new(format!("'{what}': buffer index must be a number")))?;
+            let data = match model {
+                Graph::Tflite(m) => m.buffer_data(index),
+                Graph::Circle(m) => m.buffer_data(index),
+            };
+            data.map_err(|e| Failure::new(format!("{name}: {what}: {e}")))?
+        }
+        (Some(("metadata", key)), Graph::Tflite(model)) => {
+            model.metadata_bytes(key).ok_or_else(|| Failure::new(format!("{name}: no metadata entry named '{key}'")))?
+        }
+        (Some(("metadata", _)), Graph::Circle(_)) => {
+            return Err(Failure::new(format!("{name}: Circle revision 0 has no named metadata; use buffer:N")))
+        }
+        _ => return Err(Failure::new(format!("'{what}': expected buffer:N or metadata:NAME"))),
+    };
+    Ok(Cow::Borrowed(data))
 }
 
 /// Writes `data` to a temporary file beside `out`, then renames it over `out`: `data` may be
@@ -49,7 +63,7 @@ pub fn run(path: &OsString, what: &str, out: &OsString) -> Result<Outcome, Failu
 fn write_replacing(out: &std::path::Path, data: &[u8]) -> Result<(), Failure> {
     let shown = out.to_string_lossy();
     let dir = out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let name = out.file_name().ok_or_else(|| Failure(format!("{shown}: not a file name")))?;
+    let name = out.file_name().ok_or_else(|| Failure::new(format!("{shown}: not a file name")))?;
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
     tmp_name.push(format!(".flatmodel-{}.tmp", std::process::id()));
@@ -57,7 +71,7 @@ fn write_replacing(out: &std::path::Path, data: &[u8]) -> Result<(), Failure> {
     let written = std::fs::write(&tmp, data).and_then(|()| std::fs::rename(&tmp, out));
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
-        return Err(Failure(format!("{shown}: {e}")));
+        return Err(Failure::new(format!("{shown}: {e}")));
     }
     Ok(())
 }

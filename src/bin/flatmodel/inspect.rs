@@ -1,195 +1,217 @@
 //! `flatmodel inspect FILE [--json] [--tensors]`: what a model holds, at a glance.
 //!
 //! One summary serves TFLite and Circle (both through `flatmodel::graph`); each format adds the
-//! tables only it has (TFLite's signatures and metadata, Circle's data formats).
+//! tables only it has (TFLite's signatures and metadata, Circle's data formats). The summary is
+//! charged against a [`Budget`] linear in the file size, row by row and list element by list
+//! element, so a file whose tables are shared many times over is refused rather than expanded.
 
-use crate::open::{open, with_model, Opened};
+use crate::budget::{Budget, OverBudget};
+use crate::open::{self, Graph, Kind, Target};
+use crate::output::Out;
+use crate::warnings::Warnings;
 use crate::{Failure, Outcome};
-use flatmodel::graph::{ModelView, SubGraphView, TensorView};
+use flatmodel::graph::{ModelView, SubGraphView, TensorView, Warning};
+use flatmodel::wire::Vector;
 use flatmodel::{circle, tflite};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
+use std::io::Write;
 
 /// Prints the summary of the model in `path`, as text or JSON, with every tensor when asked.
-pub fn run(path: &OsString, as_json: bool, tensors: bool) -> Result<Outcome, Failure> {
-    if crate::package::is_package(path) {
-        return crate::package::inspect(path, as_json);
-    }
-    {
-        let input = crate::input::Input::open(path)?;
-        if let Some(container) = crate::open::container(input.bytes()) {
-            return (container.inspect)(&path.to_string_lossy(), input.bytes(), as_json);
+pub fn run(out: &mut Out, path: &OsString, as_json: bool, tensors: bool) -> Result<Outcome, Failure> {
+    let name = path.to_string_lossy();
+    let input = match open::target(path)? {
+        Target::Package => return crate::package::inspect(out, path, as_json),
+        Target::NotModel(reason) => return open::report_invalid(out, &name, &reason),
+        Target::File(input) => input,
+    };
+    let summary = match open::kind(input.bytes()) {
+        Kind::Graph(model) => summarise(model, tensors),
+        Kind::Container(container) => return (container.inspect)(out, &name, input.bytes(), as_json),
+        Kind::Invalid(reason) => return open::report_invalid(out, &name, &reason),
+    };
+    match summary {
+        Ok(summary) if as_json => {
+            serde_json::to_writer_pretty(&mut *out, &summary)?;
+            writeln!(out)?;
+            Ok(Outcome::Ok)
         }
-    }
-    with_model(path, |name, model| {
-        let summary = summarise(model, tensors);
-        if as_json {
-            println!("{}", serde_json::to_string_pretty(&summary)?);
-        } else {
-            print_text(name, &summary);
+        Ok(summary) => {
+            print_text(out, &name, &summary)?;
+            Ok(Outcome::Ok)
         }
-        Ok(Outcome::Ok)
-    })
+        Err(over) => open::report_invalid(out, &name, &over.to_string()),
+    }
 }
 
-/// The summary of the model in `bytes` (tensors not listed), or why it is not a valid model.
+/// The summary of the TFLite or Circle model in `bytes` (tensors not listed), or why it cannot
+/// be given.
 pub fn summary_of(bytes: &[u8]) -> Result<Value, String> {
-    open(bytes).map(|model| summarise(model, false))
+    match open::kind(bytes) {
+        Kind::Graph(model) => summarise(model, false).map_err(|e| e.to_string()),
+        Kind::Container(_) => Err("not a TFLite or Circle model".into()),
+        Kind::Invalid(reason) => Err(reason),
+    }
 }
 
-/// The summary of a structurally verified model.
-fn summarise(model: Opened<'_>, tensors: bool) -> Value {
+/// The summary of a structurally verified model. The listing is charged first, so a refused
+/// file costs no more than its budget; the model rules and warnings then run under the
+/// library's own budget.
+fn summarise(model: Graph<'_>, tensors: bool) -> Result<Value, OverBudget> {
     match model {
-        Opened::Tflite(m) => {
+        Graph::Tflite(m) => {
+            let mut budget = Budget::for_file(m.file().len());
+            let mut s = graph_summary("TFLite", m, tensors, &mut budget)?;
+            tflite_extras(&m, &mut s, &mut budget)?;
             let rules = tflite::Model::parse(m.file()).err();
-            let mut s = graph_summary("TFLite", m, rules, tensors);
-            tflite_extras(&m, &mut s);
-            Value::Object(s)
+            let warnings = warnings_of(|f| m.for_each_warning(f));
+            Ok(with_verdict(s, rules, warnings))
         }
-        Opened::Circle(m) => {
+        Graph::Circle(m) => {
+            let mut budget = Budget::for_file(m.file().len());
+            let mut s = graph_summary("Circle", m, tensors, &mut budget)?;
+            circle_extras(&m, &mut s, &mut budget)?;
             let rules = circle::Model::parse(m.file()).err();
-            let mut s = graph_summary("Circle", m, rules, tensors);
-            circle_extras(&m, &mut s);
-            Value::Object(s)
+            let warnings = warnings_of(|f| m.for_each_warning(f));
+            Ok(with_verdict(s, rules, warnings))
         }
     }
 }
 
-fn ints(v: Option<flatmodel::wire::Vector<'_, i32>>) -> Vec<i32> {
-    v.map(|v| v.iter().collect()).unwrap_or_default()
+/// The summary with the model rules' verdict and the warnings added.
+fn with_verdict(mut s: Map<String, Value>, rules: Option<flatmodel::Error>, warnings: Warnings) -> Value {
+    s.insert("model_rules".into(), json!(rules.map_or_else(|| "ok".into(), |e| e.to_string())));
+    s.insert("warnings".into(), warnings.to_json());
+    Value::Object(s)
 }
 
-/// What both formats share: subgraphs, operators by name, buffers, and the model rules' verdict.
-///
-/// Counting operators walks the model as a runtime would load it, which for a file whose
-/// subgraphs share operator lists is far larger than the file; the walk stops at the same
-/// apparent-size budget the verifier uses and says so.
+fn warnings_of(for_each: impl FnOnce(&mut dyn FnMut(Warning))) -> Warnings {
+    let mut warnings = Warnings::default();
+    for_each(&mut |w| warnings.push(w));
+    warnings
+}
+
+/// The elements of `v`, charged one unit each.
+fn listed<T: flatmodel::wire::Scalar>(v: Option<Vector<'_, T>>, budget: &mut Budget) -> Result<Vec<T>, OverBudget> {
+    let Some(v) = v else { return Ok(Vec::new()) };
+    budget.charge(v.len())?;
+    Ok(v.iter().collect())
+}
+
+/// What both formats share: subgraphs, operators by name, buffers.
 fn graph_summary<'a, M: ModelView<'a>>(
     format: &str,
     model: M,
-    rules: Option<flatmodel::Error>,
     with_tensors: bool,
-) -> Map<String, Value> {
-    let file_len = model.file().len();
-    let mut budget = flatmodel::verify::Options::DEFAULT.apparent_size_budget(file_len);
-    let mut histogram_complete = true;
+    budget: &mut Budget,
+) -> Result<Map<String, Value>, OverBudget> {
     let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
-    let subgraphs: Vec<Value> = model
-        .subgraph_list()
-        .into_iter()
-        .flat_map(|s| s.iter())
-        .enumerate()
-        .map(|(i, sg)| {
-            let ops = sg.operators();
-            for op in ops.into_iter().flat_map(|o| o.iter()) {
-                if budget == 0 {
-                    histogram_complete = false;
-                    break;
-                }
-                budget -= 1;
-                let name = model.operator_kind(&op).map_or("<missing operator code>".into(), |k| k.to_string());
-                *histogram.entry(name).or_default() += 1;
-            }
-            let mut s = json!({
-                "index": i,
-                "name": sg.name(),
-                "tensors": sg.tensors().map_or(0, |t| t.len()),
-                "operators": ops.map_or(0, |o| o.len()),
-                "inputs": ints(sg.inputs()),
-                "outputs": ints(sg.outputs()),
-            });
-            if with_tensors {
-                s["tensor_list"] = Value::Array(tensor_list(model, &sg, &mut budget));
-            }
-            s
-        })
-        .collect();
+    let mut subgraphs = Vec::new();
+    for (i, sg) in model.subgraph_list().into_iter().flat_map(|s| s.iter()).enumerate() {
+        budget.charge(1)?;
+        let ops = sg.operators();
+        for op in ops.into_iter().flat_map(|o| o.iter()) {
+            budget.charge(1)?;
+            let name = model.operator_kind(&op).map_or("<missing operator code>".into(), |k| k.to_string());
+            *histogram.entry(name).or_default() += 1;
+        }
+        let mut s = json!({
+            "index": i,
+            "name": sg.name(),
+            "tensors": sg.tensors().map_or(0, |t| t.len()),
+            "operators": ops.map_or(0, |o| o.len()),
+            "inputs": listed(sg.inputs(), budget)?,
+            "outputs": listed(sg.outputs(), budget)?,
+        });
+        if with_tensors {
+            s["tensor_list"] = Value::Array(tensor_list(model, &sg, budget)?);
+        }
+        subgraphs.push(s);
+    }
     let (inside, outside) = model.buffer_bytes();
     let mut s = Map::new();
     s.insert("format".into(), json!(format));
     s.insert("schema_version".into(), json!(model.schema_version()));
-    s.insert("file_bytes".into(), json!(file_len));
+    s.insert("file_bytes".into(), json!(model.file().len()));
     s.insert("description".into(), json!(model.description()));
     s.insert("subgraphs".into(), json!(subgraphs));
     s.insert("operator_histogram".into(), json!(histogram));
-    s.insert("operator_histogram_complete".into(), json!(histogram_complete));
     s.insert("buffers".into(), json!(model.buffer_count().unwrap_or(0)));
     s.insert("buffer_bytes_inside".into(), json!(inside));
     s.insert("buffer_bytes_outside".into(), json!(outside));
-    s.insert("model_rules".into(), json!(rules.map_or_else(|| "ok".into(), |e| e.to_string())));
-    s
+    Ok(s)
 }
 
-/// Every tensor of `sg`: name, type, shape, buffer, data size and quantization.
-fn tensor_list<'a, M: ModelView<'a>>(model: M, sg: &M::SubGraph, budget: &mut u64) -> Vec<Value> {
+/// Every tensor of `sg`: name, type, stored shape and shape signature, buffer, data size and
+/// quantization.
+fn tensor_list<'a, M: ModelView<'a>>(
+    model: M,
+    sg: &M::SubGraph,
+    budget: &mut Budget,
+) -> Result<Vec<Value>, OverBudget> {
     let mut rows = Vec::new();
     for (t, tensor) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
-        if *budget == 0 {
-            break;
-        }
-        *budget -= 1;
-        let element = tensor.element_type();
+        budget.charge(1)?;
+        let shape = listed(tensor.shape(), budget)?;
+        let signature = listed(tensor.shape_signature(), budget)?;
         let mut row = json!({
             "index": t,
             "name": tensor.name(),
-            "type": element.name.map_or_else(|| format!("TensorType({})", element.code), str::to_string),
-            "shape": ints(tensor.shape()),
-            "shape_signature": ints(tensor.shape_signature()),
+            "type": tensor.element_type().to_string(),
+            "shape": shape,
             "buffer": tensor.buffer(),
             "data_bytes": model.tensor_data(&tensor).map_or(0, <[u8]>::len),
             "is_variable": tensor.is_variable(),
         });
+        if signature != shape {
+            row["shape_signature"] = json!(signature);
+        }
         if let Some(q) = tensor.quantization().filter(|q| q.scale.is_some_and(|s| !s.is_empty())) {
-            let floats = |v: Option<flatmodel::wire::Vector<'_, f32>>| -> Vec<f32> {
-                v.map(|v| v.iter().collect()).unwrap_or_default()
-            };
-            let zero_points: Vec<i64> = q.zero_point.map(|v| v.iter().collect()).unwrap_or_default();
             row["quantization"] = json!({
-                "scale": floats(q.scale),
-                "zero_point": zero_points,
+                "scale": listed(q.scale, budget)?,
+                "zero_point": listed(q.zero_point, budget)?,
                 "quantized_dimension": q.quantized_dimension,
             });
         }
         rows.push(row);
     }
-    rows
+    Ok(rows)
 }
 
 /// TFLite's own tables: signatures, metadata, the minimum runtime version.
-fn tflite_extras(model: &tflite::Model<'_>, s: &mut Map<String, Value>) {
-    let signatures: Vec<Value> = model
-        .signature_defs()
-        .into_iter()
-        .flat_map(|s| s.iter())
-        .map(|sig| {
-            let maps = |m: Option<flatmodel::wire::TableVector<'_, tflite::TensorMap<'_>>>| -> Vec<Value> {
-                m.into_iter()
-                    .flat_map(|v| v.iter())
-                    .map(|t| json!({"name": t.name(), "tensor": t.tensor_index()}))
-                    .collect()
-            };
-            json!({
-                "key": sig.signature_key(),
-                "subgraph": sig.subgraph_index(),
-                "inputs": maps(sig.inputs()),
-                "outputs": maps(sig.outputs()),
-            })
-        })
-        .collect();
-    let metadata: Vec<Value> = model
-        .metadata()
-        .into_iter()
-        .flat_map(|m| m.iter())
-        .map(|m| json!({"name": m.name(), "buffer": m.buffer()}))
-        .collect();
+fn tflite_extras(model: &tflite::Model<'_>, s: &mut Map<String, Value>, budget: &mut Budget) -> Result<(), OverBudget> {
+    let mut signatures = Vec::new();
+    for sig in model.signature_defs().into_iter().flat_map(|s| s.iter()) {
+        budget.charge(1)?;
+        let mut maps = |m: Option<flatmodel::wire::TableVector<'_, tflite::TensorMap<'_>>>| {
+            let m: Vec<_> = m.into_iter().flat_map(|v| v.iter()).collect();
+            budget.charge(m.len())?;
+            Ok::<_, OverBudget>(
+                m.iter().map(|t| json!({"name": t.name(), "tensor": t.tensor_index()})).collect::<Vec<_>>(),
+            )
+        };
+        let (inputs, outputs) = (maps(sig.inputs())?, maps(sig.outputs())?);
+        signatures.push(json!({
+            "key": sig.signature_key(),
+            "subgraph": sig.subgraph_index(),
+            "inputs": inputs,
+            "outputs": outputs,
+        }));
+    }
+    let mut metadata = Vec::new();
+    for m in model.metadata().into_iter().flat_map(|m| m.iter()) {
+        budget.charge(1)?;
+        metadata.push(json!({"name": m.name(), "buffer": m.buffer()}));
+    }
     s.insert("min_runtime_version".into(), json!(model.min_runtime_version()));
     s.insert("signatures".into(), json!(signatures));
     s.insert("metadata".into(), json!(metadata));
+    Ok(())
 }
 
 /// Circle's own fields: each subgraph's data format and the metadata buffer indices.
-fn circle_extras(model: &circle::Model<'_>, s: &mut Map<String, Value>) {
+fn circle_extras(model: &circle::Model<'_>, s: &mut Map<String, Value>, budget: &mut Budget) -> Result<(), OverBudget> {
     let formats: Vec<Value> = model
         .subgraphs()
         .into_iter()
@@ -204,23 +226,69 @@ fn circle_extras(model: &circle::Model<'_>, s: &mut Map<String, Value>) {
             sg["data_format"] = format;
         }
     }
-    s.insert("metadata_buffer".into(), json!(ints(model.metadata_buffer())));
+    s.insert("metadata_buffer".into(), json!(listed(model.metadata_buffer(), budget)?));
+    Ok(())
 }
 
-pub fn print_text(name: &str, s: &Value) {
-    let str_of = |v: &Value| v.as_str().map(str::to_string).unwrap_or_else(|| "-".into());
-    println!("{name}");
-    println!("  format:              {} (schema version {})", str_of(&s["format"]), s["schema_version"]);
-    println!("  description:         {}", str_of(&s["description"]));
-    if s.get("min_runtime_version").is_some() {
-        println!("  min runtime version: {}", str_of(&s["min_runtime_version"]));
+/// `-` for a missing string.
+fn str_of(v: &Value) -> String {
+    v.as_str().map_or_else(|| "-".into(), str::to_string)
+}
+
+/// The stored shape with the dimensions `shape_signature` leaves dynamic (-1) marked `?`:
+/// `[1?,224,224,3]`.
+fn shape_text(t: &Value) -> String {
+    let dims = |k: &str| t[k].as_array().map(|a| a.iter().filter_map(Value::as_i64).collect::<Vec<_>>());
+    let shape = dims("shape").unwrap_or_default();
+    let signature = dims("shape_signature").filter(|s| s.len() == shape.len());
+    let parts: Vec<String> = shape
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let dynamic = signature.as_ref().and_then(|s| s.get(i)) == Some(&-1);
+            format!("{d}{}", if dynamic { "?" } else { "" })
+        })
+        .collect();
+    format!("[{}]", parts.join(","))
+}
+
+/// A tensor's quantization for a person: `scale=0.0245 zero_point=-128`, or
+/// `per-axis(dim 3, 32 scales)`.
+fn quant_text(t: &Value) -> String {
+    let Some(q) = t.get("quantization") else { return "-".into() };
+    let scales = q["scale"].as_array().map_or(0, Vec::len);
+    if scales == 1 {
+        format!("scale={} zero_point={}", q["scale"][0], q["zero_point"][0])
+    } else {
+        format!("per-axis(dim {}, {scales} scales)", q["quantized_dimension"])
     }
-    println!("  model rules:         {}", str_of(&s["model_rules"]));
-    let subgraphs = s["subgraphs"].as_array().cloned().unwrap_or_default();
-    println!("  subgraphs:           {}", subgraphs.len());
-    for sg in &subgraphs {
+}
+
+/// Prints the summary of a TFLite or Circle model as text.
+pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result<()> {
+    writeln!(out, "{name}")?;
+    writeln!(out, "  format:              {} (schema version {})", str_of(&s["format"]), s["schema_version"])?;
+    writeln!(out, "  description:         {}", str_of(&s["description"]))?;
+    if s.get("min_runtime_version").is_some() {
+        writeln!(out, "  min runtime version: {}", str_of(&s["min_runtime_version"]))?;
+    }
+    writeln!(out, "  model rules:         {}", str_of(&s["model_rules"]))?;
+    let warnings = &s["warnings"];
+    writeln!(out, "  warnings:            {}", warnings["count"])?;
+    for w in warnings["shown"].as_array().into_iter().flatten() {
+        writeln!(out, "    {}", str_of(w))?;
+    }
+    let shown = warnings["shown"].as_array().map_or(0, Vec::len) as u64;
+    let more = warnings["count"].as_u64().unwrap_or(0).saturating_sub(shown);
+    if more > 0 {
+        writeln!(out, "    ... and {more} more")?;
+    }
+    let subgraphs = s["subgraphs"].as_array().map(Vec::as_slice).unwrap_or_default();
+    writeln!(out, "  subgraphs:           {}", subgraphs.len())?;
+    for sg in subgraphs {
         let layout = sg.get("data_format").map(|f| format!(", {}", str_of(f))).unwrap_or_default();
-        println!(
+        writeln!(
+            out,
             "    [{}] {}: {} tensors, {} operators, inputs {}, outputs {}{layout}",
             sg["index"],
             str_of(&sg["name"]),
@@ -228,31 +296,21 @@ pub fn print_text(name: &str, s: &Value) {
             sg["operators"],
             sg["inputs"],
             sg["outputs"]
-        );
-        for t in sg["tensor_list"].as_array().into_iter().flatten() {
-            let quant = t.get("quantization").map(|q| format!(" quant {}", q)).unwrap_or_default();
-            println!(
-                "      {:>5} {} {} {} buffer {} ({} bytes){quant}",
-                t["index"],
-                str_of(&t["name"]),
-                str_of(&t["type"]),
-                t["shape_signature"],
-                t["buffer"],
-                t["data_bytes"]
-            );
+        )?;
+        if let Some(rows) = sg["tensor_list"].as_array() {
+            print_tensor_table(out, rows)?;
         }
     }
-    let complete = s["operator_histogram_complete"].as_bool().unwrap_or(true);
-    println!("  operators:{}", if complete { "" } else { " (stopped early: the model is far larger than its file)" });
+    writeln!(out, "  operators:")?;
     if let Some(h) = s["operator_histogram"].as_object() {
         let mut rows: Vec<_> = h.iter().collect();
         rows.sort_by(|a, b| b.1.as_u64().cmp(&a.1.as_u64()).then(a.0.cmp(b.0)));
         for (op, n) in rows {
-            println!("    {n:>6}  {op}");
+            writeln!(out, "    {n:>6}  {op}")?;
         }
     }
     if let Some(signatures) = s.get("signatures").and_then(Value::as_array) {
-        println!("  signatures:");
+        writeln!(out, "  signatures:")?;
         for sig in signatures {
             let names = |k: &str| {
                 sig[k]
@@ -263,24 +321,62 @@ pub fn print_text(name: &str, s: &Value) {
                     .collect::<Vec<_>>()
                     .join(", ")
             };
-            println!(
+            writeln!(
+                out,
                 "    {} (subgraph {}): inputs [{}] outputs [{}]",
                 str_of(&sig["key"]),
                 sig["subgraph"],
                 names("inputs"),
                 names("outputs")
-            );
+            )?;
         }
     }
     if let Some(meta) = s.get("metadata").and_then(Value::as_array) {
         let meta: Vec<String> = meta.iter().map(|m| str_of(&m["name"])).collect();
-        println!("  metadata:            {}", if meta.is_empty() { "-".into() } else { meta.join(", ") });
+        writeln!(out, "  metadata:            {}", if meta.is_empty() { "-".into() } else { meta.join(", ") })?;
     }
     if let Some(meta) = s.get("metadata_buffer") {
-        println!("  metadata buffers:    {meta}");
+        writeln!(out, "  metadata buffers:    {meta}")?;
     }
-    println!(
+    writeln!(
+        out,
         "  buffers:             {} ({} bytes inside the flatbuffer, {} outside)",
         s["buffers"], s["buffer_bytes_inside"], s["buffer_bytes_outside"]
-    );
+    )
+}
+
+/// One aligned row per tensor under a header; the name comes last, as names vary in length.
+fn print_tensor_table(out: &mut dyn Write, rows: &[Value]) -> std::io::Result<()> {
+    const HEADER: [&str; 7] = ["INDEX", "TYPE", "SHAPE", "BYTES", "BUFFER", "QUANTIZATION", "NAME"];
+    let cells: Vec<[String; 7]> = rows
+        .iter()
+        .map(|t| {
+            [
+                t["index"].to_string(),
+                str_of(&t["type"]),
+                shape_text(t),
+                t["data_bytes"].to_string(),
+                t["buffer"].to_string(),
+                quant_text(t),
+                str_of(&t["name"]),
+            ]
+        })
+        .collect();
+    let mut widths = HEADER.map(str::len);
+    for row in &cells {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |out: &mut dyn Write, row: [&str; 7]| -> std::io::Result<()> {
+        let [index, ty, shape, bytes, buffer, quant, name] = row;
+        let [wi, wt, ws, wb, wf, wq, _] = widths;
+        writeln!(out, "      {index:>wi$}  {ty:<wt$}  {shape:<ws$}  {bytes:>wb$}  {buffer:>wf$}  {quant:<wq$}  {name}")
+    };
+    writeln!(out, "      shape: ? marks a dimension that is dynamic (-1 in shape_signature)")?;
+    line(out, HEADER)?;
+    for row in &cells {
+        line(out, [&row[0], &row[1], &row[2], &row[3], &row[4], &row[5], &row[6]].map(String::as_str))?;
+    }
+    Ok(())
 }

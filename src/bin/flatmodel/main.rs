@@ -1,111 +1,171 @@
 //! `flatmodel`: verify, inspect, dump and extract model files.
 //!
-//! Exit codes: 0 success; 1 an input is not a valid model; 2 usage or I/O error.
+//! Exit codes: 0 success; 1 an input is not a valid model (or its summary or dump would be
+//! disproportionate to it); 2 usage or I/O error. Output to a closed pipe ends a command quietly
+//! with the status it had so far (0 for `inspect`, `dump` and `extract`).
 #![deny(unsafe_code)]
 
+mod budget;
 mod cvimodel;
 mod dump;
 mod executorch;
 mod extract;
+mod help;
 mod input;
 mod inspect;
 mod open;
+mod output;
 mod package;
 mod verify;
+mod warnings;
 
+use output::Out;
 use std::ffi::OsString;
+use std::io::Write;
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage:
-  flatmodel verify FILE...            check files; exit 1 if any is invalid
-  flatmodel inspect FILE [--json] [--tensors]
-                                      summarise a model (and list every tensor)
-  flatmodel dump FILE                 print the model as JSON (flatc's conventions)
-  flatmodel extract FILE WHAT -o OUT  write bytes: WHAT is buffer:N or metadata:NAME (TFLite, Circle),
-                                      delegate:N, segment:N or named:KEY (.pte), constant:N (VH00 blob),
-                                      section:NAME (stored bytes), section-data:NAME (LZ4 inflated)
-                                      or weight:NAME (cvimodel)
-
-The format is detected from the bytes. Exit codes: 0 ok, 1 invalid model, 2 usage or I/O error.";
-
-/// How a command ended.
+/// How a command ended, worst last: a batch ends with the worst outcome of its files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Outcome {
     /// Everything asked for was done and every input was valid.
     Ok,
     /// Some input is not a valid model (already reported).
     Invalid,
+    /// Some input could not be read (already reported).
+    Unreadable,
 }
 
-/// A usage or I/O failure: exit 2 with this message.
-pub struct Failure(pub String);
+impl Outcome {
+    fn exit_code(self) -> ExitCode {
+        match self {
+            Outcome::Ok => ExitCode::SUCCESS,
+            Outcome::Invalid => ExitCode::from(1),
+            Outcome::Unreadable => ExitCode::from(2),
+        }
+    }
+}
 
-impl<E: std::fmt::Display> From<E> for Failure {
-    fn from(e: E) -> Self {
-        Failure(e.to_string())
+/// Why a command stopped early.
+#[derive(Debug)]
+pub enum Failure {
+    /// A usage or I/O error: exit 2 with this message on standard error.
+    Message(String),
+    /// Standard output was closed by its reader (`| head`): stop quietly.
+    OutputClosed,
+}
+
+impl Failure {
+    /// A usage or I/O error with `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Failure::Message(message.into())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        match e.kind() {
+            std::io::ErrorKind::BrokenPipe => Failure::OutputClosed,
+            _ => Failure::Message(e.to_string()),
+        }
+    }
+}
+
+impl From<serde_json::Error> for Failure {
+    fn from(e: serde_json::Error) -> Self {
+        match e.io_error_kind() {
+            Some(std::io::ErrorKind::BrokenPipe) => Failure::OutputClosed,
+            _ => Failure::Message(e.to_string()),
+        }
+    }
+}
+
+impl From<lexopt::Error> for Failure {
+    fn from(e: lexopt::Error) -> Self {
+        Failure::Message(e.to_string())
     }
 }
 
 fn main() -> ExitCode {
-    match run(std::env::args_os().skip(1).collect()) {
-        Ok(Outcome::Ok) => ExitCode::SUCCESS,
-        Ok(Outcome::Invalid) => ExitCode::from(1),
-        Err(Failure(message)) => {
-            eprintln!("flatmodel: {message}");
+    let mut out = output::stdout();
+    let result = run(std::env::args_os().skip(1).collect(), &mut out);
+    let result = result.and_then(|outcome| out.flush().map(|()| outcome).map_err(Failure::from));
+    match result {
+        Ok(outcome) => outcome.exit_code(),
+        Err(Failure::OutputClosed) => ExitCode::SUCCESS,
+        Err(Failure::Message(message)) => {
+            let _ = out.flush();
+            let _ = writeln!(std::io::stderr(), "flatmodel: {message}");
             ExitCode::from(2)
         }
     }
 }
 
-fn run(args: Vec<OsString>) -> Result<Outcome, Failure> {
+/// The parsed command line.
+#[derive(Default)]
+struct Args {
+    positional: Vec<OsString>,
+    json: bool,
+    tensors: bool,
+    quiet: bool,
+    help: bool,
+    out: Option<OsString>,
+}
+
+fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
     use lexopt::prelude::*;
     let mut parser = lexopt::Parser::from_args(args);
     let command = match parser.next()? {
         Some(Value(c)) => c.string()?,
-        Some(Long("help") | Short('h')) => {
-            println!("{USAGE}");
-            return Ok(Outcome::Ok);
-        }
+        Some(Long("help") | Short('h')) => return help::print(out, None),
         Some(Long("version") | Short('V')) => {
-            println!("flatmodel {}", env!("CARGO_PKG_VERSION"));
+            writeln!(out, "flatmodel {}", env!("CARGO_PKG_VERSION"))?;
             return Ok(Outcome::Ok);
         }
-        _ => return Err(Failure(format!("missing command\n{USAGE}"))),
+        Some(other) => return Err(Failure::new(format!("{}\n{}", other.unexpected(), help::USAGE))),
+        None => return Err(Failure::new(format!("missing command\n{}", help::USAGE))),
     };
-    let mut positional: Vec<OsString> = Vec::new();
-    let mut json = false;
-    let mut tensors = false;
-    let mut quiet = false;
-    let mut out: Option<OsString> = None;
+    let Some(command) = help::command(&command) else {
+        return Err(Failure::new(format!("unknown command '{command}'\n{}", help::USAGE)));
+    };
+    let mut a = Args::default();
     while let Some(arg) = parser.next()? {
         match arg {
-            Long("json") => json = true,
-            Long("tensors") => tensors = true,
-            Short('q') | Long("quiet") => quiet = true,
-            Short('o') | Long("output") => out = Some(parser.value()?),
-            Long("help") | Short('h') => {
-                println!("{USAGE}");
-                return Ok(Outcome::Ok);
-            }
-            Value(v) => positional.push(v),
-            other => return Err(Failure(other.unexpected().to_string())),
+            Long("json") if matches!(command, "inspect") => a.json = true,
+            Long("tensors") if matches!(command, "inspect") => a.tensors = true,
+            Short('q') | Long("quiet") if matches!(command, "verify") => a.quiet = true,
+            Short('o') | Long("output") if matches!(command, "extract") => a.out = Some(parser.value()?),
+            Long("help") | Short('h') => a.help = true,
+            Value(v) => a.positional.push(v),
+            other => return Err(Failure::new(format!("{}\n{}", other.unexpected(), help::usage_of(command)))),
         }
     }
-    let one = |what: &str| -> Result<OsString, Failure> {
-        match positional.as_slice() {
+    if a.help {
+        return help::print(out, Some(command));
+    }
+    let one = |a: &Args| -> Result<OsString, Failure> {
+        match a.positional.as_slice() {
             [file] => Ok(file.clone()),
-            _ => Err(Failure(format!("{what} takes exactly one FILE\n{USAGE}"))),
+            _ => Err(Failure::new(format!("{command} takes exactly one FILE\n{}", help::usage_of(command)))),
         }
     };
-    match command.as_str() {
-        "verify" if !positional.is_empty() => verify::run(&positional, quiet),
-        "verify" => Err(Failure(format!("verify needs at least one FILE\n{USAGE}"))),
-        "inspect" => inspect::run(&one("inspect")?, json, tensors),
-        "dump" => dump::run(&one("dump")?),
-        "extract" => match (positional.as_slice(), out) {
-            ([file, what], Some(out)) => extract::run(file, &what.to_string_lossy(), &out),
-            _ => Err(Failure(format!("extract takes FILE WHAT -o OUT\n{USAGE}"))),
+    match command {
+        "help" => match a.positional.as_slice() {
+            [] => help::print(out, None),
+            [topic] => match help::command(&topic.to_string_lossy()) {
+                Some(c) => help::print(out, Some(c)),
+                None => Err(Failure::new(format!("no command '{}'\n{}", topic.to_string_lossy(), help::USAGE))),
+            },
+            _ => Err(Failure::new(help::usage_of("help"))),
         },
-        other => Err(Failure(format!("unknown command '{other}'\n{USAGE}"))),
+        "verify" if a.positional.is_empty() => {
+            Err(Failure::new(format!("verify needs at least one FILE\n{}", help::usage_of(command))))
+        }
+        "verify" => verify::run(out, &a.positional, a.quiet),
+        "inspect" => inspect::run(out, &one(&a)?, a.json, a.tensors),
+        "dump" => dump::run(out, &one(&a)?),
+        _ => match (a.positional.as_slice(), &a.out) {
+            ([file, what], Some(to)) => extract::run(out, file, &what.to_string_lossy(), to),
+            _ => Err(Failure::new(format!("extract takes FILE WHAT -o OUT\n{}", help::usage_of(command)))),
+        },
     }
 }

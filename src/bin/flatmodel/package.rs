@@ -3,10 +3,12 @@
 //! its model files and prints.
 
 use crate::input::Input;
+use crate::output::Out;
 use crate::{Failure, Outcome};
 use flatmodel::nnpackage::{self, Container, Options, Package, PackageErrorKind, SharedBytes, TensorIo};
 use serde_json::{json, Value};
 use std::ffi::OsStr;
+use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -27,7 +29,10 @@ impl AsRef<[u8]> for Mapped {
 
 /// The package's loader: model files and zip archives are mapped, not copied.
 fn map_file(path: &Path) -> std::io::Result<SharedBytes> {
-    let input = Input::open(path.as_os_str()).map_err(|Failure(message)| std::io::Error::other(message))?;
+    let input = Input::open(path.as_os_str()).map_err(|f| match f {
+        Failure::Message(message) => std::io::Error::other(message),
+        Failure::OutputClosed => std::io::Error::from(std::io::ErrorKind::BrokenPipe),
+    })?;
     Ok(Arc::new(Mapped(input)))
 }
 
@@ -38,45 +43,40 @@ fn open(path: &OsStr) -> Result<Result<Package, String>, Failure> {
     match Package::open_with(Path::new(path), &options) {
         Ok(package) => Ok(Ok(package)),
         Err(e) if e.at().is_empty() && matches!(e.kind(), PackageErrorKind::Io | PackageErrorKind::NotFound) => {
-            Err(Failure(format!("{}: {e}", path.to_string_lossy())))
+            Err(Failure::new(format!("{}: {e}", path.to_string_lossy())))
         }
         Err(e) => Ok(Err(e.to_string())),
     }
 }
 
 /// `PATH: ok (nnpackage 1.3, N model(s))`, or `PATH: invalid: REASON`.
-pub fn verify(path: &OsStr, quiet: bool) -> Result<Outcome, Failure> {
+pub fn verify(out: &mut Out, path: &OsStr, quiet: bool) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
     match open(path)? {
         Ok(package) => {
             if !quiet {
                 let v = package.version();
-                println!("{name}: ok (nnpackage {}.{}, {} model(s))", v.major, v.minor, package.models().len());
+                writeln!(out, "{name}: ok (nnpackage {}.{}, {} model(s))", v.major, v.minor, package.models().len())?;
             }
             Ok(Outcome::Ok)
         }
-        Err(reason) => {
-            println!("{name}: invalid: {reason}");
-            Ok(Outcome::Invalid)
-        }
+        Err(reason) => crate::open::report_invalid(out, &name, &reason),
     }
 }
 
 /// Prints the package's manifest summary, then each model's summary, as text or JSON.
-pub fn inspect(path: &OsStr, as_json: bool) -> Result<Outcome, Failure> {
+pub fn inspect(out: &mut Out, path: &OsStr, as_json: bool) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
     let package = match open(path)? {
         Ok(p) => p,
-        Err(reason) => {
-            println!("{name}: invalid: {reason}");
-            return Ok(Outcome::Invalid);
-        }
+        Err(reason) => return crate::open::report_invalid(out, &name, &reason),
     };
     let summary = summarise(&package);
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        serde_json::to_writer_pretty(&mut *out, &summary)?;
+        writeln!(out)?;
     } else {
-        print_text(&name, &package, &summary);
+        print_text(out, &name, &package, &summary)?;
     }
     Ok(Outcome::Ok)
 }
@@ -149,7 +149,7 @@ fn summarise(package: &Package) -> Value {
     })
 }
 
-fn print_text(name: &str, package: &Package, s: &Value) {
+fn print_text(out: &mut Out, name: &str, package: &Package, s: &Value) -> std::io::Result<()> {
     let list = |v: &Value| -> String {
         let items: Vec<String> = v
             .as_array()
@@ -163,28 +163,30 @@ fn print_text(name: &str, package: &Package, s: &Value) {
             items.join(", ")
         }
     };
-    println!("{name}");
-    println!(
+    writeln!(out, "{name}")?;
+    writeln!(
+        out,
         "  format:      nnpackage {} ({})",
         s["version"].as_str().unwrap_or("-"),
         s["container"].as_str().unwrap_or("-")
-    );
-    println!("  configs:     {}", list(&s["configs"]));
+    )?;
+    writeln!(out, "  configs:     {}", list(&s["configs"]))?;
     if let Some(config) = package.config() {
-        println!("  config:      {}", config.file);
+        writeln!(out, "  config:      {}", config.file)?;
         for (k, v) in &config.entries {
-            println!("    {k}={v}");
+            writeln!(out, "    {k}={v}")?;
         }
     }
-    println!("  models:      {}", package.models().len());
+    writeln!(out, "  models:      {}", package.models().len())?;
     for (i, model) in package.models().iter().enumerate() {
         let from = if model.type_from_extension { " by extension" } else { "" };
-        println!(
+        writeln!(
+            out,
             "    [{i}] {} ({}{from}, {} bytes)",
             model.path,
             model.model_type.name(),
             model.bytes.as_bytes().len()
-        );
+        )?;
         for (sg, io) in model.io.iter().flat_map(|io| io.subgraphs.iter().enumerate()) {
             let side = |ts: &[TensorIo]| -> String {
                 let parts: Vec<String> = ts
@@ -197,26 +199,27 @@ fn print_text(name: &str, package: &Package, s: &Value) {
                     .collect();
                 parts.join("; ")
             };
-            println!("        subgraph {sg}: inputs [{}] outputs [{}]", side(&io.inputs), side(&io.outputs));
+            writeln!(out, "        subgraph {sg}: inputs [{}] outputs [{}]", side(&io.inputs), side(&io.outputs))?;
         }
     }
-    println!("  pkg-inputs:  {}", list(&s["pkg_inputs"]));
-    println!("  pkg-outputs: {}", list(&s["pkg_outputs"]));
-    println!("  connections:{}", if package.manifest().model_connect.is_empty() { " -" } else { "" });
+    writeln!(out, "  pkg-inputs:  {}", list(&s["pkg_inputs"]))?;
+    writeln!(out, "  pkg-outputs: {}", list(&s["pkg_outputs"]))?;
+    writeln!(out, "  connections:{}", if package.manifest().model_connect.is_empty() { " -" } else { "" })?;
     for c in &package.manifest().model_connect {
         let to: Vec<String> = c.to.iter().map(ToString::to_string).collect();
-        println!("    {} -> {}", c.from, to.join(", "));
+        writeln!(out, "    {} -> {}", c.from, to.join(", "))?;
     }
     for (i, model) in s["models"].as_array().into_iter().flatten().enumerate() {
         let summary = &model["summary"];
         if summary.is_null() {
             continue;
         }
-        println!();
+        writeln!(out)?;
         let title = format!("{name}: model {i} ({})", model["path"].as_str().unwrap_or("-"));
         match summary.get("error").and_then(Value::as_str) {
-            Some(e) => println!("{title}: {e}"),
-            None => crate::inspect::print_text(&title, summary),
+            Some(e) => writeln!(out, "{title}: {e}")?,
+            None => crate::inspect::print_text(out, &title, summary)?,
         }
     }
+    Ok(())
 }

@@ -1,40 +1,62 @@
-//! `flatmodel verify FILE...`: one line per file, exit 1 if any is invalid.
+//! `flatmodel verify FILE...`: one line per file (and one per warning); the exit status is the
+//! worst outcome of them all, so one unreadable or invalid file never hides the others.
 
-use crate::input::Input;
-use crate::{Failure, Outcome};
-use flatmodel::graph::{ModelView, Warning};
+use crate::open::{self, Target};
+use crate::output::Out;
+use crate::warnings::Warnings;
+use crate::{package, Failure, Outcome};
+use flatmodel::graph::ModelView;
 use flatmodel::{circle, tflite, Format};
 use std::ffi::OsString;
+use std::io::Write;
 
-/// Verifies each file as the format its bytes show.
-pub fn run(files: &[OsString], quiet: bool) -> Result<Outcome, Failure> {
-    let mut outcome = Outcome::Ok;
-    for path in files {
-        if crate::package::is_package(path) {
-            if matches!(crate::package::verify(path, quiet)?, Outcome::Invalid) {
-                outcome = Outcome::Invalid;
-            }
-            continue;
-        }
-        let input = Input::open(path)?;
-        let name = path.to_string_lossy();
-        match check(input.bytes()) {
-            Ok(summary) => {
-                if !quiet {
-                    println!("{name}: ok ({summary})");
-                }
-            }
-            Err(reason) => {
-                println!("{name}: invalid: {reason}");
-                outcome = Outcome::Invalid;
-            }
-        }
-    }
-    Ok(outcome)
+/// What full verification found in a valid file.
+pub struct Verdict {
+    /// A short description: format, version, counts.
+    pub summary: String,
+    /// The advisory findings.
+    pub warnings: Warnings,
 }
 
-/// Verifies `bytes` fully; a short description, or why they are invalid.
-pub fn check(bytes: &[u8]) -> Result<String, String> {
+/// Verifies each file as the format its bytes show.
+pub fn run(out: &mut Out, files: &[OsString], quiet: bool) -> Result<Outcome, Failure> {
+    let mut worst = Outcome::Ok;
+    for path in files {
+        let outcome = match one(out, path, quiet) {
+            Err(Failure::Message(message)) => {
+                let name = path.to_string_lossy();
+                let reason = message.strip_prefix(&format!("{name}: ")).unwrap_or(&message);
+                writeln!(out, "{name}: error: {reason}")?;
+                Outcome::Unreadable
+            }
+            other => other?,
+        };
+        worst = worst.max(outcome);
+    }
+    Ok(worst)
+}
+
+fn one(out: &mut Out, path: &OsString, quiet: bool) -> Result<Outcome, Failure> {
+    let name = path.to_string_lossy();
+    let verdict = match open::target(path)? {
+        Target::Package => return package::verify(out, path, quiet),
+        Target::NotModel(reason) => Err(reason),
+        Target::File(input) => check(input.bytes()),
+    };
+    match verdict {
+        Ok(verdict) => {
+            if !quiet {
+                writeln!(out, "{name}: ok ({})", verdict.summary)?;
+            }
+            verdict.warnings.print(out, &format!("{name}: warning: "))?;
+            Ok(Outcome::Ok)
+        }
+        Err(reason) => open::report_invalid(out, &name, &reason),
+    }
+}
+
+/// Verifies `bytes` fully: what they are, or why they are invalid.
+pub fn check(bytes: &[u8]) -> Result<Verdict, String> {
     match flatmodel::detect(bytes) {
         Some(Format::Tflite) => {
             let model = tflite::Model::parse(bytes).map_err(|e| e.to_string())?;
@@ -44,16 +66,21 @@ pub fn check(bytes: &[u8]) -> Result<String, String> {
             let model = circle::Model::parse(bytes).map_err(|e| e.to_string())?;
             Ok(describe("Circle", model, |f| model.for_each_warning(f)))
         }
-        Some(Format::Pte | Format::VkGraph) => crate::executorch::check(bytes),
-        Some(Format::Cvimodel) => crate::cvimodel::check(bytes),
-        _ => Err(crate::open::unknown_format(bytes)),
+        _ => match open::container(bytes) {
+            Some(container) => (container.check)(bytes),
+            None => Err(open::unknown_format(bytes)),
+        },
     }
 }
 
-/// `<format> v<version>, N subgraph(s), W warning(s)`.
-fn describe<'a, M: ModelView<'a>>(format: &str, model: M, warnings: impl FnOnce(&mut dyn FnMut(Warning))) -> String {
+/// `<format> v<version>, N subgraph(s)`, and the model's warnings.
+fn describe<'a, M: ModelView<'a>>(
+    format: &str,
+    model: M,
+    for_each: impl FnOnce(&mut dyn FnMut(flatmodel::graph::Warning)),
+) -> Verdict {
     let subgraphs = model.subgraph_list().map_or(0, |s| s.len());
-    let mut count = 0usize;
-    warnings(&mut |_| count += 1);
-    format!("{format} v{}, {subgraphs} subgraph(s), {count} warning(s)", model.schema_version())
+    let mut warnings = Warnings::default();
+    for_each(&mut |w| warnings.push(w));
+    Verdict { summary: format!("{format} v{}, {subgraphs} subgraph(s)", model.schema_version()), warnings }
 }

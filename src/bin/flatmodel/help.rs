@@ -1,0 +1,112 @@
+//! The help texts: the general usage and each command's own page, with an example.
+
+use crate::output::Out;
+use crate::{Failure, Outcome};
+use std::io::Write;
+
+/// The general usage, printed by `flatmodel --help`, `flatmodel help` and after usage errors.
+pub const USAGE: &str = "\
+usage:
+  flatmodel verify FILE...            check files (structure and model rules), one line each
+  flatmodel inspect FILE [--json] [--tensors]
+                                      what a model takes, holds and needs
+  flatmodel dump FILE                 the model's flatbuffer as JSON (flatc's conventions)
+  flatmodel extract FILE WHAT -o OUT  write the bytes WHAT names (OUT '-' is standard output)
+  flatmodel help [COMMAND]            a command's options and an example
+
+Formats, detected from the bytes: TFLite (TFL3), Circle (CIR0), nnpackage directories and zips,
+ExecuTorch programs (.pte, ET12), Vulkan delegate blobs (VH00) and bare VkGraphs (VK00), Sophgo
+cvimodels (CviModel).
+Exit codes: 0 ok, 1 invalid model, 2 usage or I/O error.";
+
+struct Page {
+    name: &'static str,
+    usage: &'static str,
+    text: &'static str,
+}
+
+const PAGES: &[Page] = &[
+    Page {
+        name: "verify",
+        usage: "usage: flatmodel verify [-q|--quiet] FILE...",
+        text: "\
+Checks each FILE or nnpackage completely: the flatbuffer structure, the format's model rules
+(indices, data ranges, quantization, dataflow, control-flow cycles) and what surrounds the
+flatbuffer (headers, segments, sections). Every FILE gets one line, `ok (...)`, `invalid: REASON`
+(the byte offset and schema path of the fault) or `error: ...` when it cannot be read, followed
+by one indented line per warning (what a runtime may object to). --quiet leaves out the ok lines.
+
+Exit status: 2 if any FILE could not be read, else 1 if any is invalid, else 0.
+
+example:
+  flatmodel verify models/*.tflite",
+    },
+    Page {
+        name: "inspect",
+        usage: "usage: flatmodel inspect FILE [--json] [--tensors]",
+        text: "\
+Summarises a model: format and version, subgraphs with their inputs and outputs, operators by
+name, signatures, metadata, buffer sizes, the model rules' verdict and warnings. --tensors adds
+one row per tensor (type, stored shape with dynamic dimensions marked, bytes, buffer,
+quantization); --json prints the same as JSON. A file whose summary would be disproportionate to
+its size (tables shared by many offsets) is refused with exit status 1.
+
+example:
+  flatmodel inspect model.tflite --tensors | less",
+    },
+    Page {
+        name: "dump",
+        usage: "usage: flatmodel dump FILE",
+        text: "\
+Prints the file's flatbuffer as JSON with flatc's conventions (`flatc --json --strict-json
+--defaults-json`): the TFLite or Circle Model, the .pte Program, a blob's VkGraph or a
+cvimodel's Model. The output streams; a dump disproportionate to the file (tables shared by
+many offsets) is refused with exit status 1 before anything is printed.
+
+example:
+  flatmodel dump model.tflite > model.json",
+    },
+    Page {
+        name: "extract",
+        usage: "usage: flatmodel extract FILE WHAT -o OUT",
+        text: "\
+Writes the exact bytes WHAT names to OUT ('-' for standard output):
+  buffer:N, metadata:NAME          TFLite and Circle buffers, TFLite metadata entries
+  delegate:N, segment:N, named:KEY a .pte's delegate blobs, segments and named data
+  constant:N                       a VH00 blob's constant
+  section:NAME                     a cvimodel section as stored
+  section-data:NAME                ... inflated when LZ4-compressed
+  weight:NAME                      a cvimodel weight
+
+example:
+  flatmodel extract model.tflite metadata:min_runtime_version -o -",
+    },
+    Page {
+        name: "help",
+        usage: "usage: flatmodel help [COMMAND]",
+        text: "\
+Prints the general usage, or COMMAND's own page.
+
+example:
+  flatmodel help inspect",
+    },
+];
+
+/// The canonical name of `name` if it is a command.
+pub fn command(name: &str) -> Option<&'static str> {
+    PAGES.iter().find(|p| p.name == name).map(|p| p.name)
+}
+
+/// The one-line usage of `command`.
+pub fn usage_of(command: &str) -> &'static str {
+    PAGES.iter().find(|p| p.name == command).map_or(USAGE, |p| p.usage)
+}
+
+/// Prints `command`'s page, or the general usage.
+pub fn print(out: &mut Out, command: Option<&str>) -> Result<Outcome, Failure> {
+    match command.and_then(|c| PAGES.iter().find(|p| p.name == c)) {
+        Some(page) => writeln!(out, "{}\n\n{}", page.usage, page.text)?,
+        None => writeln!(out, "{USAGE}")?,
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,50 @@
+//! Standard output for every command: one buffered writer, passed down, whose errors (a closed
+//! pipe above all) come back as values instead of the panics of `println!`.
+
+use std::io::{self, Write};
+
+/// Buffered standard output.
+pub type Out = io::BufWriter<io::StdoutLock<'static>>;
+
+/// Standard output, buffered.
+pub fn stdout() -> Out {
+    io::BufWriter::with_capacity(64 * 1024, io::stdout().lock())
+}
+
+/// A [`std::fmt::Write`] over an [`io::Write`], for the library's `no_std` writers (the dump),
+/// keeping the I/O error that `fmt::Error` cannot carry.
+pub struct FmtWriter<'w, W: Write> {
+    inner: &'w mut W,
+    /// The first write error, if any.
+    pub error: Option<io::Error>,
+}
+
+impl<'w, W: Write> FmtWriter<'w, W> {
+    /// Writes through to `inner`.
+    pub fn new(inner: &'w mut W) -> Self {
+        FmtWriter { inner, error: None }
+    }
+}
+
+impl<W: Write> std::fmt::Write for FmtWriter<'_, W> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.inner.write_all(s.as_bytes()).map_err(|e| {
+            self.error = Some(e);
+            std::fmt::Error
+        })
+    }
+}
+
+/// A [`std::fmt::Write`] that only counts: a dry run that measures output without holding it.
+#[derive(Default)]
+pub struct Counter {
+    /// Bytes written so far.
+    pub bytes: u64,
+}
+
+impl std::fmt::Write for Counter {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.bytes = self.bytes.saturating_add(s.len() as u64);
+        Ok(())
+    }
+}

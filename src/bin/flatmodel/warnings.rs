@@ -1,0 +1,43 @@
+//! The warnings of one file, as `verify` and `inspect` list them: every one counted, the first
+//! [`Warnings::SHOWN`] kept as text so a model with thousands of them stays readable and small.
+
+use serde_json::{json, Value};
+use std::fmt::Display;
+use std::io::Write;
+
+/// A file's warnings.
+#[derive(Default)]
+pub struct Warnings {
+    shown: Vec<String>,
+    total: u64,
+}
+
+impl Warnings {
+    /// How many warnings are kept as text.
+    pub const SHOWN: usize = 100;
+
+    /// Counts `warning`, keeping its text while fewer than [`Warnings::SHOWN`] are kept.
+    pub fn push(&mut self, warning: impl Display) {
+        self.total = self.total.saturating_add(1);
+        if self.shown.len() < Self::SHOWN {
+            self.shown.push(warning.to_string());
+        }
+    }
+
+    /// Prints one line per kept warning, each after `prefix`, then how many were left out.
+    pub fn print(&self, out: &mut impl Write, prefix: &str) -> std::io::Result<()> {
+        for w in &self.shown {
+            writeln!(out, "{prefix}{w}")?;
+        }
+        let left_out = self.total.saturating_sub(self.shown.len() as u64);
+        if left_out > 0 {
+            writeln!(out, "{prefix}... and {left_out} more")?;
+        }
+        Ok(())
+    }
+
+    /// `{"count": N, "shown": [...]}`.
+    pub fn to_json(&self) -> Value {
+        json!({ "count": self.total, "shown": self.shown })
+    }
+}
