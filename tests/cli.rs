@@ -870,6 +870,50 @@ fn inspect_of_shared_subtrees_is_refused_within_the_budget() {
     }
 }
 
+/// A bare VkGraph { values: [VkValue { VkTensor { dims: [m x 1] } }], input_ids: [n x 0] }:
+/// about 4(n + m) bytes whose inputs list n x m dimensions.
+fn shared_vk_inputs(n: usize, m: usize) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"VK00");
+    // VkGraph: values (slot 2), input_ids (slot 3).
+    let graph_vt = b.vtable(&[0, 0, 4, 8], 12);
+    let graph = b.table(graph_vt, &[0; 8]);
+    b.patch(0, graph);
+    let values = b.offsets(1);
+    b.patch(graph + 4, values);
+    // VkValue: value_type (slot 0, ubyte) = 5 (VkTensor, after NONE and Null), value (slot 1).
+    let value_vt = b.vtable(&[8, 4], 12);
+    let value = b.table(value_vt, &[0, 0, 0, 0, 5, 0, 0, 0]);
+    b.patch(values + 4, value);
+    // VkTensor: dims (slot 1), constant_id (slot 2) = -1 (not a constant).
+    let tensor_vt = b.vtable(&[0, 4, 8], 12);
+    let tensor = b.table(tensor_vt, &[0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+    b.patch(value + 4, tensor);
+    let dims = b.ints(&vec![1; m]);
+    b.patch(tensor + 4, dims);
+    let inputs = b.ints(&vec![0; n]);
+    b.patch(graph + 8, inputs);
+    b.buf
+}
+
+#[test]
+fn inspect_of_a_vkgraph_with_shared_values_is_refused_within_the_budget() {
+    let dir = Scratch::new("inspect_vk_amplified");
+    let bytes = shared_vk_inputs(20_000, 20_000);
+    assert!(bytes.len() < 200_000);
+    let parsed = flatmodel::vkgraph::Blob::parse(&bytes);
+    assert!(parsed.is_ok(), "valid: one value named 20,000 times: {:?}", parsed.err());
+    let file = dir.write("amplified.vk00", &bytes);
+    let r = run([OsStr::new("inspect"), file.as_os_str()]);
+    r.expect_code(1);
+    assert!(r.stdout.contains("invalid: refused: the summary would be disproportionate"), "{}", r.stdout);
+    // The same shape at a small scale is listed in full.
+    let small = dir.write("small.vk00", &shared_vk_inputs(3, 4));
+    let r = run([OsStr::new("inspect"), OsStr::new("--json"), small.as_os_str()]);
+    let s: Value = serde_json::from_str(&r.expect_code(0).stdout).unwrap();
+    assert_eq!(s["inputs"].as_array().unwrap().len(), 3);
+    assert_eq!(s["inputs"][2]["dims"], serde_json::json!([1, 1, 1, 1]));
+}
+
 #[test]
 fn extract_onto_its_own_input_keeps_the_input() {
     let dir = Scratch::new("extract_onto_input");

@@ -1,6 +1,7 @@
 //! The command line over ExecuTorch files: `.pte` programs, `VH00` Vulkan delegate blobs and
 //! bare VkGraph flatbuffers.
 
+use crate::budget::{Budget, OverBudget};
 use crate::output::Out;
 use crate::verify::Verdict;
 use crate::{Failure, Outcome};
@@ -112,13 +113,15 @@ fn extract_slice<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<&
     })
 }
 
-/// The summary `inspect` prints, or why the file is invalid.
+/// The summary `inspect` prints, or why the file is invalid or refused. Every plan, delegate and
+/// list element is charged to a [`Budget`] for the file, as plans and delegates can be shared.
 pub fn summary(bytes: &[u8]) -> Result<Value, String> {
+    let mut budget = Budget::for_file(bytes.len());
     match flatmodel::detect(bytes) {
-        Some(Format::Pte) => program_summary(bytes),
+        Some(Format::Pte) => program_summary(bytes, &mut budget),
         _ => {
             let blob = Blob::parse(bytes).map_err(|e| e.to_string())?;
-            let mut s = graph_summary(&blob, |_| None);
+            let mut s = graph_summary(&blob, |_| None, &mut budget).map_err(|e| e.to_string())?;
             s["format"] = json!(if blob.header().is_some() { "Vulkan delegate blob (VH00)" } else { "VkGraph (VK00)" });
             s["file_bytes"] = json!(bytes.len());
             if let Some(h) = blob.header() {
@@ -132,53 +135,50 @@ pub fn summary(bytes: &[u8]) -> Result<Value, String> {
     }
 }
 
-fn program_summary(bytes: &[u8]) -> Result<Value, String> {
+fn program_summary(bytes: &[u8], budget: &mut Budget) -> Result<Value, String> {
     let file = PteFile::parse(bytes).map_err(|e| e.to_string())?;
     let program = file.program();
-    let plans: Vec<Value> = program
-        .execution_plan()
-        .into_iter()
-        .flat_map(|p| p.iter())
-        .map(|p| {
-            let operators: Vec<String> = p
-                .operators()
-                .into_iter()
-                .flat_map(|o| o.iter())
-                .map(|o| match o.overload().filter(|s| !s.is_empty()) {
-                    Some(overload) => format!("{}.{overload}", o.name().unwrap_or("")),
-                    None => o.name().unwrap_or("").to_string(),
-                })
-                .collect();
-            json!({
-                "name": p.name(),
-                "values": p.values().map_or(0, |v| v.len()),
-                "inputs": p.inputs().map(|v| v.iter().collect::<Vec<_>>()),
-                "outputs": p.outputs().map(|v| v.iter().collect::<Vec<_>>()),
-                "operators": operators,
-                "delegates": p.delegates().map_or(0, |d| d.len()),
-            })
-        })
-        .collect();
-    let delegates: Vec<Value> = file
-        .delegates()
-        .enumerate()
-        .map(|(n, d)| {
-            let processed = d.view.processed();
-            let location = processed.map(|p| match p.location() {
-                DataLocation::INLINE => format!("inline {}", p.index()),
-                DataLocation::SEGMENT => format!("segment {}", p.index()),
-                other => format!("DataLocation({})", other.0),
+    let refused = |e: OverBudget| e.to_string();
+    let mut plans = Vec::new();
+    for p in program.execution_plan().into_iter().flat_map(|p| p.iter()) {
+        let (inputs, outputs) = (p.inputs(), p.outputs());
+        let lists = [inputs.map_or(0, |v| v.len()), outputs.map_or(0, |v| v.len())];
+        budget.charge(1usize.saturating_add(lists[0]).saturating_add(lists[1])).map_err(refused)?;
+        let mut operators = Vec::new();
+        for o in p.operators().into_iter().flat_map(|o| o.iter()) {
+            budget.charge(1).map_err(refused)?;
+            operators.push(match o.overload().filter(|s| !s.is_empty()) {
+                Some(overload) => format!("{}.{overload}", o.name().unwrap_or("")),
+                None => o.name().unwrap_or("").to_string(),
             });
-            let mut v = json!({
-                "index": n, "plan": d.plan, "backend_id": d.id, "stored": location,
-                "bytes": file.delegate_blob(&d).map_or(0, |(_, b)| b.len()),
-            });
-            if let Some(Ok(blob)) = file.vulkan_blob(&d) {
-                v["vulkan"] = graph_summary(&blob, |key| file.named_data(key));
-            }
-            v
-        })
-        .collect();
+        }
+        plans.push(json!({
+            "name": p.name(),
+            "values": p.values().map_or(0, |v| v.len()),
+            "inputs": inputs.map(|v| v.iter().collect::<Vec<_>>()),
+            "outputs": outputs.map(|v| v.iter().collect::<Vec<_>>()),
+            "operators": operators,
+            "delegates": p.delegates().map_or(0, |d| d.len()),
+        }));
+    }
+    let mut delegates = Vec::new();
+    for (n, d) in file.delegates().enumerate() {
+        budget.charge(1).map_err(refused)?;
+        let processed = d.view.processed();
+        let location = processed.map(|p| match p.location() {
+            DataLocation::INLINE => format!("inline {}", p.index()),
+            DataLocation::SEGMENT => format!("segment {}", p.index()),
+            other => format!("DataLocation({})", other.0),
+        });
+        let mut v = json!({
+            "index": n, "plan": d.plan, "backend_id": d.id, "stored": location,
+            "bytes": file.delegate_blob(&d).map_or(0, |(_, b)| b.len()),
+        });
+        if let Some(Ok(blob)) = file.vulkan_blob(&d) {
+            v["vulkan"] = graph_summary(&blob, |key| file.named_data(key), budget).map_err(refused)?;
+        }
+        delegates.push(v);
+    }
     let segment_bytes: u64 = (0..program.segments().map_or(0, |s| s.len()))
         .filter_map(|i| file.segment(i).ok())
         .map(|(_, b)| b.len() as u64)
@@ -201,8 +201,17 @@ fn program_summary(bytes: &[u8]) -> Result<Value, String> {
 
 /// A Vulkan graph: values by type, operators by name, inputs, outputs, and where each
 /// constant's data lives (`named` looks up the program's named data).
-fn graph_summary<'a>(blob: &Blob<'a>, named: impl Fn(&str) -> Option<&'a [u8]>) -> Value {
+fn graph_summary<'a>(
+    blob: &Blob<'a>,
+    named: impl Fn(&str) -> Option<&'a [u8]>,
+    budget: &mut Budget,
+) -> Result<Value, OverBudget> {
     let g = blob.graph();
+    let len = |n: Option<usize>| n.unwrap_or(0);
+    let ids = [g.input_ids().map(|v| v.len()), g.output_ids().map(|v| v.len())];
+    let counts = [g.values().map(|v| v.len()), g.chain().map(|c| c.len()), g.constants().map(|c| c.len())];
+    let listed = ids.iter().chain(&counts).fold(0usize, |sum, n| sum.saturating_add(len(*n)));
+    budget.charge(listed)?;
     let mut values: BTreeMap<String, u64> = BTreeMap::new();
     for v in g.values().into_iter().flat_map(|v| v.iter()) {
         let u = v.value();
@@ -213,16 +222,25 @@ fn graph_summary<'a>(blob: &Blob<'a>, named: impl Fn(&str) -> Option<&'a [u8]>) 
     for call in g.chain().into_iter().flat_map(|c| c.iter()) {
         *operators.entry(call.name().unwrap_or("").to_string()).or_default() += 1;
     }
-    let value = |id: u32| -> Value {
-        match g.values().and_then(|v| v.get(id as usize)).map(|v| v.value()) {
-            Some(GraphTypes::VkTensor(t)) => json!({
-                "value": id,
-                "datatype": t.datatype().name().map_or_else(|| json!(t.datatype().0), |n| json!(n)),
-                "dims": t.dims().map(|d| d.iter().collect::<Vec<_>>()),
-            }),
-            _ => json!({"value": id}),
+    let mut values_of = |ids: Option<flatmodel::wire::Vector<'_, u32>>| -> Result<Vec<Value>, OverBudget> {
+        let mut listed = Vec::new();
+        for id in ids.into_iter().flat_map(|v| v.iter()) {
+            listed.push(match g.values().and_then(|v| v.get(id as usize)).map(|v| v.value()) {
+                Some(GraphTypes::VkTensor(t)) => {
+                    let dims = t.dims();
+                    budget.charge(dims.map_or(0, |d| d.len()))?;
+                    json!({
+                        "value": id,
+                        "datatype": t.datatype().name().map_or_else(|| json!(t.datatype().0), |n| json!(n)),
+                        "dims": dims.map(|d| d.iter().collect::<Vec<_>>()),
+                    })
+                }
+                _ => json!({"value": id}),
+            });
         }
+        Ok(listed)
     };
+    let (inputs, outputs) = (values_of(g.input_ids())?, values_of(g.output_ids())?);
     let mut total = 0u64;
     let constants: Vec<Value> = (0..g.constants().map_or(0, |c| c.len()))
         .map(|i| match blob.constant(i) {
@@ -248,15 +266,15 @@ fn graph_summary<'a>(blob: &Blob<'a>, named: impl Fn(&str) -> Option<&'a [u8]>) 
             Err(e) => json!({"index": i, "error": e.to_string()}),
         })
         .collect();
-    json!({
+    Ok(json!({
         "version": g.version(),
         "values": values,
         "operators": operators,
-        "inputs": g.input_ids().into_iter().flat_map(|v| v.iter()).map(value).collect::<Vec<_>>(),
-        "outputs": g.output_ids().into_iter().flat_map(|v| v.iter()).map(value).collect::<Vec<_>>(),
+        "inputs": inputs,
+        "outputs": outputs,
         "constants": constants,
         "constant_bytes": total,
-    })
+    }))
 }
 
 /// Prints `summary` for `inspect` without `--json`.
