@@ -3,6 +3,7 @@
 #![cfg(feature = "cli")]
 
 mod nnpackage_support;
+mod support;
 
 use nnpackage_support::*;
 use serde_json::{json, Value};
@@ -94,6 +95,19 @@ fn verify_names_what_is_wrong() {
             shown(&split)
         )
     );
+}
+
+#[test]
+fn verify_lists_each_model_s_warnings() {
+    let s = Scratch::new("cli-warned");
+    let dup = support::duplicate_metadata_model();
+    let package = s.package("warned", &manifest(0, &["a.tflite"], json!({})), &[("a.tflite", &dup)]);
+    let r = verify(&[&package]);
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", r.stdout);
+    let warning = format!("{}: warning: model 0 (a.tflite): Model.metadata: two entries share a name", shown(&package));
+    assert!(lines[1].starts_with(&warning), "{}", lines[1]);
 }
 
 #[test]

@@ -189,6 +189,41 @@ pub fn external_buffer_model(offset: u64, size: u64) -> Vec<u8> {
     b.buf
 }
 
+/// A valid TFLite model (one empty subgraph, the sentinel buffer) whose two metadata entries
+/// share the name `dup`: one warning, no error.
+pub fn duplicate_metadata_model() -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    // Model: version (slot 0) = 3, subgraphs (slot 2), buffers (slot 4), metadata (slot 6).
+    let model_vt = b.vtable(&[4, 0, 8, 0, 12, 0, 16], 20);
+    let model = b.table(model_vt, &[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    b.patch(0, model);
+    let subgraphs = b.offsets(1);
+    b.patch(model + 8, subgraphs);
+    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
+    let sg = b.table(sg_vt, &[0; 16]);
+    b.patch(subgraphs + 4, sg);
+    for slot in 0..4 {
+        let v = b.offsets(0);
+        b.patch(sg + 4 + 4 * slot, v);
+    }
+    let buffers = b.offsets(1);
+    b.patch(model + 12, buffers);
+    let empty_vt = b.vtable(&[], 4);
+    let b0 = b.table(empty_vt, &[]);
+    b.patch(buffers + 4, b0);
+    let metadata = b.offsets(2);
+    b.patch(model + 16, metadata);
+    // Metadata { name (slot 0), buffer (slot 1) = 0 }, twice.
+    let meta_vt = b.vtable(&[4, 8], 12);
+    for i in 0..2 {
+        let entry = b.table(meta_vt, &[0; 8]);
+        b.patch(metadata + 4 + 4 * i, entry);
+        let name = b.string(b"dup");
+        b.patch(entry + 4, name);
+    }
+    b.buf
+}
+
 /// The corpus directory, when `FLATMODEL_CORPUS` names one.
 pub fn corpus() -> Option<std::path::PathBuf> {
     let dir = std::path::PathBuf::from(std::env::var_os("FLATMODEL_CORPUS")?);

@@ -58,6 +58,11 @@ pub fn verify(out: &mut Out, path: &OsStr, quiet: bool) -> Result<Outcome, Failu
                 let v = package.version();
                 writeln!(out, "{name}: ok (nnpackage {}.{}, {} model(s))", v.major, v.minor, package.models().len())?;
             }
+            for (i, model) in package.models().iter().enumerate() {
+                if let Ok(verdict) = crate::verify::check(model.bytes.as_bytes()) {
+                    verdict.warnings.print(out, &format!("{name}: warning: model {i} ({}): ", model.path))?;
+                }
+            }
             Ok(Outcome::Ok)
         }
         Err(reason) => crate::open::report_invalid(out, &name, &reason),
