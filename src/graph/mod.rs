@@ -22,6 +22,8 @@ use crate::wire::{FromTable, TableVector, Vector};
 
 static MODEL: &str = "Model";
 static BUFFERS: &str = "buffers";
+static SUBGRAPHS: &str = "subgraphs";
+static OPERATORS: &str = "operators";
 static LARGE_CUSTOM_OPTIONS: &str = "large_custom_options_offset";
 
 /// A verified model of a TFLite-family format.
@@ -92,20 +94,28 @@ pub trait ModelView<'a>: Copy + 'a {
     }
 
     /// The custom options of `op`: `custom_options` inline, or the bytes that
-    /// `large_custom_options_offset/size` place in the file. `None` when it has neither.
+    /// `large_custom_options_offset/size` place in the file (offsets 0 and 1 are writers'
+    /// placeholders and mean none). `None` when it has neither.
+    ///
+    /// On a model the rules accepted this never fails. After `parse_structure` only, a range
+    /// past the end of the file is an [`ErrorKind::OutOfBounds`] at the operator's position,
+    /// located at `Model.subgraphs.operators.large_custom_options_offset` (the operator alone
+    /// does not know its indices; its byte offset names it).
     fn custom_options(&self, op: &Self::Operator) -> Result<Option<&'a [u8]>, Error> {
         if let Some(inline) = op.custom_options() {
             return Ok(Some(inline.as_slice()));
         }
-        let (offset, size) = op.large_custom_options();
-        if offset <= 1 {
-            return Ok(None);
+        match large_custom_options_range(self.file(), op) {
+            None => Ok(None),
+            Some(Some(bytes)) => Ok(Some(bytes)),
+            Some(None) => {
+                let mut location = Location::at(&MODEL);
+                location.push_outer(&LARGE_CUSTOM_OPTIONS, None);
+                location.push_outer(&OPERATORS, None);
+                location.push_outer(&SUBGRAPHS, None);
+                Err(Error::new(ErrorKind::OutOfBounds, op.position() as u64, location))
+            }
         }
-        external_range(self.file(), offset, size).map(Some).ok_or_else(|| {
-            let mut location = Location::at(&MODEL);
-            location.push_outer(&LARGE_CUSTOM_OPTIONS, None);
-            Error::new(ErrorKind::OutOfBounds, offset, location)
-        })
     }
 
     /// Bytes of the buffers that live inside the flatbuffer (`Buffer.data`) and outside it
@@ -195,6 +205,20 @@ fn buffer_error(kind: ErrorKind, offset: u64, index: u32) -> Error {
     let mut location = Location::at(&MODEL);
     location.push_outer(&BUFFERS, Some(index));
     Error::new(kind, offset, location)
+}
+
+/// Where `op`'s large custom options lie when it has no inline ones: `None` when it has none
+/// (offsets 0 and 1 are placeholders), `Some(None)` when the range overflows or passes the end
+/// of `file`.
+pub(crate) fn large_custom_options_range<'a, 'f, O: OperatorView<'a>>(
+    file: &'f [u8],
+    op: &O,
+) -> Option<Option<&'f [u8]>> {
+    if op.custom_options().is_some() {
+        return None;
+    }
+    let (offset, size) = op.large_custom_options();
+    (offset > 1).then(|| external_range(file, offset, size))
 }
 
 /// `file[offset .. offset + size]`, or `None` when it overflows or passes the end.

@@ -1,5 +1,6 @@
 //! The model-level rules every TFLite-family reader enforces (FORMATS.md 1.5, 1.6 and 2), and
-//! the ones a careful reader adds: index ranges, external data ranges, data sizes, quantization
+//! the ones a careful reader adds: index ranges, external data ranges (buffers and large custom
+//! options), data sizes, quantization
 //! consistency, dataflow, and control-flow calls without cycles. A format adds its own rules
 //! through [`FormatRules`]'s hooks.
 //!
@@ -23,6 +24,7 @@ names! {
     TENSORS = "tensors", BUFFER = "buffer", OPCODE_INDEX = "opcode_index", OPERATOR_CODES = "operator_codes",
     CUSTOM_CODE = "custom_code", QUANTIZATION = "quantization", SCALE = "scale", ZERO_POINT = "zero_point",
     QUANTIZED_DIMENSION = "quantized_dimension", OFFSET = "offset", IS_VARIABLE = "is_variable",
+    LARGE_CUSTOM_OPTIONS = "large_custom_options_offset",
 }
 
 /// Element type code of strings, the same in TFLite and Circle.
@@ -251,6 +253,10 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
                 self.indices_in_range(list, count, op_at, &[here[0], here[1], (field, None)])?;
             }
             self.indices_in_range(op.intermediates(), count, op_at, &[here[0], here[1], (&INTERMEDIATES, None)])?;
+            if super::large_custom_options_range(self.model.file(), &op) == Some(None) {
+                let path = [here[0], here[1], (&LARGE_CUSTOM_OPTIONS, None)];
+                return Err(self.error(ErrorKind::OutOfBounds, op_at, &path));
+            }
             self.called_subgraphs_in_range(&op, subgraphs, &here)?;
         }
         self.dataflow(s, sg, &ops, count)?;

@@ -187,6 +187,62 @@ pub fn external_buffer_model(offset: u64, size: u64) -> Vec<u8> {
     b.buf
 }
 
+/// A TFLite (`TFL3`, version 3) or Circle (`CIR0`, version 0) model that passes every rule
+/// except, perhaps, the large custom options' range: one CUSTOM operator code named `X`, one
+/// subgraph without tensors running one operator of that code (empty inputs and outputs) whose
+/// `large_custom_options_offset/size` are `offset` (`None`: the end of the flatbuffer) and
+/// `size`, buffers [sentinel]; `payload` is appended after the flatbuffer. Returns the bytes and
+/// the operator's position. Slots, the same in both schemas: Model `version` 0,
+/// `operator_codes` 1, `subgraphs` 2, `buffers` 4; OperatorCode slot 0 (CUSTOM is 32 in both),
+/// `custom_code` 1; SubGraph `tensors`..`operators` 0..3; Operator `opcode_index` 0, `inputs`
+/// 1, `outputs` 2, `large_custom_options_offset` 9 and `_size` 10 (u64).
+pub fn custom_op_model(identifier: &[u8; 4], offset: Option<u64>, size: u64, payload: &[u8]) -> (Vec<u8>, usize) {
+    let version: u32 = if identifier == b"TFL3" { 3 } else { 0 };
+    let mut b = Bytes::with_identifier(identifier);
+    let model_vt = b.vtable(&[4, 8, 12, 0, 16], 20);
+    let mut inline = version.to_le_bytes().to_vec();
+    inline.extend_from_slice(&[0; 12]);
+    let model = b.table(model_vt, &inline);
+    b.patch(0, model);
+    let codes = b.offsets(1);
+    b.patch(model + 8, codes);
+    let code_vt = b.vtable(&[4, 8], 12);
+    let code = b.table(code_vt, &[32, 0, 0, 0, 0, 0, 0, 0]);
+    b.patch(codes + 4, code);
+    let name = b.string(b"X");
+    b.patch(code + 8, name);
+    let subgraphs = b.offsets(1);
+    b.patch(model + 12, subgraphs);
+    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
+    let sg = b.table(sg_vt, &[0; 16]);
+    b.patch(subgraphs + 4, sg);
+    for slot in 0..3 {
+        let v = b.offsets(0);
+        b.patch(sg + 4 + 4 * slot, v);
+    }
+    let ops = b.offsets(1);
+    b.patch(sg + 16, ops);
+    let op_vt = b.vtable(&[4, 8, 12, 0, 0, 0, 0, 0, 0, 16, 24], 32);
+    b.pad_to(8);
+    let op = b.table(op_vt, &[0; 28]);
+    assert_eq!(op % 8, 0, "the u64 fields are 8-aligned");
+    b.patch(ops + 4, op);
+    for slot in 1..3 {
+        let v = b.offsets(0);
+        b.patch(op + 4 * slot + 4, v);
+    }
+    let buffers = b.offsets(1);
+    b.patch(model + 16, buffers);
+    let empty_vt = b.vtable(&[], 4);
+    let sentinel = b.table(empty_vt, &[]);
+    b.patch(buffers + 4, sentinel);
+    let end = b.buf.len() as u64;
+    b.buf[op + 16..op + 24].copy_from_slice(&offset.unwrap_or(end).to_le_bytes());
+    b.buf[op + 24..op + 32].copy_from_slice(&size.to_le_bytes());
+    b.buf.extend_from_slice(payload);
+    (b.buf, op)
+}
+
 /// The corpus directory, when `FLATMODEL_CORPUS` names one.
 pub fn corpus() -> Option<std::path::PathBuf> {
     let dir = std::path::PathBuf::from(std::env::var_os("FLATMODEL_CORPUS")?);
