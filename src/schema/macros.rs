@@ -555,11 +555,11 @@ macro_rules! __fb_field {
     (verify $v:ident $t:ident; $fname:literal $slot:literal structure($s:ident) $($req:ident)?) => {};
     (verify $v:ident $t:ident; $fname:literal $slot:literal vector($ty:ident) $($req:ident)?) => {
         $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
-            |v, p| v.vector(p, <$ty as $crate::wire::Scalar>::SIZE).map(drop))?
+            |v, p| v.vector_aligned(p, <$ty as $crate::wire::Scalar>::SIZE, <$ty as $crate::wire::Scalar>::SIZE).map(drop))?
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal enum_vector($e:ident) $($req:ident)?) => {
         $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
-            |v, p| v.vector(p, <$e as $crate::wire::Scalar>::SIZE).map(drop))?
+            |v, p| v.vector_aligned(p, <$e as $crate::wire::Scalar>::SIZE, <$e as $crate::wire::Scalar>::SIZE).map(drop))?
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal string_vector() $($req:ident)?) => {
         $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
@@ -571,7 +571,9 @@ macro_rules! __fb_field {
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal struct_vector($s:ident) $($req:ident)?) => {
         $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
-            |v, p| v.vector(p, <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE).map(drop))?
+            |v, p| v.vector_aligned(p,
+                <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE,
+                <$s<'static> as $crate::wire::FromStruct<'static>>::ALIGN).map(drop))?
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal union($u:ident, $uty:ident) $($req:ident)?) => {
         $v.field_union::<$u<'static>>(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?

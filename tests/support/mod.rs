@@ -98,6 +98,22 @@ impl Bytes {
         at
     }
 
+    /// A vector of 8-byte values whose element data starts `skew` bytes past an 8-byte
+    /// boundary (0: as writers align it; 4: misaligned, its length still 4-aligned); returns
+    /// the vector's position.
+    pub fn longs(&mut self, values: &[u64], skew: usize) -> usize {
+        self.pad_to(4);
+        while (self.pos() + 4) % 8 != skew {
+            self.u32(0);
+        }
+        let at = self.pos();
+        self.u32(values.len() as u32);
+        for v in values {
+            self.buf.extend_from_slice(&v.to_le_bytes());
+        }
+        at
+    }
+
     pub fn u16(&mut self, v: u16) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
@@ -241,6 +257,51 @@ pub fn custom_op_model(identifier: &[u8; 4], offset: Option<u64>, size: u64, pay
     b.buf[op + 24..op + 32].copy_from_slice(&size.to_le_bytes());
     b.buf.extend_from_slice(payload);
     (b.buf, op)
+}
+
+/// One subgraph with one tensor whose `quantization.zero_point` ([long]) holds `values`, its
+/// element data `skew` bytes past an 8-byte boundary. Returns the bytes and the vector's
+/// position. Slots: SubGraph `tensors` 0; Tensor `quantization` 4; QuantizationParameters
+/// `zero_point` 3.
+pub fn zero_point_model(values: &[i64], skew: usize) -> (Vec<u8>, usize) {
+    let (mut b, subgraphs) = Bytes::tflite_with_subgraphs(1);
+    let sg_vt = b.vtable(&[4], 8);
+    let sg = b.table(sg_vt, &[0; 4]);
+    b.patch(subgraphs + 4, sg);
+    let tensors = b.offsets(1);
+    b.patch(sg + 4, tensors);
+    let t_vt = b.vtable(&[0, 0, 0, 0, 4], 8);
+    let t = b.table(t_vt, &[0; 4]);
+    b.patch(tensors + 4, t);
+    let q_vt = b.vtable(&[0, 0, 0, 4], 8);
+    let q = b.table(q_vt, &[0; 4]);
+    b.patch(t + 4, q);
+    let raw: Vec<u64> = values.iter().map(|&v| v as u64).collect();
+    let v = b.longs(&raw, skew);
+    b.patch(q + 4, v);
+    (b.buf, v)
+}
+
+/// A bare VkGraph (`VK00`) whose one value is the list union member `tag` (6: IntList of
+/// [long], 7: DoubleList of [double]) holding `bits`, its element data `skew` bytes past an
+/// 8-byte boundary. Returns the bytes and the vector's position. Slots: VkGraph `values` 2;
+/// VkValue `value_type` 0, `value` 1; IntList and DoubleList `items` 0.
+pub fn vkgraph_list(tag: u8, bits: &[u64], skew: usize) -> (Vec<u8>, usize) {
+    let mut b = Bytes::with_identifier(b"VK00");
+    let graph_vt = b.vtable(&[0, 0, 4], 8);
+    let graph = b.table(graph_vt, &[0; 4]);
+    b.patch(0, graph);
+    let values = b.offsets(1);
+    b.patch(graph + 4, values);
+    let value_vt = b.vtable(&[4, 8], 12);
+    let value = b.table(value_vt, &[tag, 0, 0, 0, 0, 0, 0, 0]);
+    b.patch(values + 4, value);
+    let list_vt = b.vtable(&[4], 8);
+    let list = b.table(list_vt, &[0; 4]);
+    b.patch(value + 8, list);
+    let v = b.longs(bits, skew);
+    b.patch(list + 4, v);
+    (b.buf, v)
 }
 
 /// The corpus directory, when `FLATMODEL_CORPUS` names one.
