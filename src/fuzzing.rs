@@ -33,7 +33,7 @@ pub fn tflite(data: &[u8]) -> Option<Walker> {
         }
     }
     let _ = model.min_runtime_version();
-    let _ = model.metadata_flatbuffer("TFLITE_METADATA", Some(*b"M001"));
+    let _ = model.metadata_bytes_with_identifier("TFLITE_METADATA", *b"M001");
     if let Some(key) = model.signature_defs().and_then(|s| s.get(0)).and_then(|s| s.signature_key()) {
         debug_assert!(model.signature(key).is_some(), "a signature must be found by its own key");
     }
