@@ -152,6 +152,72 @@ pub fn shared_subtrees(n_subgraphs: usize, n_tensors: usize, name: &[u8]) -> Vec
     b.buf
 }
 
+/// A model that passes every rule yet, walked as a runtime loads it, is far larger than the
+/// file: Model { version: 3, operator_codes: [ADD], subgraphs: [n_subgraphs x SG], buffers:
+/// [sentinel], metadata: [one per name, each pointing at buffer 0] }, SG { tensors: [T],
+/// inputs: [0 x n_entries], outputs: [], operators: [n_entries x OP] }, OP { inputs: [0],
+/// outputs: [] }, T { name: tensor_name }. Every subgraph offset points at one SubGraph and
+/// every operator offset at one Operator (legal sharing): `n_subgraphs x n_entries` operator
+/// visits. Slots: Model `version` 0, `operator_codes` 1, `subgraphs` 2, `buffers` 4,
+/// `metadata` 6; Metadata `name` 0; SubGraph `tensors`..`operators` 0..3; Tensor `name` 3;
+/// Operator `inputs` 1, `outputs` 2.
+pub fn shared_operators(n_subgraphs: usize, n_entries: usize, metadata_names: &[&[u8]], tensor_name: &[u8]) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    let model_vt = b.vtable(&[4, 8, 12, 0, 16, 0, 20], 24);
+    let mut inline = 3u32.to_le_bytes().to_vec();
+    inline.extend_from_slice(&[0; 16]);
+    let model = b.table(model_vt, &inline);
+    b.patch(0, model);
+    let codes = b.offsets(1);
+    b.patch(model + 8, codes);
+    let empty_vt = b.vtable(&[], 4);
+    let add = b.table(empty_vt, &[]);
+    b.patch(codes + 4, add);
+    let subgraphs = b.offsets(n_subgraphs);
+    b.patch(model + 12, subgraphs);
+    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
+    let sg = b.table(sg_vt, &[0; 16]);
+    for i in 0..n_subgraphs {
+        b.patch(subgraphs + 4 + 4 * i, sg);
+    }
+    let tensors = b.offsets(1);
+    b.patch(sg + 4, tensors);
+    let t_vt = b.vtable(&[0, 0, 0, 4], 8);
+    let t = b.table(t_vt, &[0; 4]);
+    b.patch(tensors + 4, t);
+    let name = b.string(tensor_name);
+    b.patch(t + 4, name);
+    let inputs = b.ints(&vec![0; n_entries]);
+    b.patch(sg + 8, inputs);
+    let outputs = b.ints(&[]);
+    b.patch(sg + 12, outputs);
+    let ops = b.offsets(n_entries);
+    b.patch(sg + 16, ops);
+    let op_vt = b.vtable(&[0, 4, 8], 12);
+    let op = b.table(op_vt, &[0; 8]);
+    for i in 0..n_entries {
+        b.patch(ops + 4 + 4 * i, op);
+    }
+    let op_inputs = b.ints(&[0]);
+    b.patch(op + 4, op_inputs);
+    let op_outputs = b.ints(&[]);
+    b.patch(op + 8, op_outputs);
+    let buffers = b.offsets(1);
+    b.patch(model + 16, buffers);
+    let sentinel = b.table(empty_vt, &[]);
+    b.patch(buffers + 4, sentinel);
+    let metadata = b.offsets(metadata_names.len());
+    b.patch(model + 20, metadata);
+    let meta_vt = b.vtable(&[4], 8);
+    for (i, name) in metadata_names.iter().enumerate() {
+        let m = b.table(meta_vt, &[0; 4]);
+        b.patch(metadata + 4 + 4 * i, m);
+        let s = b.string(name);
+        b.patch(m + 4, s);
+    }
+    b.buf
+}
+
 /// One subgraph holding `n` distinct tensors, tensor `bad` named with `bad_name`.
 pub fn tensors_named(n: usize, bad: usize, bad_name: &[u8]) -> Vec<u8> {
     let (mut b, subgraphs) = Bytes::tflite_with_subgraphs(1);

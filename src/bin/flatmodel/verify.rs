@@ -38,11 +38,15 @@ pub fn check(bytes: &[u8]) -> Result<String, String> {
     match flatmodel::detect(bytes) {
         Some(Format::Tflite) => {
             let model = tflite::Model::parse(bytes).map_err(|e| e.to_string())?;
-            Ok(describe("TFLite", model, |f| model.for_each_warning(f)))
+            Ok(describe("TFLite", model, |f| {
+                let _ = model.for_each_warning(f);
+            }))
         }
         Some(Format::Circle) => {
             let model = circle::Model::parse(bytes).map_err(|e| e.to_string())?;
-            Ok(describe("Circle", model, |f| model.for_each_warning(f)))
+            Ok(describe("Circle", model, |f| {
+                let _ = model.for_each_warning(f);
+            }))
         }
         Some(Format::Pte | Format::VkGraph) => crate::executorch::check(bytes),
         Some(Format::Cvimodel) => crate::cvimodel::check(bytes),
