@@ -154,3 +154,20 @@ fn on_valid_models_the_budgets_change_nothing() {
         assert_eq!(seen(&walked), seen(&full), "{}", path.display());
     }
 }
+
+#[cfg(feature = "nnpackage")]
+#[test]
+fn nnpackage_model_io_copies_no_more_than_the_budget() {
+    // 20,000 subgraph inputs naming one tensor with a 60 KB name: 1.2 GB of name copies
+    // unbounded, in a valid model of about 220 KB.
+    let name = vec![b'x'; 60_000];
+    let bytes = shared_operators(1, 20_000, &[], &name);
+    assert!(Model::parse(&bytes).is_ok(), "a valid model");
+    let err = flatmodel::nnpackage::model_io(&bytes).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ApparentSizeLimit);
+    // With a short name the same model's inputs are all read.
+    let bytes = shared_operators(1, 20_000, &[], b"t");
+    let io = flatmodel::nnpackage::model_io(&bytes).unwrap();
+    assert_eq!(io.subgraphs[0].inputs.len(), 20_000);
+    assert_eq!(io.subgraphs[0].inputs[19_999].name.as_deref(), Some("t"));
+}
