@@ -6,6 +6,10 @@
 //! views ([`crate::tflite`], [`crate::circle`]), and everything written against the traits (the
 //! provided methods below, the model rules, the command line's `inspect`) serves both formats
 //! with one piece of code. Like the views, the traits read verified bytes and never allocate.
+//!
+//! Each provided method reads a fixed number of fields, or ([`ModelView::buffer_bytes`]) one
+//! vector; none descends through shared offsets. What does (the rules, the warnings) is charged
+//! to the work budget of [`crate::verify::Options`].
 
 mod impls;
 mod rules;
@@ -119,7 +123,7 @@ pub trait ModelView<'a>: Copy + 'a {
     }
 
     /// Bytes of the buffers that live inside the flatbuffer (`Buffer.data`) and outside it
-    /// (`Buffer.offset/size`).
+    /// (`Buffer.offset/size`). One pass over `Model.buffers`: linear in the file.
     fn buffer_bytes(&self) -> (u64, u64) {
         let (mut inside, mut outside) = (0u64, 0u64);
         for buffer in (0..self.buffer_count().unwrap_or(0)).filter_map(|i| self.buffer_ref(i)) {

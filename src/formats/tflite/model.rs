@@ -35,7 +35,8 @@ impl<'a> Model<'a> {
         core::str::from_utf8(bytes.get(..end)?).ok()
     }
 
-    /// The signature whose `signature_key` is `key`.
+    /// The signature whose `signature_key` is `key`: a scan of `Model.signature_defs`, linear
+    /// in the file times the length of `key`.
     pub fn signature(&self, key: &str) -> Option<SignatureDef<'a>> {
         self.signature_defs()?.iter().find(|s| s.signature_key() == Some(key))
     }
