@@ -171,3 +171,21 @@ fn nnpackage_model_io_copies_no_more_than_the_budget() {
     assert_eq!(io.subgraphs[0].inputs.len(), 20_000);
     assert_eq!(io.subgraphs[0].inputs[19_999].name.as_deref(), Some("t"));
 }
+
+#[test]
+fn duplicate_metadata_names_are_looked_for_64_entries_ahead() {
+    let names: Vec<Vec<u8>> = (0..70).map(|i| format!("name{i}").into_bytes()).collect();
+    let with_repeat_at = |distance: usize| {
+        let mut names = names.clone();
+        names[distance] = names[0].clone();
+        let refs: Vec<&[u8]> = names.iter().map(|n| &n[..]).collect();
+        shared_operators(1, 1, &refs, b"t")
+    };
+    let warnings = |bytes: &[u8]| {
+        let mut found = Vec::new();
+        Model::parse(bytes).unwrap().for_each_warning(|w| found.push(w)).unwrap();
+        found
+    };
+    assert_eq!(warnings(&with_repeat_at(64)), [Warning::DuplicateMetadataName]);
+    assert_eq!(warnings(&with_repeat_at(65)), []);
+}
