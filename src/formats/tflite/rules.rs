@@ -122,7 +122,7 @@ const DUPLICATE_WINDOW: usize = 64;
 fn duplicate_scan_cost(count: usize, i: usize, name: Option<&str>) -> usize {
     let Some(name) = name else { return 0 };
     let compared = count.saturating_sub(i.saturating_add(1)).min(DUPLICATE_WINDOW);
-    compared.saturating_mul(name.len() / 16 + 1)
+    compared.saturating_mul((name.len() / 16).saturating_add(1))
 }
 
 fn sparsity_rules<'a>(
