@@ -18,22 +18,30 @@ impl core::fmt::Write for Sink {
     }
 }
 
+/// A walker with the default work budget for `len` input bytes: a target's work must stay
+/// linear in its input, which an unbounded walk of shared subtrees is not.
+fn walker(len: usize) -> Walker {
+    Walker::with_budget(Options::DEFAULT.apparent_size_budget(len))
+}
+
 /// Verifies `data` as TFLite; when it verifies, walks every accessor of every reachable
-/// table, the runtime helpers and the dump. Returns the walk, or `None` if `data` is invalid.
+/// table (within the work budget), the runtime helpers and the dump. Returns the walk, or
+/// `None` if `data` is invalid.
 pub fn tflite(data: &[u8]) -> Option<Walker> {
     let parsed = tflite::Model::parse_structure_with(data, &Options::DEFAULT).ok()?;
     let model = parsed.model;
-    let mut walker = Walker::default();
+    let mut walker = walker(data.len());
     model.walk(&mut walker);
-    graph_helpers(model, tflite::Model::parse(data).is_ok());
-    model.for_each_warning(|_| {});
-    for sg in model.subgraphs().into_iter().flat_map(|s| s.iter()) {
-        for op in sg.operators().into_iter().flat_map(|o| o.iter()) {
-            let _ = model.operator_code(&op).map(|c| c.builtin_operator());
-        }
+    let valid = tflite::Model::parse(data).is_ok();
+    graph_helpers(model, valid, |op| {
+        let _ = model.operator_code(op).map(|c| c.builtin_operator());
+    });
+    let warnings = model.for_each_warning(|_| {});
+    if valid {
+        debug_assert!(warnings.is_ok(), "the warnings of a valid model must fit the rules' budget");
     }
     let _ = model.min_runtime_version();
-    let _ = model.metadata_flatbuffer("TFLITE_METADATA", Some(*b"M001"));
+    let _ = model.metadata_bytes_with_identifier("TFLITE_METADATA", *b"M001");
     if let Some(key) = model.signature_defs().and_then(|s| s.get(0)).and_then(|s| s.signature_key()) {
         debug_assert!(model.signature(key).is_some(), "a signature must be found by its own key");
     }
@@ -41,15 +49,20 @@ pub fn tflite(data: &[u8]) -> Option<Walker> {
     Some(walker)
 }
 
-/// Verifies `data` as Circle; when it verifies, walks every accessor of every reachable table,
-/// the shared helpers and the dump. Returns the walk, or `None` if `data` is invalid.
+/// Verifies `data` as Circle; when it verifies, walks every accessor of every reachable table
+/// (within the work budget), the shared helpers and the dump. Returns the walk, or `None` if
+/// `data` is invalid.
 pub fn circle(data: &[u8]) -> Option<Walker> {
     let parsed = circle::Model::parse_structure_with(data, &Options::DEFAULT).ok()?;
     let model = parsed.model;
-    let mut walker = Walker::default();
+    let mut walker = walker(data.len());
     model.walk(&mut walker);
-    graph_helpers(model, circle::Model::parse(data).is_ok());
-    model.for_each_warning(|_| {});
+    let valid = circle::Model::parse(data).is_ok();
+    graph_helpers(model, valid, |_| {});
+    let warnings = model.for_each_warning(|_| {});
+    if valid {
+        debug_assert!(warnings.is_ok(), "the warnings of a valid model must fit the rules' budget");
+    }
     let _ = crate::dump::dump_table(&mut Sink(0), model.raw(), circle::Model::desc(), &Options::DEFAULT);
     Some(walker)
 }
@@ -72,7 +85,7 @@ pub fn cvimodel(data: &[u8]) -> Option<Walker> {
     use crate::cvimodel::{CviModel, Model};
     let file = CviModel::parse_structure_with(data, &Options::DEFAULT).ok()?.cvimodel;
     let model = file.model();
-    let mut walker = Walker::default();
+    let mut walker = walker(data.len());
     model.walk(&mut walker);
     let valid = file.check(&Options::DEFAULT).is_ok();
     debug_assert_eq!(valid, CviModel::parse(data).is_ok(), "parse = structure + check");
@@ -115,8 +128,10 @@ pub fn cvimodel(data: &[u8]) -> Option<Walker> {
 }
 
 /// The shared model graph's helpers, which must not panic whatever the model rules say; on a
-/// model that passed them (`valid`), every buffer must resolve.
-fn graph_helpers<'a, M: ModelView<'a>>(model: M, valid: bool) {
+/// model that passed them (`valid`), every buffer must resolve. `per_op` is called for each
+/// operator visited. The visits of operators and tensors are counted against the default work
+/// budget, as shared subgraphs can make them far more than the file holds.
+fn graph_helpers<'a, M: ModelView<'a>>(model: M, valid: bool, mut per_op: impl FnMut(&M::Operator)) {
     for i in 0..model.buffer_count().unwrap_or(0) {
         let data = u32::try_from(i).ok().map(|i| model.buffer_data(i));
         if valid {
@@ -124,12 +139,22 @@ fn graph_helpers<'a, M: ModelView<'a>>(model: M, valid: bool) {
         }
     }
     let _ = model.buffer_bytes();
+    let mut left = Options::DEFAULT.apparent_size_budget(model.file().len());
     for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
-        for op in sg.operators().into_iter().flat_map(|o| o.iter()) {
-            let _ = model.custom_options(&op);
+        let ops = sg.operators();
+        let tensors = sg.tensors();
+        let visits = ops.map_or(0, |o| o.len()).saturating_add(tensors.map_or(0, |t| t.len()));
+        let Some(rest) = left.checked_sub(visits as u64) else { return };
+        left = rest;
+        for op in ops.into_iter().flat_map(|o| o.iter()) {
+            let options = model.custom_options(&op);
+            if valid {
+                debug_assert!(options.is_ok(), "a valid model's custom options must resolve");
+            }
             let _ = model.operator_kind(&op);
+            per_op(&op);
         }
-        for t in sg.tensors().into_iter().flat_map(|t| t.iter()) {
+        for t in tensors.into_iter().flat_map(|t| t.iter()) {
             let _ = model.tensor_data(&t);
         }
     }
@@ -139,7 +164,7 @@ fn graph_helpers<'a, M: ModelView<'a>>(model: M, valid: bool) {
 /// walks every table, resolves every constant and shader, runs the graph rules and the dump.
 pub fn vkgraph(data: &[u8]) -> Option<Walker> {
     let blob = crate::vkgraph::Blob::parse_structure(data).ok()?;
-    let mut walker = Walker::default();
+    let mut walker = walker(data.len());
     blob.graph().walk(&mut walker);
     vkgraph_helpers(&blob, |_| None);
     let _ = crate::vkgraph::Blob::parse(data);
@@ -150,10 +175,11 @@ pub fn vkgraph(data: &[u8]) -> Option<Walker> {
 
 /// Reads `data` as an ExecuTorch program; when its structure verifies, walks every table,
 /// every segment, delegate blob (Vulkan ones as blobs, constants through the named data) and
-/// named datum, runs the program's rules and the dump.
+/// named datum, runs the program's rules and the dump. One walker, with the work budget of
+/// `data`, walks the program and the blobs.
 pub fn pte(data: &[u8]) -> Option<Walker> {
     let file = crate::pte::PteFile::parse_structure(data).ok()?;
-    let mut walker = Walker::default();
+    let mut walker = walker(data.len());
     file.program().walk(&mut walker);
     for i in 0..file.program().segments().map_or(0, |s| s.len()) {
         let _ = file.segment(i);

@@ -19,9 +19,16 @@
 //!   their working memory on the stack for subgraphs of up to 4096 tensors and models of up to
 //!   256 subgraphs; beyond that they use the heap with the `alloc` feature, and without it skip
 //!   the two checks that need it (dataflow order, call cycles).
-//! - **Bounded work.** Verification, the model rules and the dump do at most a constant times
-//!   the input length in work for every input, shared subtrees included ([`verify::Options`]
-//!   names the limits).
+//! - **Bounded work.** Verification, the model rules, the warnings
+//!   (`Model::for_each_warning`), [`schema::walk_bounded`] and the dump each charge their work
+//!   to the apparent-size budget of [`verify::Options`], a constant times the input length, and
+//!   stop with [`ErrorKind::ApparentSizeLimit`] when it is spent, shared subtrees included (the
+//!   warnings of a model the rules accepted with the same options never run out). Accessors and
+//!   helpers read a fixed number of fields or scan one vector, which is linear in the input.
+//!   The traversals that expand shared subtrees without a budget say so and cost the logical
+//!   (expanded) size: [`schema::Walk::walk`] with an unbudgeted [`schema::Walker`] (bounded:
+//!   [`schema::Walker::with_budget`], [`schema::walk_bounded`]) and the lazy
+//!   [`pte::PteFile::delegates`] (bounded: `take`).
 //! - **No `unsafe`.** The library forbids it; the panicking operations (`unwrap`, indexing,
 //!   unchecked arithmetic) are denied by lint.
 //! - **`no_std`.** The core needs neither `std` nor an allocator; the `alloc` and `std` features

@@ -353,3 +353,25 @@ fn broken_indices_are_located_in_schema_terms() {
     assert_eq!(circle::Model::parse(&bytes).unwrap_err().kind(), flatmodel::ErrorKind::WrongIdentifier);
     assert_eq!(flatmodel::detect(&bytes), Some(flatmodel::Format::Tflite));
 }
+
+/// The operator of a model from `support::custom_op_model`.
+fn only_operator<'a>(model: &circle::Model<'a>) -> circle::Operator<'a> {
+    SubGraphView::operators(&model.subgraphs().unwrap().get(0).unwrap()).unwrap().get(0).unwrap()
+}
+
+#[test]
+fn large_custom_options_are_checked_and_read_like_tflites() {
+    let (good, _) = support::custom_op_model(b"CIR0", None, 5, b"HELLO");
+    let model = circle::Model::parse(&good).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(model.custom_options(&only_operator(&model)).unwrap(), Some(&b"HELLO"[..]));
+    let end = good.len() as u64;
+    for (offset, size) in [(end - 5, 6), (end, 1), (u64::MAX - 2, 5), (2, u64::MAX)] {
+        let (bytes, op) = support::custom_op_model(b"CIR0", Some(offset), size, b"HELLO");
+        let err = circle::Model::parse(&bytes).unwrap_err();
+        assert_eq!(err.kind(), flatmodel::ErrorKind::OutOfBounds, "offset {offset} size {size}");
+        assert_eq!(err.location().to_string(), "Model.subgraphs[0].operators[0].large_custom_options_offset");
+        assert_eq!(err.offset(), op as u64);
+        let model = circle::Model::parse_structure(&bytes).unwrap();
+        assert_eq!(model.custom_options(&only_operator(&model)).unwrap_err().kind(), flatmodel::ErrorKind::OutOfBounds);
+    }
+}

@@ -28,7 +28,7 @@ fn the_crafted_model_is_valid_with_one_warning() {
     let bytes = duplicate_metadata_model();
     let model = Model::parse(&bytes).expect("valid");
     let mut warnings = 0;
-    model.for_each_warning(|_| warnings += 1);
+    model.for_each_warning(|_| warnings += 1).unwrap();
     assert_eq!(warnings, 1);
 }
 

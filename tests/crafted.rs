@@ -9,7 +9,7 @@ use flatmodel::graph::ModelView;
 use flatmodel::tflite::Model;
 use flatmodel::verify::Options;
 use flatmodel::ErrorKind;
-use support::{external_buffer_model, shared_subtrees, tensors_named, Bytes};
+use support::{custom_op_model, external_buffer_model, shared_subtrees, tensors_named, Bytes};
 
 /// Work per input byte the verifier may spend on these inputs (naive verification spends
 /// hundreds of times the input length on them).
@@ -301,42 +301,41 @@ fn subgraphs_calling_each_other_in_a_cycle_are_rejected() {
     assert_eq!(err.location().to_string(), "Model.subgraphs[1].operators[0].builtin_options");
 }
 
-/// One operator with `large_custom_options_offset/size` (Operator slots 9 and 10, u64), and
-/// `payload` appended after the flatbuffer when the offset points there.
-fn large_custom_options_model(offset: Option<u64>, size: u64, payload: &[u8]) -> Vec<u8> {
-    let (mut b, subgraphs) = Bytes::tflite_with_subgraphs(1);
-    let sg_vt = b.vtable(&[0, 0, 0, 4], 8);
-    let sg = b.table(sg_vt, &[0; 4]);
-    b.patch(subgraphs + 4, sg);
-    let ops = b.offsets(1);
-    b.patch(sg + 4, ops);
-    let op_vt = b.vtable(&[0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 16], 24);
-    b.pad_to(8);
-    let op = b.table(op_vt, &[0; 20]);
-    b.patch(ops + 4, op);
-    let end = b.buf.len() as u64;
-    b.buf[op + 8..op + 16].copy_from_slice(&offset.unwrap_or(end).to_le_bytes());
-    b.buf[op + 16..op + 24].copy_from_slice(&size.to_le_bytes());
-    b.buf.extend_from_slice(payload);
-    b.buf
+/// The operator of a model from [`custom_op_model`].
+fn only_operator<'a>(model: &Model<'a>) -> flatmodel::tflite::Operator<'a> {
+    model.subgraph(0).unwrap().operators().unwrap().get(0).unwrap()
 }
 
 #[test]
 fn large_custom_options_are_read_from_the_file_start() {
-    let bytes = large_custom_options_model(None, 5, b"HELLO");
-    let model = Model::parse_structure(&bytes).unwrap();
-    let op = model.subgraph(0).unwrap().operators().unwrap().get(0).unwrap();
-    assert_eq!(model.custom_options(&op).unwrap(), Some(&b"HELLO"[..]));
-    // Past the end, or overflowing: an error, not a panic.
-    for (offset, size) in [(u64::MAX - 2, 5), (2, u64::MAX), (1 << 40, 1)] {
-        let bytes = large_custom_options_model(Some(offset), size, b"");
-        let model = Model::parse_structure(&bytes).unwrap();
-        let op = model.subgraph(0).unwrap().operators().unwrap().get(0).unwrap();
-        assert_eq!(model.custom_options(&op).unwrap_err().kind(), ErrorKind::OutOfBounds);
+    let (bytes, _) = custom_op_model(b"TFL3", None, 5, b"HELLO");
+    let model = Model::parse(&bytes).unwrap();
+    assert_eq!(model.custom_options(&only_operator(&model)).unwrap(), Some(&b"HELLO"[..]));
+    // Offsets 0 and 1 are writers' placeholders: no options, whatever the size.
+    for placeholder in [0, 1] {
+        let (bytes, _) = custom_op_model(b"TFL3", Some(placeholder), u64::MAX, b"");
+        let model = Model::parse(&bytes).unwrap();
+        assert_eq!(model.custom_options(&only_operator(&model)).unwrap(), None);
     }
-    // Offsets 0 and 1 are writers' placeholders: no options.
-    let bytes = large_custom_options_model(Some(1), 5, b"");
-    let model = Model::parse_structure(&bytes).unwrap();
-    let op = model.subgraph(0).unwrap().operators().unwrap().get(0).unwrap();
-    assert_eq!(model.custom_options(&op).unwrap(), None);
+}
+
+#[test]
+fn large_custom_options_outside_the_file_are_rejected_by_the_rules() {
+    let (good, _) = custom_op_model(b"TFL3", None, 5, b"HELLO");
+    let end = good.len() as u64;
+    // One byte past the end, far past it, and `offset + size` wrapping around u64.
+    for (offset, size) in [(end - 5, 6), (end, 1), (1 << 40, 1), (u64::MAX - 2, 5), (2, u64::MAX)] {
+        let (bytes, op) = custom_op_model(b"TFL3", Some(offset), size, b"HELLO");
+        assert_eq!(bytes.len() as u64, end);
+        let err = Model::parse(&bytes).map(|_| ()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::OutOfBounds, "offset {offset} size {size}");
+        assert_eq!(err.location().to_string(), "Model.subgraphs[0].operators[0].large_custom_options_offset");
+        assert_eq!(err.offset(), op as u64);
+        // Read without the rules, the options are an error naming the operator by its offset.
+        let model = Model::parse_structure(&bytes).unwrap();
+        let err = model.custom_options(&only_operator(&model)).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::OutOfBounds);
+        assert_eq!(err.location().to_string(), "Model.subgraphs.operators.large_custom_options_offset");
+        assert_eq!(err.offset(), op as u64);
+    }
 }

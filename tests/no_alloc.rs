@@ -62,8 +62,11 @@ fn verify_walk_and_rules_do_not_allocate() {
             let model = Model::parse_structure(&bytes).ok()?;
             let mut w = Walker::default();
             model.walk(&mut w);
-            let _ = Model::parse(&bytes);
-            model.for_each_warning(|_| {});
+            let bounded = flatmodel::schema::walk_bounded(&model, bytes.len(), &flatmodel::verify::Options::DEFAULT);
+            assert!(bounded.is_ok_and(|b| b.tables == w.tables));
+            let valid = Model::parse(&bytes).is_ok();
+            let warned = model.for_each_warning(|_| {});
+            assert!(!valid || warned.is_ok(), "a valid model's warnings fit the budget");
             Some(w.objects())
         });
         assert_eq!(n, 0, "{}: {n} allocations", path.display());

@@ -4,7 +4,7 @@
 //! how it names element types and which shape runtimes read.
 
 /// `Model::parse`, `parse_with`, `parse_structure`, `parse_structure_with`,
-/// `for_each_warning` and the `Parsed` type, for a format module holding `Model` and
+/// `for_each_warning`, `for_each_warning_with` and the `Parsed` type, for a format module holding `Model` and
 /// `IDENTIFIER` (`$name` is the format's name in doc comments).
 macro_rules! model_entry_points {
     ($name:literal) => {
@@ -57,9 +57,27 @@ macro_rules! model_entry_points {
             }
 
             /// Calls `f` for each advisory finding: things a runtime tolerates but a careful
-            /// writer would not produce.
-            pub fn for_each_warning(&self, f: impl FnMut($crate::graph::Warning)) {
-                $crate::graph::warnings(*self, f);
+            /// writer would not produce. [`Model::for_each_warning_with`] with the default
+            /// limits.
+            pub fn for_each_warning(&self, f: impl FnMut($crate::graph::Warning)) -> Result<(), $crate::Error> {
+                self.for_each_warning_with(&$crate::verify::Options::DEFAULT, f)
+            }
+
+            /// Calls `f` for each advisory finding, charging the walk to the apparent-size budget
+            /// of `options` (per subgraph visit: its tensors, its inputs, each operator with its
+            /// inputs and outputs; the metadata names compared), as the model rules charge it.
+            ///
+            /// On a model [`Model::parse_with`] accepted with the same `options` this never runs
+            /// out: the rules charge every one of these quantities too. After
+            /// [`Model::parse_structure`] alone, shared subtrees can make the walk far longer
+            /// than the file; it then stops with [`ErrorKind::ApparentSizeLimit`](crate::ErrorKind)
+            /// (the findings reported until then were reported, the rest are not).
+            pub fn for_each_warning_with(
+                &self,
+                options: &$crate::verify::Options,
+                f: impl FnMut($crate::graph::Warning),
+            ) -> Result<(), $crate::Error> {
+                $crate::graph::warnings(*self, options, f)
             }
         }
     };

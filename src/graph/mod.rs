@@ -6,6 +6,10 @@
 //! views ([`crate::tflite`], [`crate::circle`]), and everything written against the traits (the
 //! provided methods below, the model rules, the command line's `inspect`) serves both formats
 //! with one piece of code. Like the views, the traits read verified bytes and never allocate.
+//!
+//! Each provided method reads a fixed number of fields, or ([`ModelView::buffer_bytes`]) one
+//! vector; none descends through shared offsets. What does (the rules, the warnings) is charged
+//! to the work budget of [`crate::verify::Options`].
 
 mod impls;
 mod rules;
@@ -23,6 +27,8 @@ use crate::wire::{FromTable, TableVector, Vector};
 
 static MODEL: &str = "Model";
 static BUFFERS: &str = "buffers";
+static SUBGRAPHS: &str = "subgraphs";
+static OPERATORS: &str = "operators";
 static LARGE_CUSTOM_OPTIONS: &str = "large_custom_options_offset";
 
 /// A verified model of a TFLite-family format.
@@ -93,24 +99,32 @@ pub trait ModelView<'a>: Copy + 'a {
     }
 
     /// The custom options of `op`: `custom_options` inline, or the bytes that
-    /// `large_custom_options_offset/size` place in the file. `None` when it has neither.
+    /// `large_custom_options_offset/size` place in the file (offsets 0 and 1 are writers'
+    /// placeholders and mean none). `None` when it has neither.
+    ///
+    /// On a model the rules accepted this never fails. After `parse_structure` only, a range
+    /// past the end of the file is an [`ErrorKind::OutOfBounds`] at the operator's position,
+    /// located at `Model.subgraphs.operators.large_custom_options_offset` (the operator alone
+    /// does not know its indices; its byte offset names it).
     fn custom_options(&self, op: &Self::Operator) -> Result<Option<&'a [u8]>, Error> {
         if let Some(inline) = op.custom_options() {
             return Ok(Some(inline.as_slice()));
         }
-        let (offset, size) = op.large_custom_options();
-        if offset <= 1 {
-            return Ok(None);
+        match large_custom_options_range(self.file(), op) {
+            None => Ok(None),
+            Some(Some(bytes)) => Ok(Some(bytes)),
+            Some(None) => {
+                let mut location = Location::at(&MODEL);
+                location.push_outer(&LARGE_CUSTOM_OPTIONS, None);
+                location.push_outer(&OPERATORS, None);
+                location.push_outer(&SUBGRAPHS, None);
+                Err(Error::new(ErrorKind::OutOfBounds, op.position() as u64, location))
+            }
         }
-        external_range(self.file(), offset, size).map(Some).ok_or_else(|| {
-            let mut location = Location::at(&MODEL);
-            location.push_outer(&LARGE_CUSTOM_OPTIONS, None);
-            Error::new(ErrorKind::OutOfBounds, offset, location)
-        })
     }
 
     /// Bytes of the buffers that live inside the flatbuffer (`Buffer.data`) and outside it
-    /// (`Buffer.offset/size`).
+    /// (`Buffer.offset/size`). One pass over `Model.buffers`: linear in the file.
     fn buffer_bytes(&self) -> (u64, u64) {
         let (mut inside, mut outside) = (0u64, 0u64);
         for buffer in (0..self.buffer_count().unwrap_or(0)).filter_map(|i| self.buffer_ref(i)) {
@@ -196,6 +210,20 @@ fn buffer_error(kind: ErrorKind, offset: u64, index: u32) -> Error {
     let mut location = Location::at(&MODEL);
     location.push_outer(&BUFFERS, Some(index));
     Error::new(kind, offset, location)
+}
+
+/// Where `op`'s large custom options lie when it has no inline ones: `None` when it has none
+/// (offsets 0 and 1 are placeholders), `Some(None)` when the range overflows or passes the end
+/// of `file`.
+pub(crate) fn large_custom_options_range<'a, 'f, O: OperatorView<'a>>(
+    file: &'f [u8],
+    op: &O,
+) -> Option<Option<&'f [u8]>> {
+    if op.custom_options().is_some() {
+        return None;
+    }
+    let (offset, size) = op.large_custom_options();
+    (offset > 1).then(|| external_range(file, offset, size))
 }
 
 /// `file[offset .. offset + size]`, or `None` when it overflows or passes the end.

@@ -1,5 +1,6 @@
 //! The model-level rules every TFLite-family reader enforces (FORMATS.md 1.5, 1.6 and 2), and
-//! the ones a careful reader adds: index ranges, external data ranges, data sizes, quantization
+//! the ones a careful reader adds: index ranges, external data ranges (buffers and large custom
+//! options), data sizes, quantization
 //! consistency, dataflow, and control-flow calls without cycles. A format adds its own rules
 //! through [`FormatRules`]'s hooks.
 //!
@@ -23,6 +24,7 @@ names! {
     TENSORS = "tensors", BUFFER = "buffer", OPCODE_INDEX = "opcode_index", OPERATOR_CODES = "operator_codes",
     CUSTOM_CODE = "custom_code", QUANTIZATION = "quantization", SCALE = "scale", ZERO_POINT = "zero_point",
     QUANTIZED_DIMENSION = "quantized_dimension", OFFSET = "offset", IS_VARIABLE = "is_variable",
+    LARGE_CUSTOM_OPTIONS = "large_custom_options_offset",
 }
 
 /// Element type code of strings, the same in TFLite and Circle.
@@ -98,8 +100,12 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> {
         Ok(())
     }
 
-    /// Calls `f` for format-specific advisory findings.
-    fn warnings(&self, _f: &mut dyn FnMut(Warning)) {}
+    /// Calls `f` for format-specific advisory findings, charging `c` for the work; the rules
+    /// must have charged at least as much for the same model (so a model they accepted never
+    /// runs out here).
+    fn warnings(&self, _c: &mut Checker<'a, Self>, _f: &mut dyn FnMut(Warning)) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 /// The rule walk over one model: where to report and how much work is left.
@@ -111,15 +117,22 @@ pub(crate) struct Checker<'a, M> {
     _file: core::marker::PhantomData<&'a [u8]>,
 }
 
+impl<'a, M: FormatRules<'a>> Checker<'a, M> {
+    /// A walk over `model` with the work budget `options` give its file.
+    fn new(model: M, options: &Options) -> Self {
+        Checker {
+            model,
+            buffers: model.buffer_count().unwrap_or(0),
+            work: 0,
+            budget: options.apparent_size_budget(model.file().len()),
+            _file: core::marker::PhantomData,
+        }
+    }
+}
+
 /// Checks every rule; the first broken one is the error.
 pub(crate) fn check<'a, M: FormatRules<'a>>(model: M, options: &Options) -> Result<(), Error> {
-    let mut c = Checker {
-        model,
-        buffers: model.buffer_count().unwrap_or(0),
-        work: 0,
-        budget: options.apparent_size_budget(model.file().len()),
-        _file: core::marker::PhantomData,
-    };
+    let mut c = Checker::new(model, options);
     c.model_rules()?;
     let Some(subgraphs) = model.subgraph_list() else {
         return Err(c.rule("a model needs subgraphs", 0, &[(&SUBGRAPHS, None)]));
@@ -132,20 +145,38 @@ pub(crate) fn check<'a, M: FormatRules<'a>>(model: M, options: &Options) -> Resu
     Ok(())
 }
 
-/// Calls `f` for each advisory finding of `model` (a model that passed [`check`]).
-pub(crate) fn warnings<'a, M: FormatRules<'a>>(model: M, mut f: impl FnMut(Warning)) {
+/// Calls `f` for each advisory finding of `model`, charging the walk (per subgraph visit: its
+/// tensors, its inputs, and each operator with its inputs and outputs) to the budget `options`
+/// give the file. Every quantity charged here the rules charge too, at least as much, so on a
+/// model that passed [`check`] with the same options this never runs out.
+pub(crate) fn warnings<'a, M: FormatRules<'a>>(
+    model: M,
+    options: &Options,
+    mut f: impl FnMut(Warning),
+) -> Result<(), Error> {
+    let mut c = Checker::new(model, options);
     for (s, sg) in model.subgraph_list().into_iter().flat_map(|v| v.iter()).enumerate() {
+        let Some(ops) = sg.operators().filter(|o| !o.is_empty()) else { continue };
         let count = sg.tensors().map_or(0, |t| t.len());
-        let Some(ops) = sg.operators() else { continue };
-        let _ = dataflow(model, &sg, &ops, count, |o, j| {
-            let index = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
-            f(Warning::UnproducedInput { subgraph: index(s), operator: index(o), input: index(j) });
-        });
+        c.charge(count)?;
+        c.charge(sg.inputs().map_or(0, |i| i.len()))?;
+        let index = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+        let outcome = dataflow(
+            model,
+            &sg,
+            &ops,
+            count,
+            |units| c.charge(units),
+            |o, j| f(Warning::UnproducedInput { subgraph: index(s), operator: index(o), input: index(j) }),
+        );
+        if let Err(Stop::Budget(e)) = outcome {
+            return Err(e);
+        }
     }
     if model.buffer_data(0).is_ok_and(|d| !d.is_empty()) {
         f(Warning::SentinelBufferNotEmpty);
     }
-    model.warnings(&mut f);
+    model.warnings(&mut c, &mut f)
 }
 
 impl<'a, M: FormatRules<'a>> Checker<'a, M> {
@@ -251,6 +282,10 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
                 self.indices_in_range(list, count, op_at, &[here[0], here[1], (field, None)])?;
             }
             self.indices_in_range(op.intermediates(), count, op_at, &[here[0], here[1], (&INTERMEDIATES, None)])?;
+            if super::large_custom_options_range(self.model.file(), &op) == Some(None) {
+                let path = [here[0], here[1], (&LARGE_CUSTOM_OPTIONS, None)];
+                return Err(self.error(ErrorKind::OutOfBounds, op_at, &path));
+            }
             self.called_subgraphs_in_range(&op, subgraphs, &here)?;
         }
         self.dataflow(s, sg, &ops, count)?;
@@ -377,11 +412,16 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         ops: &TableVector<'a, M::Operator>,
         count: usize,
     ) -> Result<(), Error> {
+        // The walk's other quantities (inputs and outputs) were charged by `indices_in_range`.
         self.charge(count)?;
-        dataflow(self.model, sg, ops, count, |_, _| {}).map_err(|(o, j, at)| {
-            let path = [(&SUBGRAPHS, Some(s)), (&OPERATORS, Some(o)), (&OUTPUTS, Some(j))];
-            self.rule("operator output is a constant, a variable, an input or produced twice", at, &path)
-        })
+        match dataflow(self.model, sg, ops, count, |_| Ok(()), |_, _| {}) {
+            Ok(()) => Ok(()),
+            Err(Stop::Budget(e)) => Err(e),
+            Err(Stop::ProducedTwice { op, output, at }) => {
+                let path = [(&SUBGRAPHS, Some(s)), (&OPERATORS, Some(op)), (&OUTPUTS, Some(output))];
+                Err(self.rule("operator output is a constant, a variable, an input or produced twice", at, &path))
+            }
+        }
     }
 
     /// Control-flow operators must not call their own subgraph, directly or not: a runtime
@@ -455,17 +495,27 @@ fn version_rule(version: u32) -> &'static str {
     }
 }
 
+/// Why [`dataflow`] stopped.
+enum Stop {
+    /// Output `output` of operator `op` (at byte `at`) already holds a value.
+    ProducedTwice { op: usize, output: usize, at: usize },
+    /// The work budget ran out.
+    Budget(Error),
+}
+
 /// Walks the operators of `sg` in order, tracking which tensors hold values: constants,
 /// variables and subgraph inputs from the start, then each operator's outputs. Calls
-/// `unproduced(op, input)` for inputs that hold nothing yet; fails with `(op, output, offset)` on
-/// an output that already holds a value.
+/// `unproduced(op, input)` for inputs that hold nothing yet; stops at an output that already
+/// holds a value. `charge` is called with each operator's work (one plus its inputs and
+/// outputs); the tensors and the subgraph's inputs are the caller's to charge.
 fn dataflow<'a, M: ModelView<'a>>(
     model: M,
     sg: &M::SubGraph,
     ops: &TableVector<'a, M::Operator>,
     count: usize,
+    mut charge: impl FnMut(usize) -> Result<(), Error>,
     mut unproduced: impl FnMut(usize, usize),
-) -> Result<(), (usize, usize, usize)> {
+) -> Result<(), Stop> {
     let Some(mut available) = BitSet::new(count) else {
         return Ok(()); // more tensors than fit without a heap: not checked
     };
@@ -482,16 +532,19 @@ fn dataflow<'a, M: ModelView<'a>>(
         }
     }
     for (o, op) in ops.iter().enumerate() {
-        for (j, input) in op.inputs().into_iter().flat_map(|v| v.iter()).enumerate() {
+        let (inputs, outputs) = (op.inputs(), op.outputs());
+        let units = inputs.map_or(0, |v| v.len()).saturating_add(outputs.map_or(0, |v| v.len()));
+        charge(units.saturating_add(1)).map_err(Stop::Budget)?;
+        for (j, input) in inputs.into_iter().flat_map(|v| v.iter()).enumerate() {
             let held = input == -1 || usize::try_from(input).is_ok_and(|i| available.contains(i));
             if !held {
                 unproduced(o, j);
             }
         }
-        for (j, output) in op.outputs().into_iter().flat_map(|v| v.iter()).enumerate() {
+        for (j, output) in outputs.into_iter().flat_map(|v| v.iter()).enumerate() {
             let Ok(output) = usize::try_from(output) else { continue };
             if available.contains(output) {
-                return Err((o, j, op.position()));
+                return Err(Stop::ProducedTwice { op: o, output: j, at: op.position() });
             }
             available.insert(output);
         }

@@ -4,6 +4,7 @@
 use crate::error::{Error, ErrorKind, Location};
 pub use crate::graph::ElementType;
 use crate::graph::{ModelView, SubGraphView, TensorView};
+use crate::verify::Options;
 use crate::{circle, tflite, Format};
 use std::string::String;
 use std::vec::Vec;
@@ -46,40 +47,52 @@ pub struct ModelIo {
 
 /// Verifies `bytes` fully as the model format they show (structure and model rules), then
 /// reads each subgraph's inputs and outputs. A format this crate cannot read is an
-/// [`ErrorKind::UnknownFormat`] error.
+/// [`ErrorKind::UnknownFormat`] error. The copies (each subgraph's name, each input's and
+/// output's name and shape) are charged to the default work budget of `bytes`, one unit per
+/// subgraph or tensor and per byte or dimension copied, so memory stays linear in the file
+/// even when many entries share one long name ([`ErrorKind::ApparentSizeLimit`] past it).
 pub fn model_io(bytes: &[u8]) -> Result<ModelIo, Error> {
+    let budget = Options::DEFAULT.apparent_size_budget(bytes.len());
     match crate::detect(bytes) {
-        Some(Format::Tflite) => graph_io(tflite::Model::parse(bytes)?),
-        Some(Format::Circle) => graph_io(circle::Model::parse(bytes)?),
+        Some(Format::Tflite) => graph_io(tflite::Model::parse(bytes)?, budget),
+        Some(Format::Circle) => graph_io(circle::Model::parse(bytes)?, budget),
         _ => Err(Error::new(ErrorKind::UnknownFormat, 0, Location::at(&MODEL))),
     }
 }
 
-/// Each subgraph's inputs and outputs, through the model graph TFLite and Circle share.
-fn graph_io<'a, M: ModelView<'a>>(model: M) -> Result<ModelIo, Error> {
+/// Each subgraph's inputs and outputs, through the model graph TFLite and Circle share, copying
+/// at most `budget` units (a subgraph or tensor, a byte of its name, a dimension of its shape).
+fn graph_io<'a, M: ModelView<'a>>(model: M, budget: u64) -> Result<ModelIo, Error> {
+    let mut left = budget;
     let mut subgraphs = Vec::new();
     for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
-        let tensor = |index: i32| -> Result<TensorIo, Error> {
-            let t = sg.tensor(index).ok_or(Error::new(
-                ErrorKind::IndexOutOfRange,
-                sg.position() as u64,
-                Location::at(&MODEL),
-            ))?;
+        let at = sg.position() as u64;
+        let name = sg.name();
+        spend(&mut left, name.map_or(0, str::len), at)?;
+        let mut tensor = |index: i32| -> Result<TensorIo, Error> {
+            let t = sg.tensor(index).ok_or(Error::new(ErrorKind::IndexOutOfRange, at, Location::at(&MODEL)))?;
+            let (name, shape) = (t.name(), t.shape_signature());
+            spend(&mut left, name.map_or(0, str::len).saturating_add(shape.map_or(0, |s| s.len())), at)?;
             Ok(TensorIo {
                 tensor: index,
-                name: t.name().map(String::from),
+                name: name.map(String::from),
                 element_type: t.element_type(),
-                shape: t.shape_signature().map(|s| s.iter().collect()),
+                shape: shape.map(|s| s.iter().collect()),
             })
         };
-        let list = |v: Option<crate::wire::Vector<'_, i32>>| -> Result<Vec<TensorIo>, Error> {
-            v.into_iter().flat_map(|v| v.iter()).map(tensor).collect()
+        let mut list = |v: Option<crate::wire::Vector<'_, i32>>| -> Result<Vec<TensorIo>, Error> {
+            v.into_iter().flat_map(|v| v.iter()).map(&mut tensor).collect()
         };
-        subgraphs.push(SubgraphIo {
-            name: sg.name().map(String::from),
-            inputs: list(sg.inputs())?,
-            outputs: list(sg.outputs())?,
-        });
+        let inputs = list(sg.inputs())?;
+        let outputs = list(sg.outputs())?;
+        subgraphs.push(SubgraphIo { name: name.map(String::from), inputs, outputs });
     }
     Ok(ModelIo { format: M::FORMAT, subgraphs })
+}
+
+/// Takes one unit plus `units` from `left`; an apparent-size error (at byte `at`) past it.
+fn spend(left: &mut u64, units: usize, at: u64) -> Result<(), Error> {
+    let units = u64::try_from(units).unwrap_or(u64::MAX).saturating_add(1);
+    *left = left.checked_sub(units).ok_or(Error::new(ErrorKind::ApparentSizeLimit, at, Location::at(&MODEL)))?;
+    Ok(())
 }

@@ -354,8 +354,11 @@ macro_rules! fb_table {
 
         impl $crate::schema::Walk for $name<'_> {
             fn walk(&self, w: &mut $crate::schema::Walker) {
-                w.table();
-                $($crate::__fb_field!(walk w; self.$field(); $kind($($arg)*) $($req)?);)*
+                let pos = self.table.position();
+                if !w.enter_table(pos) {
+                    return;
+                }
+                $($crate::__fb_field!(walk w, pos; self.$field(); $kind($($arg)*) $($req)?);)*
             }
         }
 
@@ -555,11 +558,11 @@ macro_rules! __fb_field {
     (verify $v:ident $t:ident; $fname:literal $slot:literal structure($s:ident) $($req:ident)?) => {};
     (verify $v:ident $t:ident; $fname:literal $slot:literal vector($ty:ident) $($req:ident)?) => {
         $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
-            |v, p| v.vector(p, <$ty as $crate::wire::Scalar>::SIZE).map(drop))?
+            |v, p| v.vector_aligned(p, <$ty as $crate::wire::Scalar>::SIZE, <$ty as $crate::wire::Scalar>::SIZE).map(drop))?
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal enum_vector($e:ident) $($req:ident)?) => {
         $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
-            |v, p| v.vector(p, <$e as $crate::wire::Scalar>::SIZE).map(drop))?
+            |v, p| v.vector_aligned(p, <$e as $crate::wire::Scalar>::SIZE, <$e as $crate::wire::Scalar>::SIZE).map(drop))?
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal string_vector() $($req:ident)?) => {
         $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
@@ -571,7 +574,9 @@ macro_rules! __fb_field {
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal struct_vector($s:ident) $($req:ident)?) => {
         $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
-            |v, p| v.vector(p, <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE).map(drop))?
+            |v, p| v.vector_aligned(p,
+                <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE,
+                <$s<'static> as $crate::wire::FromStruct<'static>>::ALIGN).map(drop))?
     };
     (verify $v:ident $t:ident; $fname:literal $slot:literal union($u:ident, $uty:ident) $($req:ident)?) => {
         $v.field_union::<$u<'static>>(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
@@ -629,24 +634,26 @@ macro_rules! __fb_field {
     (deprecated; required) => { false };
     (deprecated; deprecated) => { true };
 
-    // ---- full walk -------------------------------------------------------------------------
-    (walk $w:ident; $e:expr; $kind:ident($($arg:tt)*) deprecated) => {};
-    (walk $w:ident; $e:expr; scalar($t:ident, $default:expr)) => { $w.scalar($e) };
-    (walk $w:ident; $e:expr; enumeration($ty:ident, $repr:ident, $default:expr)) => { $w.scalar($e.0) };
-    (walk $w:ident; $e:expr; string()) => { if let ::core::option::Option::Some(s) = $e { $w.string(s) } };
-    (walk $w:ident; $e:expr; string() required) => { $w.string($e) };
-    (walk $w:ident; $e:expr; table($t:ident) $($req:ident)?) => { if let ::core::option::Option::Some(t) = $e { $crate::schema::Walk::walk(&t, $w) } };
-    (walk $w:ident; $e:expr; structure($s:ident) $($req:ident)?) => { if let ::core::option::Option::Some(s) = $e { $crate::schema::Walk::walk(&s, $w) } };
-    (walk $w:ident; $e:expr; vector($t:ident) $($req:ident)?) => { if let ::core::option::Option::Some(v) = $e { $w.vector(v.len(), v.get(0)) } };
-    (walk $w:ident; $e:expr; enum_vector($t:ident) $($req:ident)?) => { if let ::core::option::Option::Some(v) = $e { $w.vector(v.len(), v.get(0).map(|x| x.0)) } };
-    (walk $w:ident; $e:expr; string_vector() $($req:ident)?) => { if let ::core::option::Option::Some(v) = $e { $w.offsets(v.len()); for s in v.iter() { $w.string(s) } } };
-    (walk $w:ident; $e:expr; table_vector($t:ident) $($req:ident)?) => {
-        if let ::core::option::Option::Some(v) = $e { $w.offsets(v.len()); for t in v.iter() { $crate::schema::Walk::walk(&t, $w) } }
+    // ---- full walk (`$pos`: the table's position, for where a budget runs out) ------------
+    (walk $w:ident, $pos:ident; $e:expr; $kind:ident($($arg:tt)*) deprecated) => {};
+    (walk $w:ident, $pos:ident; $e:expr; scalar($t:ident, $default:expr)) => { $w.scalar($e) };
+    (walk $w:ident, $pos:ident; $e:expr; enumeration($ty:ident, $repr:ident, $default:expr)) => { $w.scalar($e.0) };
+    (walk $w:ident, $pos:ident; $e:expr; string()) => { if let ::core::option::Option::Some(s) = $e { $w.string(s) } };
+    (walk $w:ident, $pos:ident; $e:expr; string() required) => { $w.string($e) };
+    (walk $w:ident, $pos:ident; $e:expr; table($t:ident) $($req:ident)?) => { if let ::core::option::Option::Some(t) = $e { $crate::schema::Walk::walk(&t, $w) } };
+    (walk $w:ident, $pos:ident; $e:expr; structure($s:ident) $($req:ident)?) => { if let ::core::option::Option::Some(s) = $e { $crate::schema::Walk::walk(&s, $w) } };
+    (walk $w:ident, $pos:ident; $e:expr; vector($t:ident) $($req:ident)?) => { if let ::core::option::Option::Some(v) = $e { $w.vector(v.len(), v.get(0)) } };
+    (walk $w:ident, $pos:ident; $e:expr; enum_vector($t:ident) $($req:ident)?) => { if let ::core::option::Option::Some(v) = $e { $w.vector(v.len(), v.get(0).map(|x| x.0)) } };
+    (walk $w:ident, $pos:ident; $e:expr; string_vector() $($req:ident)?) => {
+        if let ::core::option::Option::Some(v) = $e { if $w.enter_offsets(v.len(), $pos) { for s in v.iter() { $w.string(s) } } }
     };
-    (walk $w:ident; $e:expr; struct_vector($s:ident) $($req:ident)?) => { if let ::core::option::Option::Some(v) = $e { $w.vector(v.len(), v.bytes().first().copied()) } };
-    (walk $w:ident; $e:expr; union($u:ident, $uty:ident) $($req:ident)?) => { $crate::schema::Walk::walk(&$e, $w) };
-    (walk $w:ident; $e:expr; union_vector($u:ident) $($req:ident)?) => {
-        if let ::core::option::Option::Some(v) = $e { $w.offsets(v.len()); for u in v.iter() { $crate::schema::Walk::walk(&u, $w) } }
+    (walk $w:ident, $pos:ident; $e:expr; table_vector($t:ident) $($req:ident)?) => {
+        if let ::core::option::Option::Some(v) = $e { if $w.enter_offsets(v.len(), $pos) { for t in v.iter() { $crate::schema::Walk::walk(&t, $w) } } }
+    };
+    (walk $w:ident, $pos:ident; $e:expr; struct_vector($s:ident) $($req:ident)?) => { if let ::core::option::Option::Some(v) = $e { $w.vector(v.len(), v.bytes().first().copied()) } };
+    (walk $w:ident, $pos:ident; $e:expr; union($u:ident, $uty:ident) $($req:ident)?) => { $crate::schema::Walk::walk(&$e, $w) };
+    (walk $w:ident, $pos:ident; $e:expr; union_vector($u:ident) $($req:ident)?) => {
+        if let ::core::option::Option::Some(v) = $e { if $w.enter_offsets(v.len(), $pos) { for u in v.iter() { $crate::schema::Walk::walk(&u, $w) } } }
     };
 }
 

@@ -13,4 +13,4 @@ pub use desc::{
     StructFieldKind, StructType, TableDesc, TableRef, TableType, UnionDesc, UnionRef, UnionType,
 };
 pub use macros::GRAMMAR_VERSION;
-pub use walk::{Bits, Walk, Walker};
+pub use walk::{walk_bounded, Bits, Walk, Walker};

@@ -266,6 +266,20 @@ impl<'b> Verifier<'b> {
         Ok(len)
     }
 
+    /// Checks the vector at `pos` whose elements are `elem_size` bytes aligned to `elem_align`
+    /// (a power of two); returns its length. This is [`Verifier::vector`] plus, with
+    /// [`crate::verify::Options::check_alignment`] and `elem_align` over 4, the alignment of
+    /// the element data (which starts after the 4-byte length): one check per vector, whatever
+    /// its length, as writers align the data even of an empty vector.
+    #[inline(always)]
+    pub fn vector_aligned(&mut self, pos: usize, elem_size: usize, elem_align: usize) -> VResult<usize> {
+        let len = self.vector(pos, elem_size)?;
+        if elem_align > 4 {
+            self.aligned(pos.wrapping_add(4), elem_align)?;
+        }
+        Ok(len)
+    }
+
     /// Verifies each element of the vector of offsets at `pos` with `element`.
     #[inline(always)]
     fn offset_vector(

@@ -15,7 +15,14 @@ pub struct Options {
     pub apparent_size_per_byte: u32,
     /// An absolute cap on the apparent size, on top of the per-byte budget.
     pub max_apparent_size: u64,
-    /// Whether scalars, tables, vtables and vectors must be aligned as writers align them.
+    /// Whether the data must be aligned as writers align it. Views read unaligned, so this is
+    /// conformance, not safety. With it the verifier checks: the root offset, tables (their
+    /// soffset), vector and string lengths on 4 bytes; vtables on 2; each present table field
+    /// on its own size (a struct field on the struct's alignment, an offset field on 4); and
+    /// the element data of scalar and struct vectors on the element's alignment when that is 8
+    /// (`long`, `ulong`, `double`, structs aligned to 8), one check per vector, as the
+    /// `flatbuffers` crate's verifier does (the C++ verifier does not check vector elements).
+    /// Positions are measured from the start of the flatbuffer being verified.
     pub check_alignment: bool,
 }
 

@@ -100,6 +100,22 @@ impl Bytes {
         at
     }
 
+    /// A vector of 8-byte values whose element data starts `skew` bytes past an 8-byte
+    /// boundary (0: as writers align it; 4: misaligned, its length still 4-aligned); returns
+    /// the vector's position.
+    pub fn longs(&mut self, values: &[u64], skew: usize) -> usize {
+        self.pad_to(4);
+        while (self.pos() + 4) % 8 != skew {
+            self.u32(0);
+        }
+        let at = self.pos();
+        self.u32(values.len() as u32);
+        for v in values {
+            self.buf.extend_from_slice(&v.to_le_bytes());
+        }
+        at
+    }
+
     pub fn u16(&mut self, v: u16) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
@@ -135,6 +151,72 @@ pub fn shared_subtrees(n_subgraphs: usize, n_tensors: usize, name: &[u8]) -> Vec
     }
     let s = b.string(name);
     b.patch(t + 4, s);
+    b.buf
+}
+
+/// A model that passes every rule yet, walked as a runtime loads it, is far larger than the
+/// file: Model { version: 3, operator_codes: [ADD], subgraphs: [n_subgraphs x SG], buffers:
+/// [sentinel], metadata: [one per name, each pointing at buffer 0] }, SG { tensors: [T],
+/// inputs: [0 x n_entries], outputs: [], operators: [n_entries x OP] }, OP { inputs: [0],
+/// outputs: [] }, T { name: tensor_name }. Every subgraph offset points at one SubGraph and
+/// every operator offset at one Operator (legal sharing): `n_subgraphs x n_entries` operator
+/// visits. Slots: Model `version` 0, `operator_codes` 1, `subgraphs` 2, `buffers` 4,
+/// `metadata` 6; Metadata `name` 0; SubGraph `tensors`..`operators` 0..3; Tensor `name` 3;
+/// Operator `inputs` 1, `outputs` 2.
+pub fn shared_operators(n_subgraphs: usize, n_entries: usize, metadata_names: &[&[u8]], tensor_name: &[u8]) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    let model_vt = b.vtable(&[4, 8, 12, 0, 16, 0, 20], 24);
+    let mut inline = 3u32.to_le_bytes().to_vec();
+    inline.extend_from_slice(&[0; 16]);
+    let model = b.table(model_vt, &inline);
+    b.patch(0, model);
+    let codes = b.offsets(1);
+    b.patch(model + 8, codes);
+    let empty_vt = b.vtable(&[], 4);
+    let add = b.table(empty_vt, &[]);
+    b.patch(codes + 4, add);
+    let subgraphs = b.offsets(n_subgraphs);
+    b.patch(model + 12, subgraphs);
+    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
+    let sg = b.table(sg_vt, &[0; 16]);
+    for i in 0..n_subgraphs {
+        b.patch(subgraphs + 4 + 4 * i, sg);
+    }
+    let tensors = b.offsets(1);
+    b.patch(sg + 4, tensors);
+    let t_vt = b.vtable(&[0, 0, 0, 4], 8);
+    let t = b.table(t_vt, &[0; 4]);
+    b.patch(tensors + 4, t);
+    let name = b.string(tensor_name);
+    b.patch(t + 4, name);
+    let inputs = b.ints(&vec![0; n_entries]);
+    b.patch(sg + 8, inputs);
+    let outputs = b.ints(&[]);
+    b.patch(sg + 12, outputs);
+    let ops = b.offsets(n_entries);
+    b.patch(sg + 16, ops);
+    let op_vt = b.vtable(&[0, 4, 8], 12);
+    let op = b.table(op_vt, &[0; 8]);
+    for i in 0..n_entries {
+        b.patch(ops + 4 + 4 * i, op);
+    }
+    let op_inputs = b.ints(&[0]);
+    b.patch(op + 4, op_inputs);
+    let op_outputs = b.ints(&[]);
+    b.patch(op + 8, op_outputs);
+    let buffers = b.offsets(1);
+    b.patch(model + 16, buffers);
+    let sentinel = b.table(empty_vt, &[]);
+    b.patch(buffers + 4, sentinel);
+    let metadata = b.offsets(metadata_names.len());
+    b.patch(model + 20, metadata);
+    let meta_vt = b.vtable(&[4], 8);
+    for (i, name) in metadata_names.iter().enumerate() {
+        let m = b.table(meta_vt, &[0; 4]);
+        b.patch(metadata + 4 + 4 * i, m);
+        let s = b.string(name);
+        b.patch(m + 4, s);
+    }
     b.buf
 }
 
@@ -187,6 +269,107 @@ pub fn external_buffer_model(offset: u64, size: u64) -> Vec<u8> {
     assert_eq!(b1 % 8, 0);
     b.patch(buffers + 8, b1);
     b.buf
+}
+
+/// A TFLite (`TFL3`, version 3) or Circle (`CIR0`, version 0) model that passes every rule
+/// except, perhaps, the large custom options' range: one CUSTOM operator code named `X`, one
+/// subgraph without tensors running one operator of that code (empty inputs and outputs) whose
+/// `large_custom_options_offset/size` are `offset` (`None`: the end of the flatbuffer) and
+/// `size`, buffers [sentinel]; `payload` is appended after the flatbuffer. Returns the bytes and
+/// the operator's position. Slots, the same in both schemas: Model `version` 0,
+/// `operator_codes` 1, `subgraphs` 2, `buffers` 4; OperatorCode slot 0 (CUSTOM is 32 in both),
+/// `custom_code` 1; SubGraph `tensors`..`operators` 0..3; Operator `opcode_index` 0, `inputs`
+/// 1, `outputs` 2, `large_custom_options_offset` 9 and `_size` 10 (u64).
+pub fn custom_op_model(identifier: &[u8; 4], offset: Option<u64>, size: u64, payload: &[u8]) -> (Vec<u8>, usize) {
+    let version: u32 = if identifier == b"TFL3" { 3 } else { 0 };
+    let mut b = Bytes::with_identifier(identifier);
+    let model_vt = b.vtable(&[4, 8, 12, 0, 16], 20);
+    let mut inline = version.to_le_bytes().to_vec();
+    inline.extend_from_slice(&[0; 12]);
+    let model = b.table(model_vt, &inline);
+    b.patch(0, model);
+    let codes = b.offsets(1);
+    b.patch(model + 8, codes);
+    let code_vt = b.vtable(&[4, 8], 12);
+    let code = b.table(code_vt, &[32, 0, 0, 0, 0, 0, 0, 0]);
+    b.patch(codes + 4, code);
+    let name = b.string(b"X");
+    b.patch(code + 8, name);
+    let subgraphs = b.offsets(1);
+    b.patch(model + 12, subgraphs);
+    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
+    let sg = b.table(sg_vt, &[0; 16]);
+    b.patch(subgraphs + 4, sg);
+    for slot in 0..3 {
+        let v = b.offsets(0);
+        b.patch(sg + 4 + 4 * slot, v);
+    }
+    let ops = b.offsets(1);
+    b.patch(sg + 16, ops);
+    let op_vt = b.vtable(&[4, 8, 12, 0, 0, 0, 0, 0, 0, 16, 24], 32);
+    b.pad_to(8);
+    let op = b.table(op_vt, &[0; 28]);
+    assert_eq!(op % 8, 0, "the u64 fields are 8-aligned");
+    b.patch(ops + 4, op);
+    for slot in 1..3 {
+        let v = b.offsets(0);
+        b.patch(op + 4 * slot + 4, v);
+    }
+    let buffers = b.offsets(1);
+    b.patch(model + 16, buffers);
+    let empty_vt = b.vtable(&[], 4);
+    let sentinel = b.table(empty_vt, &[]);
+    b.patch(buffers + 4, sentinel);
+    let end = b.buf.len() as u64;
+    b.buf[op + 16..op + 24].copy_from_slice(&offset.unwrap_or(end).to_le_bytes());
+    b.buf[op + 24..op + 32].copy_from_slice(&size.to_le_bytes());
+    b.buf.extend_from_slice(payload);
+    (b.buf, op)
+}
+
+/// One subgraph with one tensor whose `quantization.zero_point` ([long]) holds `values`, its
+/// element data `skew` bytes past an 8-byte boundary. Returns the bytes and the vector's
+/// position. Slots: SubGraph `tensors` 0; Tensor `quantization` 4; QuantizationParameters
+/// `zero_point` 3.
+pub fn zero_point_model(values: &[i64], skew: usize) -> (Vec<u8>, usize) {
+    let (mut b, subgraphs) = Bytes::tflite_with_subgraphs(1);
+    let sg_vt = b.vtable(&[4], 8);
+    let sg = b.table(sg_vt, &[0; 4]);
+    b.patch(subgraphs + 4, sg);
+    let tensors = b.offsets(1);
+    b.patch(sg + 4, tensors);
+    let t_vt = b.vtable(&[0, 0, 0, 0, 4], 8);
+    let t = b.table(t_vt, &[0; 4]);
+    b.patch(tensors + 4, t);
+    let q_vt = b.vtable(&[0, 0, 0, 4], 8);
+    let q = b.table(q_vt, &[0; 4]);
+    b.patch(t + 4, q);
+    let raw: Vec<u64> = values.iter().map(|&v| v as u64).collect();
+    let v = b.longs(&raw, skew);
+    b.patch(q + 4, v);
+    (b.buf, v)
+}
+
+/// A bare VkGraph (`VK00`) whose one value is the list union member `tag` (6: IntList of
+/// [long], 7: DoubleList of [double]) holding `bits`, its element data `skew` bytes past an
+/// 8-byte boundary. Returns the bytes and the vector's position. Slots: VkGraph `values` 2;
+/// VkValue `value_type` 0, `value` 1; IntList and DoubleList `items` 0.
+pub fn vkgraph_list(tag: u8, bits: &[u64], skew: usize) -> (Vec<u8>, usize) {
+    let mut b = Bytes::with_identifier(b"VK00");
+    let graph_vt = b.vtable(&[0, 0, 4], 8);
+    let graph = b.table(graph_vt, &[0; 4]);
+    b.patch(0, graph);
+    let values = b.offsets(1);
+    b.patch(graph + 4, values);
+    let value_vt = b.vtable(&[4, 8], 12);
+    let value = b.table(value_vt, &[tag, 0, 0, 0, 0, 0, 0, 0]);
+    b.patch(values + 4, value);
+    let list_vt = b.vtable(&[4], 8);
+    let list = b.table(list_vt, &[0; 4]);
+    b.patch(value + 8, list);
+    let v = b.longs(bits, skew);
+    b.patch(list + 4, v);
+    (b.buf, v)
 }
 
 /// A valid TFLite model (one empty subgraph, the sentinel buffer) whose two metadata entries

@@ -10,7 +10,7 @@ use crate::open::{self, Graph, Kind, Target};
 use crate::output::Out;
 use crate::warnings::Warnings;
 use crate::{Failure, Outcome};
-use flatmodel::graph::{ModelView, SubGraphView, TensorView, Warning};
+use flatmodel::graph::{ModelView, SubGraphView, TensorView};
 use flatmodel::wire::Vector;
 use flatmodel::{circle, tflite};
 use serde_json::{json, Map, Value};
@@ -65,7 +65,7 @@ fn summarise(model: Graph<'_>, tensors: bool) -> Result<Value, OverBudget> {
             let mut s = graph_summary("TFLite", m, tensors, &mut budget)?;
             tflite_extras(&m, &mut s, &mut budget)?;
             let rules = tflite::Model::parse(m.file()).err();
-            let warnings = warnings_of(|f| m.for_each_warning(f));
+            let warnings = Warnings::collect(|f| m.for_each_warning(f));
             Ok(with_verdict(s, rules, warnings))
         }
         Graph::Circle(m) => {
@@ -73,7 +73,7 @@ fn summarise(model: Graph<'_>, tensors: bool) -> Result<Value, OverBudget> {
             let mut s = graph_summary("Circle", m, tensors, &mut budget)?;
             circle_extras(&m, &mut s, &mut budget)?;
             let rules = circle::Model::parse(m.file()).err();
-            let warnings = warnings_of(|f| m.for_each_warning(f));
+            let warnings = Warnings::collect(|f| m.for_each_warning(f));
             Ok(with_verdict(s, rules, warnings))
         }
     }
@@ -84,12 +84,6 @@ fn with_verdict(mut s: Map<String, Value>, rules: Option<flatmodel::Error>, warn
     s.insert("model_rules".into(), json!(rules.map_or_else(|| "ok".into(), |e| e.to_string())));
     s.insert("warnings".into(), warnings.to_json());
     Value::Object(s)
-}
-
-fn warnings_of(for_each: impl FnOnce(&mut dyn FnMut(Warning))) -> Warnings {
-    let mut warnings = Warnings::default();
-    for_each(&mut |w| warnings.push(w));
-    warnings
 }
 
 /// The elements of `v`, charged one unit each.

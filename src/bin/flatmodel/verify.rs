@@ -5,7 +5,7 @@ use crate::open::{self, Target};
 use crate::output::Out;
 use crate::warnings::Warnings;
 use crate::{package, Failure, Outcome};
-use flatmodel::graph::ModelView;
+use flatmodel::graph::{ModelView, Warning};
 use flatmodel::{circle, tflite, Format};
 use std::ffi::OsString;
 use std::io::Write;
@@ -77,10 +77,9 @@ pub fn check(bytes: &[u8]) -> Result<Verdict, String> {
 fn describe<'a, M: ModelView<'a>>(
     format: &str,
     model: M,
-    for_each: impl FnOnce(&mut dyn FnMut(flatmodel::graph::Warning)),
+    for_each: impl FnOnce(&mut dyn FnMut(Warning)) -> Result<(), flatmodel::Error>,
 ) -> Verdict {
     let subgraphs = model.subgraph_list().map_or(0, |s| s.len());
-    let mut warnings = Warnings::default();
-    for_each(&mut |w| warnings.push(w));
-    Verdict { summary: format!("{format} v{}, {subgraphs} subgraph(s)", model.schema_version()), warnings }
+    let summary = format!("{format} v{}, {subgraphs} subgraph(s)", model.schema_version());
+    Verdict { summary, warnings: Warnings::collect(for_each) }
 }

@@ -36,6 +36,16 @@ impl Warnings {
         Ok(())
     }
 
+    /// The warnings `for_each` reports (a model's `for_each_warning`); when it stops early (its
+    /// work budget ran out on a model of shared subtrees), the last entry says so.
+    pub fn collect<W: Display>(for_each: impl FnOnce(&mut dyn FnMut(W)) -> Result<(), flatmodel::Error>) -> Warnings {
+        let mut warnings = Warnings::default();
+        if let Err(e) = for_each(&mut |w| warnings.push(w)) {
+            warnings.push(format_args!("the list of warnings stops here: {e}"));
+        }
+        warnings
+    }
+
     /// `{"count": N, "shown": [...]}`.
     pub fn to_json(&self) -> Value {
         json!({ "count": self.total, "shown": self.shown })

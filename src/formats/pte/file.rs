@@ -119,6 +119,12 @@ impl<'a> PteFile<'a> {
     }
 
     /// Every delegate of every execution plan, plan by plan.
+    ///
+    /// Lazy, but its length is the logical (expanded) size: execution plans that share one
+    /// delegate list yield it once per plan, which can be far more items than the file has
+    /// bytes. Each item costs a constant, plus a step per plan without delegates; bound the
+    /// iteration (`take`) when the program only passed [`PteFile::parse_structure`] ([`PteFile::parse`]
+    /// charges this walk to its work budget).
     pub fn delegates(&self) -> impl Iterator<Item = Delegate<'a>> + 'a {
         self.program.execution_plan().into_iter().flat_map(|plans| plans.iter()).enumerate().flat_map(|(plan, p)| {
             p.delegates().into_iter().flat_map(|d| d.iter()).enumerate().map(move |(index, view)| Delegate {
@@ -152,12 +158,14 @@ impl<'a> PteFile<'a> {
         }
     }
 
-    /// The `n`th delegate over all execution plans, as [`PteFile::delegates`] lists them.
+    /// The `n`th delegate over all execution plans, as [`PteFile::delegates`] lists them: work
+    /// linear in `n` plus the number of plans.
     pub fn delegate(&self, n: usize) -> Option<Delegate<'a>> {
         self.delegates().nth(n)
     }
 
-    /// The Vulkan blob of `delegate`, verified; `None` for other backends.
+    /// The Vulkan blob of `delegate`, verified; `None` for other backends. The verification's
+    /// work is linear in the blob's length.
     pub fn vulkan_blob(&self, delegate: &Delegate<'a>) -> Option<Result<Blob<'a>, Error>> {
         delegate.is_vulkan().then(|| {
             let (at, blob) = self.delegate_blob(delegate)?;
@@ -165,7 +173,8 @@ impl<'a> PteFile<'a> {
         })
     }
 
-    /// The bytes of the first named datum with key `key`.
+    /// The bytes of the first named datum with key `key`: a scan of `Program.named_data`,
+    /// linear in the file times the length of `key`.
     pub fn named_data(&self, key: &str) -> Option<&'a [u8]> {
         let entry = self.program.named_data()?.iter().position(|d| d.key() == Some(key))?;
         self.named_data_at(entry).ok()

@@ -7,18 +7,25 @@ crate::graph::model_entry_points!("TFLite");
 
 impl<'a> Model<'a> {
     /// The bytes of the first metadata entry named `name` (names can repeat in real files).
+    ///
+    /// A scan of `Model.metadata` comparing names: linear in the file (the vector's length is
+    /// bounded by its bytes) times the length of `name`.
     pub fn metadata_bytes(&self, name: &str) -> Option<&'a [u8]> {
         let entry = self.metadata()?.iter().find(|m| m.name() == Some(name))?;
         self.buffer_data(entry.buffer()).ok()
     }
 
-    /// The nested flatbuffer in metadata entry `name`, if it holds one with `identifier`
-    /// (`TFLITE_METADATA` holds a tflite-support `M001` buffer).
-    pub fn metadata_flatbuffer(&self, name: &str, identifier: Option<[u8; 4]>) -> Option<&'a [u8]> {
+    /// The bytes of the first metadata entry named `name` when they start like a flatbuffer
+    /// with file identifier `identifier` (`TFLITE_METADATA` holds a tflite-support `M001`
+    /// buffer): bytes 4..8 are `identifier` and the root offset points inside them.
+    ///
+    /// **The bytes are not verified.** Only the identifier and the root offset are looked at;
+    /// what lies behind them may be anything, so they must be verified before being read as a
+    /// flatbuffer. The cost is that of [`Model::metadata_bytes`].
+    pub fn metadata_bytes_with_identifier(&self, name: &str, identifier: [u8; 4]) -> Option<&'a [u8]> {
         let bytes = self.metadata_bytes(name)?;
         let root = crate::wire::root_position(bytes)?;
-        let id_ok = identifier.is_none_or(|id| crate::wire::has_identifier(bytes, id));
-        (id_ok && root < bytes.len()).then_some(bytes)
+        (crate::wire::has_identifier(bytes, identifier) && root < bytes.len()).then_some(bytes)
     }
 
     /// The `min_runtime_version` metadata: ASCII, cut at the first NUL.
@@ -28,7 +35,8 @@ impl<'a> Model<'a> {
         core::str::from_utf8(bytes.get(..end)?).ok()
     }
 
-    /// The signature whose `signature_key` is `key`.
+    /// The signature whose `signature_key` is `key`: a scan of `Model.signature_defs`, linear
+    /// in the file times the length of `key`.
     pub fn signature(&self, key: &str) -> Option<SignatureDef<'a>> {
         self.signature_defs()?.iter().find(|s| s.signature_key() == Some(key))
     }

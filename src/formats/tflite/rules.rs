@@ -25,8 +25,10 @@ impl<'a> FormatRules<'a> for Model<'a> {
     const VERSION: u32 = 3;
 
     fn model_rules(&self, c: &mut Checker<'a, Self>) -> Result<(), Error> {
+        let count = self.metadata().map_or(0, |m| m.len());
         for (i, meta) in self.metadata().into_iter().flat_map(|v| v.iter()).enumerate() {
-            c.charge(1)?;
+            // The entry, and what the warnings' duplicate-name scan may spend on it.
+            c.charge(duplicate_scan_cost(count, i, meta.name()).saturating_add(1))?;
             if usize::try_from(meta.buffer()).map_or(true, |b| b >= c.buffers()) {
                 let path = [(&METADATA, Some(i)), (&BUFFER, None)];
                 return Err(c.error(ErrorKind::IndexOutOfRange, meta.raw().position(), &path));
@@ -93,16 +95,34 @@ impl<'a> FormatRules<'a> for Model<'a> {
         signature_rules(*self, c, subgraphs)
     }
 
-    fn warnings(&self, f: &mut dyn FnMut(Warning)) {
-        if let Some(meta) = self.metadata() {
-            let names = || meta.iter().filter_map(|m| m.name());
-            let duplicate =
-                names().enumerate().any(|(i, a)| names().skip(i.saturating_add(1)).take(64).any(|b| a == b));
-            if duplicate {
+    /// Metadata names repeated within [`DUPLICATE_WINDOW`] entries, each entry charged as
+    /// `model_rules` charged it.
+    fn warnings(&self, c: &mut Checker<'a, Self>, f: &mut dyn FnMut(Warning)) -> Result<(), Error> {
+        let Some(meta) = self.metadata() else { return Ok(()) };
+        let name = |i: usize| meta.get(i).and_then(|m| m.name());
+        for i in 0..meta.len() {
+            let a = name(i);
+            c.charge(duplicate_scan_cost(meta.len(), i, a))?;
+            let Some(a) = a else { continue };
+            let later = i.saturating_add(1)..i.saturating_add(DUPLICATE_WINDOW).saturating_add(1).min(meta.len());
+            if later.into_iter().any(|j| name(j) == Some(a)) {
                 f(Warning::DuplicateMetadataName);
+                break;
             }
         }
+        Ok(())
     }
+}
+
+/// How many later metadata entries each name is compared with when looking for duplicates.
+const DUPLICATE_WINDOW: usize = 64;
+
+/// The work of comparing entry `i` of `count` metadata entries, named `name`, with the later
+/// ones in its window: a unit per comparison plus one per 16 bytes of the name.
+fn duplicate_scan_cost(count: usize, i: usize, name: Option<&str>) -> usize {
+    let Some(name) = name else { return 0 };
+    let compared = count.saturating_sub(i.saturating_add(1)).min(DUPLICATE_WINDOW);
+    compared.saturating_mul((name.len() / 16).saturating_add(1))
 }
 
 fn sparsity_rules<'a>(

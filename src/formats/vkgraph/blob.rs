@@ -128,7 +128,8 @@ impl<'a> Blob<'a> {
 
     /// The bytes of constant `index`, looking named constants up with `named` (the program's
     /// named data, for a blob from a `.pte`); a named constant whose data `named` lacks, or
-    /// whose data is not the length the graph gives, is an error naming its key.
+    /// whose data is not the length the graph gives, is an error naming its key. Constant work
+    /// plus one call of `named`.
     pub fn constant_data(&self, index: usize, named: impl Fn(&str) -> Option<&'a [u8]>) -> Result<&'a [u8], Error> {
         match self.constant(index)? {
             Constant::Inline(data) => Ok(data),
