@@ -32,6 +32,25 @@ impl Bytes {
         (b, subgraphs)
     }
 
+    /// A SubGraph whose tensors, inputs, outputs and operators (slots 0..3) are all present and
+    /// empty, its offset patched in at `at`.
+    pub fn empty_subgraph(&mut self, at: usize) {
+        let sg_vt = self.vtable(&[4, 8, 12, 16], 20);
+        let sg = self.table(sg_vt, &[0; 16]);
+        self.patch(at, sg);
+        for slot in 0..4 {
+            let v = self.offsets(0);
+            self.patch(sg + 4 + 4 * slot, v);
+        }
+    }
+
+    /// A table without fields (the sentinel Buffer), its offset patched in at `at`.
+    pub fn empty_table(&mut self, at: usize) {
+        let vt = self.vtable(&[], 4);
+        let t = self.table(vt, &[]);
+        self.patch(at, t);
+    }
+
     pub fn pad_to(&mut self, align: usize) {
         while !self.buf.len().is_multiple_of(align) {
             self.buf.push(0);
@@ -247,19 +266,10 @@ pub fn external_buffer_model(offset: u64, size: u64) -> Vec<u8> {
     b.patch(0, model);
     let subgraphs = b.offsets(1);
     b.patch(model + 8, subgraphs);
-    // SubGraph: tensors, inputs, outputs, operators all present and empty.
-    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
-    let sg = b.table(sg_vt, &[0; 16]);
-    b.patch(subgraphs + 4, sg);
-    for slot in 0..4 {
-        let v = b.offsets(0);
-        b.patch(sg + 4 + 4 * slot, v);
-    }
+    b.empty_subgraph(subgraphs + 4);
     let buffers = b.offsets(2);
     b.patch(model + 12, buffers);
-    let empty_vt = b.vtable(&[], 4);
-    let b0 = b.table(empty_vt, &[]);
-    b.patch(buffers + 4, b0);
+    b.empty_table(buffers + 4);
     let ext_vt = b.vtable(&[0, 8, 16], 24);
     b.pad_to(8);
     let mut inline = vec![0u8; 4];
@@ -382,18 +392,10 @@ pub fn duplicate_metadata_model() -> Vec<u8> {
     b.patch(0, model);
     let subgraphs = b.offsets(1);
     b.patch(model + 8, subgraphs);
-    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
-    let sg = b.table(sg_vt, &[0; 16]);
-    b.patch(subgraphs + 4, sg);
-    for slot in 0..4 {
-        let v = b.offsets(0);
-        b.patch(sg + 4 + 4 * slot, v);
-    }
+    b.empty_subgraph(subgraphs + 4);
     let buffers = b.offsets(1);
     b.patch(model + 12, buffers);
-    let empty_vt = b.vtable(&[], 4);
-    let b0 = b.table(empty_vt, &[]);
-    b.patch(buffers + 4, b0);
+    b.empty_table(buffers + 4);
     let metadata = b.offsets(2);
     b.patch(model + 16, metadata);
     // Metadata { name (slot 0), buffer (slot 1) = 0 }, twice.
