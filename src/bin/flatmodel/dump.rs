@@ -4,7 +4,7 @@
 //! the file before anything is printed, then the real one straight to the output. Memory stays
 //! bounded by the nesting depth whatever the output size.
 
-use crate::open::{self, Graph, Kind, Root, Target};
+use crate::open::{self, Graph, Kind, Root};
 use crate::output::{Counter, FmtWriter, Out};
 use crate::{Failure, Outcome};
 use flatmodel::dump::{dump_table, DumpError};
@@ -17,12 +17,9 @@ use std::io::Write;
 /// Writes the model in `path` as JSON to `out`.
 pub fn run(out: &mut Out, path: &OsString) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let input = match open::target(path)? {
-        Target::File(input) => input,
-        Target::Package => {
-            return open::report_invalid(out, &name, "an nnpackage holds several models: dump each model file")
-        }
-        Target::NotModel(reason) => return open::report_invalid(out, &name, &reason),
+    let input = match open::model_file(out, path, "dump")? {
+        Ok(input) => input,
+        Err(outcome) => return Ok(outcome),
     };
     let root: Result<Root<'_>, String> = match open::kind(input.bytes()) {
         Kind::Graph(Graph::Tflite(m)) => Ok((m.raw(), tflite::Model::desc())),

@@ -1,7 +1,7 @@
 //! `flatmodel extract FILE WHAT -o OUT`: write the exact bytes WHAT names, to a file or (`-o -`)
 //! to standard output.
 
-use crate::open::{self, Graph, Kind, Target};
+use crate::open::{self, Graph, Kind};
 use crate::output::Out;
 use crate::{Failure, Outcome};
 use flatmodel::graph::ModelView;
@@ -12,12 +12,9 @@ use std::io::Write;
 /// Writes the bytes `what` names in `path` to `to` (`-`: standard output).
 pub fn run(out: &mut Out, path: &OsString, what: &str, to: &OsString) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let input = match open::target(path)? {
-        Target::File(input) => input,
-        Target::Package => {
-            return open::report_invalid(out, &name, "an nnpackage holds several models: extract from a model file")
-        }
-        Target::NotModel(reason) => return open::report_invalid(out, &name, &reason),
+    let input = match open::model_file(out, path, "extract from")? {
+        Ok(input) => input,
+        Err(outcome) => return Ok(outcome),
     };
     let data = match open::kind(input.bytes()) {
         Kind::Graph(model) => Ok(graph_bytes(&name, model, what)?),

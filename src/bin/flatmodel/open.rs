@@ -36,6 +36,20 @@ pub fn target(path: &OsStr) -> Result<Target, Failure> {
     Input::open(path).map(Target::File)
 }
 
+/// Opens `path` for a command that reads one model file (`dump`, `extract`): its bytes, or
+/// (inner `Err`) the outcome of reporting why it is none.
+pub fn model_file(out: &mut Out, path: &OsStr, command: &str) -> Result<Result<Input, Outcome>, Failure> {
+    let name = path.to_string_lossy();
+    Ok(match target(path)? {
+        Target::File(input) => Ok(input),
+        Target::Package => {
+            let reason = format!("an nnpackage holds several models: {command} one of its model files");
+            Err(report_invalid(out, &name, &reason)?)
+        }
+        Target::NotModel(reason) => Err(report_invalid(out, &name, &reason)?),
+    })
+}
+
 /// A structurally verified model of the TFLite family.
 pub enum Graph<'a> {
     /// A TFLite model.
