@@ -13,7 +13,7 @@ use flatmodel::{ErrorKind, Format};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::Bytes;
+use support::cvimodel::{crafted_body, crafted_file, lz4_file, lz4_literals, SectionSpec};
 
 /// The shipped cvimodels, then the corpus's when `FLATMODEL_CORPUS` is set.
 fn models() -> Vec<PathBuf> {
@@ -551,105 +551,6 @@ fn a_changed_byte_is_an_md5_warning_not_an_error() {
 
 // ---------------------------------------------------------------------------------------------
 // Crafted files: LZ4 sections
-
-/// A section of a crafted file.
-struct SectionSpec<'a> {
-    kind: u8,
-    name: &'a str,
-    size: u32,
-    offset: u32,
-    compress: bool,
-    decompressed_size: u32,
-}
-
-/// A cvimodel body (slots from `cvimodel.fbs`): Model { version 1.4.0, name, programs: [one
-/// program with one TPU routine running section `cmdbuf`], sections }.
-fn crafted_body(sections: &[SectionSpec<'_>], cmdbuf: &str) -> Vec<u8> {
-    let mut b = Bytes::default();
-    b.buf.extend_from_slice(&[0; 4]);
-    // Model: version (slot 0, struct of 3 bytes) @4, name (1) @8, programs (6) @12, sections (7) @16.
-    let vt = b.vtable(&[4, 8, 0, 0, 0, 0, 12, 16], 20);
-    let model = b.table(vt, &[1, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    b.patch(0, model);
-    let name = b.string(b"crafted");
-    b.patch(model + 8, name);
-    let programs = b.offsets(1);
-    b.patch(model + 12, programs);
-    // Program: input_tensors (2), output_tensors (3), tensor_map (4), routines (5).
-    let pvt = b.vtable(&[0, 0, 4, 8, 12, 16], 20);
-    let program = b.table(pvt, &[0; 16]);
-    b.patch(programs + 4, program);
-    for k in 0..3 {
-        let v = b.offsets(0);
-        b.patch(program + 4 + 4 * k, v);
-    }
-    let routines = b.offsets(1);
-    b.patch(program + 16, routines);
-    // Routine: type (0) @8 = TPU, tpu_routine (3) @4; TpuRoutine: cmdbuf_section (0) @4.
-    let rvt = b.vtable(&[8, 0, 0, 4], 12);
-    let routine = b.table(rvt, &[0; 8]);
-    b.patch(routines + 4, routine);
-    let tvt = b.vtable(&[4], 8);
-    let tpu = b.table(tvt, &[0; 4]);
-    b.patch(routine + 4, tpu);
-    let s = b.string(cmdbuf.as_bytes());
-    b.patch(tpu + 4, s);
-    // Section: type (0) @20, name (1) @4, size (2) @8, offset (3) @12, encrypt (4) @21,
-    // compress (5) @22, decompressed_size (6) @16.
-    let list = b.offsets(sections.len());
-    b.patch(model + 16, list);
-    let svt = b.vtable(&[20, 4, 8, 12, 21, 22, 16], 24);
-    for (i, spec) in sections.iter().enumerate() {
-        let mut inline = vec![0u8; 4];
-        inline.extend_from_slice(&spec.size.to_le_bytes());
-        inline.extend_from_slice(&spec.offset.to_le_bytes());
-        inline.extend_from_slice(&spec.decompressed_size.to_le_bytes());
-        inline.extend_from_slice(&[spec.kind, 0, spec.compress as u8, 0]);
-        let t = b.table(svt, &inline);
-        b.patch(list + 4 + 4 * i, t);
-        let n = b.string(spec.name.as_bytes());
-        b.patch(t + 4, n);
-    }
-    b.buf
-}
-
-/// A 48-byte header (md5 left zero, chip cv181x), the body, then the section area.
-fn crafted_file(body: &[u8], area: &[u8]) -> Vec<u8> {
-    let mut f = b"CviModel".to_vec();
-    f.extend_from_slice(&(body.len() as u32).to_le_bytes());
-    f.extend_from_slice(&[1, 4]);
-    f.extend_from_slice(&[0; 16]);
-    f.extend_from_slice(b"cv181x\0\0\0\0\0\0\0\0\0\0");
-    f.extend_from_slice(b"AA");
-    f.extend_from_slice(body);
-    f.extend_from_slice(area);
-    f
-}
-
-/// An LZ4 block of literals only: a token with the literal count, then the literals.
-fn lz4_literals(text: &[u8]) -> Vec<u8> {
-    assert!(text.len() < 15);
-    let mut v = vec![(text.len() as u8) << 4];
-    v.extend_from_slice(text);
-    v
-}
-
-fn lz4_file(payload: &[u8], decompressed_size: u32) -> Vec<u8> {
-    let mut area = vec![0xC0; 8]; // an 8-byte command buffer
-    area.extend_from_slice(payload);
-    let sections = [
-        SectionSpec { kind: 1, name: "subfunc_0", size: 8, offset: 0, compress: false, decompressed_size: 0 },
-        SectionSpec {
-            kind: 0,
-            name: "weight",
-            size: payload.len() as u32,
-            offset: 8,
-            compress: true,
-            decompressed_size,
-        },
-    ];
-    crafted_file(&crafted_body(&sections, "subfunc_0"), &area)
-}
 
 #[test]
 fn a_crafted_file_verifies() {

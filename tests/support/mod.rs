@@ -3,6 +3,8 @@
 //! its children and its offsets are patched once they exist, as unsigned offsets point forward.
 #![allow(dead_code)]
 
+pub mod cvimodel;
+
 /// A buffer under construction.
 #[derive(Default)]
 pub struct Bytes {
