@@ -9,11 +9,12 @@
 mod support;
 
 use flatmodel::cvimodel::{self, CviModel, MemoryRegion, TensorAddress, Warning};
+use flatmodel::verify::Options;
 use flatmodel::{ErrorKind, Format};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::cvimodel::{crafted_body, crafted_file, lz4_file, lz4_literals, SectionSpec};
+use support::cvimodel::{crafted_body, crafted_file, lz4_file, lz4_literals, lz4_zeros, SectionSpec};
 
 /// The shipped cvimodels, then the corpus's when `FLATMODEL_CORPUS` is set.
 fn models() -> Vec<PathBuf> {
@@ -566,6 +567,11 @@ fn a_crafted_file_verifies() {
     assert!(matches!(warnings.as_slice(), [Warning::Md5Mismatch { stored, .. }] if *stored == [0; 16]), "{warnings:?}");
 }
 
+/// Where the LZ4 payload of an [`lz4_file`] starts: it ends the file.
+fn payload_offset(bytes: &[u8], payload: &[u8]) -> u64 {
+    (bytes.len() - payload.len()) as u64
+}
+
 #[test]
 fn lz4_sections_decompress_to_exactly_decompressed_size() {
     let block = lz4_literals(b"hello world");
@@ -576,19 +582,23 @@ fn lz4_sections_decompress_to_exactly_decompressed_size() {
     // The stored payload is the compressed block.
     assert_eq!(file.section_at(1).unwrap().payload, block.as_slice());
 
+    // Verification walks the block: a wrong size fails it, and decompressing fails the same way.
     for wrong in [10, 12, 40] {
         let bytes = lz4_file(&block, wrong);
-        let file = CviModel::parse(&bytes).unwrap();
-        let e = file.decompress_section(1).unwrap_err();
+        let e = CviModel::parse(&bytes).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::Rule(_)), "{wrong}: {e}");
         assert_eq!(location(&e), "Model.sections[1].decompressed_size", "{wrong}");
         assert!(e.to_string().contains("decompressed_size"), "{e}");
+        let e2 = CviModel::parse_structure(&bytes).unwrap().decompress_section(1).unwrap_err();
+        assert_eq!(e2, e, "{wrong}");
     }
 
     // A literal run whose length byte is missing: malformed, not a panic.
     let bytes = lz4_file(&[0xF0], 100);
-    let e = CviModel::parse(&bytes).unwrap().decompress_section(1).unwrap_err();
+    let e = CviModel::parse(&bytes).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Rule(_)), "{e}");
+    assert_eq!(location(&e), "Model.sections[1].compress");
+    assert!(CviModel::parse_structure(&bytes).unwrap().decompress_section(1).is_err());
 
     // A size LZ4 cannot reach from 12 bytes is refused before anything is allocated.
     let bytes = lz4_file(&block, 12 * 255 + 17);
@@ -599,26 +609,101 @@ fn lz4_sections_decompress_to_exactly_decompressed_size() {
 }
 
 #[test]
-fn overlapping_lz4_sections_cannot_claim_more_than_the_area_inflates_to() {
-    // Two sections over the same 12-byte block, each within LZ4's ratio, together claiming more
-    // than the 20-byte section area could inflate to (20 * 255 + 16 per section).
+fn a_block_one_byte_longer_or_shorter_than_claimed_is_rejected() {
+    // 1000 zeros; a copy of 8 literals and a match: 8 + 4 + 15 + 17 = 44 bytes.
+    let zeros = lz4_zeros(1000);
+    let mut mixed = vec![0x8F];
+    mixed.extend_from_slice(b"abcdefgh");
+    mixed.extend_from_slice(&[8, 0, 17, 0]);
+    for (block, size) in [(zeros, 1000u32), (mixed, 44)] {
+        let bytes = lz4_file(&block, size);
+        let file = CviModel::parse(&bytes).unwrap_or_else(|e| panic!("{size}: {e}"));
+        assert_eq!(file.decompress_section(1).unwrap().len(), size as usize);
+        for claim in [size - 1, size + 1] {
+            let bytes = lz4_file(&block, claim);
+            let e = CviModel::parse(&bytes).unwrap_err();
+            assert!(matches!(e.kind(), ErrorKind::Rule(_)), "{claim}: {e}");
+            assert_eq!(location(&e), "Model.sections[1].decompressed_size", "{claim}");
+            // The error points into the payload, not at the table.
+            let start = payload_offset(&bytes, &block);
+            assert!((start..=start + block.len() as u64).contains(&e.offset()), "{claim}: {e}");
+        }
+    }
+    // lz4_flex, an independent decoder, agrees on what the hand-written blocks hold.
+    let mut out = vec![0xAA; 1000];
+    assert_eq!(lz4_flex::block::decompress_into(&lz4_zeros(1000), &mut out).ok(), Some(1000));
+    assert!(out.iter().all(|&b| b == 0));
+}
+
+#[test]
+fn a_match_reaching_before_the_start_is_located() {
+    // One literal, then a match at offset 2 (only 1 byte precedes it), then an empty last run.
+    let block = [0x10, b'a', 0x02, 0x00, 0x00];
+    let bytes = lz4_file(&block, 5);
+    CviModel::parse_structure(&bytes).unwrap();
+    let e = CviModel::parse(&bytes).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Rule(_)), "{e}");
+    assert!(e.to_string().contains("before the start"), "{e}");
+    assert_eq!(location(&e), "Model.sections[1].compress");
+    assert_eq!(e.offset(), payload_offset(&bytes, &block) + 2, "the offset's first byte: {e}");
+    // Offset 1 is within the output: the same block is then valid.
+    let good = [0x10, b'a', 0x01, 0x00, 0x00];
+    let bytes = lz4_file(&good, 5);
+    assert_eq!(&*CviModel::parse(&bytes).unwrap().decompress_section(1).unwrap(), b"aaaaa");
+    // Offset 0 is malformed too.
+    let bytes = lz4_file(&[0x10, b'a', 0x00, 0x00, 0x00], 5);
+    assert_eq!(location(&CviModel::parse(&bytes).unwrap_err()), "Model.sections[1].compress");
+}
+
+#[test]
+fn a_section_of_zeros_verifies_without_inflating_it() {
+    // 64 MiB of zeros in about 256 KiB: verification, the CLI's included, only walks the block.
+    let size = 64 << 20;
+    let block = lz4_zeros(size);
+    assert!(size / block.len() > 250, "ratio {}", size / block.len());
+    let bytes = lz4_file(&block, size as u32);
+    CviModel::parse(&bytes).unwrap();
+    let dir = std::env::temp_dir().join(format!("flatmodel-cvimodel-zeros-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("zeros.cvimodel");
+    std::fs::write(&path, &bytes).unwrap();
+    let (code, stdout, _) = run(&["verify".as_ref(), path.as_os_str()]);
+    assert_eq!(code, Some(0), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    // (tests/no_alloc.rs checks that verifying such a file allocates nothing.)
+}
+
+#[test]
+fn lz4_claims_together_are_bounded_by_the_inflated_size_limit() {
+    // Two sections over the same 12-byte block, each valid, together claiming 22 bytes.
     let block = lz4_literals(b"hello world");
     let mut area = vec![0xC0; 8];
     area.extend_from_slice(&block);
     let size = block.len() as u32;
-    let sections = |claim: u32| {
-        [
-            SectionSpec { kind: 1, name: "subfunc_0", size: 8, offset: 0, compress: false, decompressed_size: 0 },
-            SectionSpec { kind: 0, name: "a", size, offset: 8, compress: true, decompressed_size: claim },
-            SectionSpec { kind: 0, name: "b", size, offset: 8, compress: true, decompressed_size: claim },
-        ]
-    };
-    let ok = crafted_file(&crafted_body(&sections(11), "subfunc_0"), &area);
-    CviModel::parse(&ok).unwrap();
-    let greedy = crafted_file(&crafted_body(&sections(12 * 255 + 16), "subfunc_0"), &area);
-    let e = CviModel::parse(&greedy).unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Rule(_)), "{e}");
+    let sections = [
+        SectionSpec { kind: 1, name: "subfunc_0", size: 8, offset: 0, compress: false, decompressed_size: 0 },
+        SectionSpec { kind: 0, name: "a", size, offset: 8, compress: true, decompressed_size: 11 },
+        SectionSpec { kind: 0, name: "b", size, offset: 8, compress: true, decompressed_size: 11 },
+    ];
+    let bytes = crafted_file(&crafted_body(&sections, "subfunc_0"), &area);
+    CviModel::parse(&bytes).unwrap();
+    let limit = |max_inflated_size| Options { max_inflated_size, ..Options::DEFAULT };
+    CviModel::parse_with(&bytes, &limit(22)).unwrap();
+    let e = CviModel::parse_with(&bytes, &limit(21)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InflatedSizeLimit, "{e}");
     assert_eq!(location(&e), "Model.sections[2].decompressed_size");
+    // The limit the file was parsed with also bounds what one section may be inflated to.
+    let file = CviModel::parse_structure_with(&bytes, &limit(10)).unwrap().cvimodel;
+    assert_eq!(file.max_inflated_size(), 10);
+    assert_eq!(file.decompress_section(1).unwrap_err().kind(), ErrorKind::InflatedSizeLimit);
+    let file = CviModel::parse_structure_with(&bytes, &limit(11)).unwrap().cvimodel;
+    assert_eq!(&*file.decompress_section(2).unwrap(), b"hello world");
+    // The default is an absolute 1 GiB: a valid claim of 1 GiB + 1 is refused.
+    assert_eq!(Options::DEFAULT.max_inflated_size, 1 << 30);
+    let zeros = lz4_zeros((1 << 30) + 1);
+    let bytes = lz4_file(&zeros, (1 << 30) + 1);
+    assert_eq!(CviModel::parse(&bytes).unwrap_err().kind(), ErrorKind::InflatedSizeLimit);
+    CviModel::parse_with(&bytes, &limit(u64::MAX)).unwrap();
 }
 
 #[test]

@@ -5,12 +5,15 @@
 //! sections, weights and routines point; [`CviModel::parse_structure`] stops after the body's
 //! structure. Every table, struct, enum and union of `schema.fbs` has a view type here
 //! (generated into `generated.rs`); `header.rs` is the container header, `offsets.rs` the tagged
-//! offsets, `model.rs` the section area and the rules.
+//! offsets, `model.rs` the section area and the rules, `lz4.rs` the LZ4 block check.
 //!
-//! - Sections resolve to their stored payload ([`CviModel::section_at`], [`CviModel::section`]);
-//!   with the `lz4` feature, [`CviModel::decompress_section`] inflates LZ4 sections and checks
-//!   they yield exactly `decompressed_size` bytes. Encrypted sections are reported, never
-//!   interpreted.
+//! - Sections resolve to their stored payload ([`CviModel::section_at`], [`CviModel::section`]).
+//! - Verification checks that every unencrypted LZ4 section decompresses to exactly its
+//!   `decompressed_size` without decompressing it: [`check_lz4_block`] walks the block's
+//!   sequences, in time linear in the stored bytes and with no memory. The claims together
+//!   must stay within [`crate::verify::Options::max_inflated_size`]. With the `lz4` feature,
+//!   [`CviModel::decompress_section`] inflates a section: the one place the crate does, bounded
+//!   by the same limit. Encrypted sections are reported, never interpreted.
 //! - `Weight.offset` and `Tensor.offset` are tagged: [`Weight::address`] and
 //!   [`Tensor::address`] decode them; [`CviModel::weight_data`] slices a weight's bytes.
 //! - TPU routines name their command buffer by section name: [`CviModel::routine_section`].
@@ -21,11 +24,13 @@
 
 mod generated;
 mod header;
+mod lz4;
 mod model;
 mod offsets;
 
 pub use generated::*;
 pub use header::{Header, RawHeader, RawHeaderV1_0, HEADER_SIZE, HEADER_SIZE_V1_0, MAGIC};
+pub use lz4::{check_lz4_block, Lz4Fault};
 #[cfg(feature = "md5")]
 pub use model::Md5Check;
 pub use model::{CviModel, MemoryUsage, Parsed, SectionRef, Warning};

@@ -1,6 +1,7 @@
 //! The container: header, verified body, sections resolved to bytes, the model's own rules.
 
 use super::header::Header;
+use super::lz4::check_lz4_block;
 use super::offsets::{MemoryRegion, TensorAddress};
 use super::{DType, Model, Program, Routine, RoutineType, Section, SectionType, Tensor, Weight};
 use crate::error::{Error, ErrorKind, Location, Result};
@@ -147,6 +148,8 @@ pub struct CviModel<'a> {
     body_start: usize,
     binary_start: usize,
     model: Model<'a>,
+    /// [`Options::max_inflated_size`] of the parse: what `decompress_section` may allocate.
+    max_inflated: u64,
 }
 
 /// A verified cvimodel together with what the verifier counted.
@@ -209,7 +212,9 @@ impl<'a> CviModel<'a> {
         let root = v.verify_root::<Model<'static>>(None).map_err(|e| e.shifted(base))?;
         let table = Table::verified(body, root).ok_or(Error::new(ErrorKind::Truncated, base, Location::at(&MODEL)))?;
         let model = Model::from_table(table);
-        Ok(Parsed { cvimodel: CviModel { file, header, body_start, binary_start, model }, stats: v.stats() })
+        let max_inflated = options.max_inflated_size;
+        let cvimodel = CviModel { file, header, body_start, binary_start, model, max_inflated };
+        Ok(Parsed { cvimodel, stats: v.stats() })
     }
 
     /// The whole file.
@@ -220,6 +225,12 @@ impl<'a> CviModel<'a> {
     /// The header.
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The [`Options::max_inflated_size`] the file was parsed with: the most one section may
+    /// be inflated to.
+    pub fn max_inflated_size(&self) -> u64 {
+        self.max_inflated
     }
 
     /// The root table of the body.
@@ -367,9 +378,11 @@ impl<'a> CviModel<'a> {
     }
 
     /// The data of section `index` of `Model.sections`: its payload decompressed when it is an
-    /// LZ4 block (which must yield exactly `decompressed_size` bytes; the allocation is bounded
-    /// by what LZ4 can expand the stored `size` to), else the payload borrowed as stored.
-    /// Encrypted LZ4 sections are refused.
+    /// LZ4 block, else the payload borrowed as stored. This is the one place the crate
+    /// materialises an inflated section: the block is first checked as [`CviModel::check`]
+    /// checks it (it must yield exactly `decompressed_size` bytes), and nothing is allocated
+    /// for a `decompressed_size` over the [`Options::max_inflated_size`] the file was parsed
+    /// with. Encrypted LZ4 sections are refused.
     #[cfg(feature = "lz4")]
     pub fn decompress_section(&self, index: usize) -> Result<alloc::borrow::Cow<'a, [u8]>> {
         use alloc::borrow::Cow;
@@ -385,16 +398,32 @@ impl<'a> CviModel<'a> {
         }
         let expected = r.section.decompressed_size();
         lz4_bound(r.section.size(), expected).map_err(|kind| err(kind, &DECOMPRESSED_SIZE))?;
-        let len = usize::try_from(expected).map_err(|_| err(ErrorKind::OutOfBounds, &DECOMPRESSED_SIZE))?;
+        if u64::from(expected) > self.max_inflated_size() {
+            return Err(err(ErrorKind::InflatedSizeLimit, &DECOMPRESSED_SIZE));
+        }
+        let len = self.check_lz4_block(&r)?;
         let mut out = alloc::vec![0u8; len];
         match lz4_flex::block::decompress_into(r.payload, &mut out) {
             Ok(n) if n == len => Ok(Cow::Owned(out)),
-            Ok(_) | Err(lz4_flex::block::DecompressError::OutputTooSmall { .. }) => Err(err(
-                ErrorKind::Rule("the LZ4 data does not decompress to decompressed_size bytes"),
-                &DECOMPRESSED_SIZE,
-            )),
-            Err(_) => Err(err(ErrorKind::Rule("the section's LZ4 data is malformed"), &COMPRESS)),
+            // The block was checked: lz4_flex disagreeing would be a bug of one or the other.
+            _ => Err(err(ErrorKind::Rule("the section's LZ4 data is malformed"), &COMPRESS)),
         }
+    }
+
+    /// Checks that the LZ4 block of `r` decompresses to exactly its `decompressed_size` bytes
+    /// (by walking its sequences: nothing is inflated) and returns that size. Errors are located
+    /// at the fault's byte in the block.
+    fn check_lz4_block(&self, r: &SectionRef<'a>) -> Result<usize> {
+        let at = |kind, offset: u64, field: Name| {
+            Error::new(kind, offset, location(&[(&SECTIONS, Some(r.index)), (field, None)]))
+        };
+        let size = usize::try_from(r.section.decompressed_size())
+            .map_err(|_| at(ErrorKind::OutOfBounds, self.file_offset(r.section.raw()), &DECOMPRESSED_SIZE))?;
+        check_lz4_block(r.payload, size).map_err(|(fault, pos)| {
+            let field: Name = if fault.is_size() { &DECOMPRESSED_SIZE } else { &COMPRESS };
+            at(ErrorKind::Rule(fault.text()), to_u64(r.file_offset).saturating_add(to_u64(pos)), field)
+        })?;
+        Ok(size)
     }
 
     /// The MD5 of everything after the header, and whether it equals the header's.
@@ -428,34 +457,21 @@ impl<'a> CviModel<'a> {
         m
     }
 
-    /// The model's own rules, beyond the structure: every section inside the section area,
-    /// compressed sizes LZ4 can produce, weights inside the WEIGHT section, TPU routines naming
-    /// existing sections.
+    /// The model's own rules, beyond the structure: every section inside the section area;
+    /// every LZ4 section claiming a size LZ4 can produce, the claims together within
+    /// [`Options::max_inflated_size`], and each unencrypted block decompressing to exactly its
+    /// claim (checked by walking the block's sequences: nothing is inflated or allocated);
+    /// weights inside the WEIGHT section; TPU routines naming existing sections. All of it is
+    /// charged to the apparent-size budget.
     pub fn check(&self, options: &Options) -> Result<()> {
         let mut work = Work { left: options.apparent_size_budget(self.file.len()) };
-        let sections = self.model.sections();
-        let n_sections = sections.map_or(0, |s| s.len());
-        // What every LZ4 section together may inflate to: what the section area could, were the
-        // sections laid out without overlap. Decompressing them all is then linear in the file.
-        let mut inflated_left = to_u64(self.binary().len())
-            .saturating_mul(LZ4_MAX_RATIO)
-            .saturating_add(to_u64(n_sections).saturating_mul(16));
+        let n_sections = self.model.sections().map_or(0, |s| s.len());
+        let mut inflated = 0u64;
         for r in self.sections() {
             work.spend(1)?;
             let r = r?;
             if r.section.is_lz4() {
-                let at = |kind| {
-                    Error::new(
-                        kind,
-                        self.file_offset(r.section.raw()),
-                        location(&[(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)]),
-                    )
-                };
-                lz4_bound(r.section.size(), r.section.decompressed_size()).map_err(at)?;
-                inflated_left =
-                    inflated_left.checked_sub(u64::from(r.section.decompressed_size())).ok_or_else(|| {
-                        at(ErrorKind::Rule("the LZ4 sections claim more than the section area can inflate to"))
-                    })?;
+                self.check_lz4(&r, options, &mut inflated, &mut work)?;
             }
         }
         if let Some(weights) = self.model.weight_map().filter(|w| !w.is_empty()) {
@@ -484,6 +500,29 @@ impl<'a> CviModel<'a> {
             self.check_program(p, &program, &mut work, n_sections)?;
         }
         Ok(())
+    }
+
+    /// An LZ4 section's rules (see [`CviModel::check`]); `inflated` sums the claims so far.
+    fn check_lz4(&self, r: &SectionRef<'a>, options: &Options, inflated: &mut u64, work: &mut Work) -> Result<()> {
+        let claimed = r.section.decompressed_size();
+        let at = |kind| {
+            Error::new(
+                kind,
+                self.file_offset(r.section.raw()),
+                location(&[(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)]),
+            )
+        };
+        lz4_bound(r.section.size(), claimed).map_err(at)?;
+        *inflated = inflated.saturating_add(u64::from(claimed));
+        if *inflated > options.max_inflated_size {
+            return Err(at(ErrorKind::InflatedSizeLimit));
+        }
+        if r.section.encrypt() {
+            return Ok(()); // for a trusted loader: not interpreted
+        }
+        // The walk reads each stored byte at most once; sections may overlap, so it is charged.
+        work.spend(to_u64(r.payload.len()))?;
+        self.check_lz4_block(r).map(|_| ())
     }
 
     fn check_program(&self, p: usize, program: &Program<'_>, work: &mut Work, n_sections: usize) -> Result<()> {
@@ -559,8 +598,8 @@ fn routine_location(at: Option<(usize, usize)>, tail: &[Name]) -> Location {
     l
 }
 
-/// `decompressed_size` must be one LZ4 can produce from `size` bytes (this also bounds what
-/// decompression allocates by the file's size).
+/// `decompressed_size` must be one LZ4 can produce from `size` bytes (a cheap first check,
+/// also made for encrypted sections, whose blocks are not read).
 fn lz4_bound(size: u32, decompressed: u32) -> core::result::Result<(), ErrorKind> {
     let max = u64::from(size).saturating_mul(LZ4_MAX_RATIO).saturating_add(16);
     if u64::from(decompressed) > max {
