@@ -14,7 +14,9 @@ use flatmodel::{ErrorKind, Format};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::cvimodel::{crafted_body, crafted_file, lz4_file, lz4_literals, lz4_zeros, SectionSpec};
+use support::cvimodel::{
+    body, crafted_body, crafted_file, lz4_file, lz4_literals, lz4_zeros, ProgramSpec, SectionSpec,
+};
 
 /// The shipped cvimodels, then the corpus's when `FLATMODEL_CORPUS` is set.
 fn models() -> Vec<PathBuf> {
@@ -714,6 +716,92 @@ fn a_crafted_routine_naming_no_section_is_an_error() {
     CviModel::parse_structure(&bytes).unwrap();
     let e = CviModel::parse(&bytes).unwrap_err();
     assert_eq!(location(&e), "Model.programs[0].routines[0].tpu_routine.cmdbuf_section");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Crafted files: large and valid, every name resolved
+
+/// A file whose program has `n` tensors, `n` inputs naming them in a scrambled order (and
+/// one output), and `n / 4` routines over `n / 4` sections whose `n / 8` names are listed twice
+/// in a row each (the first of a name must win). Returns the file,
+/// the tensor index each input names, and the section index each routine must resolve to.
+fn large_model(n: usize) -> (Vec<u8>, Vec<usize>, Vec<usize>) {
+    let tensors: Vec<String> = (0..n).map(|i| format!("t{i:05}_{}", i * 7919 % 1000)).collect();
+    let order: Vec<usize> = (0..n).map(|k| k * 7 % n).collect();
+    let inputs: Vec<String> = order.iter().map(|&i| tensors[i].clone()).collect();
+    let outputs = vec![tensors[n - 1].clone()];
+    let n_names = n / 8;
+    // Names in an order unrelated to their sort order; section 2k and 2k + 1 share a name.
+    let names: Vec<String> = (0..n_names).map(|k| format!("subfunc_{}", (k * 37 + 11) % (n_names * 3))).collect();
+    let sections: Vec<SectionSpec<'_>> = (0..2 * n_names)
+        .map(|i| SectionSpec {
+            // The second of a name is a DMABUF: resolving a routine to it would be warned about.
+            kind: if i % 2 == 0 { 1 } else { 4 },
+            name: &names[i / 2],
+            size: 4,
+            offset: 4 * i as u32,
+            compress: false,
+            decompressed_size: 0,
+        })
+        .collect();
+    let routine_names: Vec<usize> = (0..2 * n_names).map(|r| r * 5 % n_names).collect();
+    let routines: Vec<String> = routine_names.iter().map(|&k| names[k].clone()).collect();
+    let program = ProgramSpec { tensors: &tensors, inputs: &inputs, outputs: &outputs, routines: &routines };
+    let bytes = crafted_file(&body(&sections, &program), &vec![0xC0; 8 * n_names]);
+    let expected_sections = routine_names.iter().map(|&k| 2 * k).collect();
+    (bytes, order, expected_sections)
+}
+
+#[test]
+fn a_large_valid_model_resolves_every_name() {
+    let n = 6000;
+    let (bytes, inputs, routines) = large_model(n);
+    assert!(routines.len() > 1000, "more sections than the library's stack index holds");
+    let file = CviModel::parse(&bytes).unwrap_or_else(|e| panic!("{e}"));
+    let program = file.model().programs().unwrap().get(0).unwrap();
+    assert_eq!(program.tensor_map().unwrap().len(), n);
+    for (r, routine) in program.routines().unwrap().iter().enumerate() {
+        assert_eq!(file.routine_section(&routine).unwrap().map(|(i, _)| i), Some(routines[r]), "routine {r}");
+    }
+    let mut warnings = Vec::new();
+    file.for_each_warning(|w| warnings.push(w));
+    assert!(matches!(warnings.as_slice(), [Warning::Md5Mismatch { .. }]), "{warnings:?}");
+
+    let dir = std::env::temp_dir().join(format!("flatmodel-cvimodel-large-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("large.cvimodel");
+    std::fs::write(&path, &bytes).unwrap();
+    let s = inspect_json(&path);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(s["model_rules"], "ok");
+    let p = &s["programs"][0];
+    let resolved = p["input_tensors"].as_array().unwrap();
+    assert_eq!(resolved.len(), n);
+    for (k, t) in resolved.iter().enumerate() {
+        assert_eq!(t["index"].as_u64(), Some(inputs[k] as u64), "input {k}: {t}");
+        assert_eq!(t["tensor_id"].as_u64(), Some(inputs[k] as u64), "input {k}");
+    }
+    assert_eq!(p["output_tensors"][0]["index"].as_u64(), Some(n as u64 - 1));
+    let listed = p["routines"].as_array().unwrap();
+    assert_eq!(listed.len(), routines.len());
+    for (r, routine) in listed.iter().enumerate() {
+        assert_eq!(routine["section_index"].as_u64(), Some(routines[r] as u64), "routine {r}");
+    }
+}
+
+#[test]
+fn a_large_model_with_one_unknown_section_name_is_located() {
+    let (good, _, _) = large_model(2400);
+    let file = CviModel::parse(&good).unwrap();
+    let program = file.model().programs().unwrap().get(0).unwrap();
+    let last = program.routines().unwrap().len() - 1;
+    let name = program.routines().unwrap().get(last).unwrap().tpu_routine().unwrap().cmdbuf_section().unwrap();
+    let at = name.as_ptr() as usize - good.as_ptr() as usize;
+    let mut bad = good.clone();
+    bad[at] = b'X'; // "Xubfunc_…", which no section is named
+    let e = CviModel::parse(&bad).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Rule(_)), "{e}");
+    assert_eq!(location(&e), format!("Model.programs[0].routines[{last}].tpu_routine.cmdbuf_section"));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 
 mod impls;
 mod rules;
-mod scratch;
+pub(crate) mod scratch;
 mod view;
 
 pub(crate) use impls::{graph_views, model_entry_points};

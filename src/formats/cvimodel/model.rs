@@ -2,7 +2,9 @@
 
 use super::header::Header;
 use super::lz4::check_lz4_block;
+use super::names::SectionNames;
 use super::offsets::{MemoryRegion, TensorAddress};
+use super::work::Work;
 use super::{DType, Model, Program, Routine, RoutineType, Section, SectionType, Tensor, Weight};
 use crate::error::{Error, ErrorKind, Location, Result};
 use crate::verify::{Name, Options, Stats, Verifier};
@@ -159,24 +161,6 @@ pub struct Parsed<'a> {
     pub cvimodel: CviModel<'a>,
     /// What the structural verification of the body visited.
     pub stats: Stats,
-}
-
-/// Counts rule work against the verifier's apparent-size budget, so that offsets shared many
-/// times (a routine list referenced by every program) cannot make the checks quadratic.
-struct Work {
-    left: u64,
-}
-
-impl Work {
-    fn spend(&mut self, units: u64) -> Result<()> {
-        match self.left.checked_sub(units) {
-            Some(left) => {
-                self.left = left;
-                Ok(())
-            }
-            None => Err(Error::new(ErrorKind::ApparentSizeLimit, 0, Location::at(&MODEL))),
-        }
-    }
 }
 
 impl<'a> CviModel<'a> {
@@ -342,17 +326,19 @@ impl<'a> CviModel<'a> {
 
     /// The section a TPU routine runs (its `cmdbuf_section`, else its `dmabuf_section`), with
     /// its index; `Ok(None)` for a routine of another type. An error when a TPU routine has
-    /// neither name or names a section the file does not have.
+    /// neither name or names a section the file does not have. Each call scans the sections
+    /// ([`CviModel::check`] resolves every routine through one index of the names instead).
     pub fn routine_section(&self, routine: &Routine<'_>) -> Result<Option<(usize, Section<'a>)>> {
-        self.resolve_routine(routine, None)
+        self.resolve_routine(routine, None, &mut |name| Ok(self.find_section(name).map(|(i, _)| i)))
     }
 
-    /// [`CviModel::routine_section`], with errors located at `programs[p].routines[r]` when
-    /// `at` is `Some((p, r))`.
+    /// [`CviModel::routine_section`] with `find` giving the index of the first section of a
+    /// name, and errors located at `programs[p].routines[r]` when `at` is `Some((p, r))`.
     fn resolve_routine(
         &self,
         routine: &Routine<'_>,
         at: Option<(usize, usize)>,
+        find: &mut dyn FnMut(&str) -> Result<Option<usize>>,
     ) -> Result<Option<(usize, Section<'a>)>> {
         let err = |kind, tail: &[Name]| Error::new(kind, self.file_offset(routine.raw()), routine_location(at, tail));
         match routine.type_() {
@@ -368,7 +354,8 @@ impl<'a> CviModel<'a> {
             (None, Some(n)) => (n, &DMABUF_SECTION),
             (None, None) => return Err(err(ErrorKind::MissingRequired, &[&TPU_ROUTINE, &CMDBUF_SECTION])),
         };
-        match self.find_section(name) {
+        let found = find(name)?.and_then(|i| Some((i, self.model.sections()?.get(i)?)));
+        match found {
             Some(found) => Ok(Some(found)),
             None => Err(err(
                 ErrorKind::Rule("a TPU routine names a section the file does not have"),
@@ -462,10 +449,10 @@ impl<'a> CviModel<'a> {
     /// [`Options::max_inflated_size`], and each unencrypted block decompressing to exactly its
     /// claim (checked by walking the block's sequences: nothing is inflated or allocated);
     /// weights inside the WEIGHT section; TPU routines naming existing sections. All of it is
-    /// charged to the apparent-size budget.
+    /// charged to the apparent-size budget: linear in the file, with n·log n name comparisons
+    /// for the routines' sections.
     pub fn check(&self, options: &Options) -> Result<()> {
-        let mut work = Work { left: options.apparent_size_budget(self.file.len()) };
-        let n_sections = self.model.sections().map_or(0, |s| s.len());
+        let mut work = Work::new(options.apparent_size_budget(self.file.len()));
         let mut inflated = 0u64;
         for r in self.sections() {
             work.spend(1)?;
@@ -495,9 +482,10 @@ impl<'a> CviModel<'a> {
                 }
             }
         }
+        let mut names = SectionNames::new(self.model.sections(), &mut work)?;
         for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
             work.spend(1)?;
-            self.check_program(p, &program, &mut work, n_sections)?;
+            self.check_program(p, &program, &mut work, &mut names)?;
         }
         Ok(())
     }
@@ -525,11 +513,16 @@ impl<'a> CviModel<'a> {
         self.check_lz4_block(r).map(|_| ())
     }
 
-    fn check_program(&self, p: usize, program: &Program<'_>, work: &mut Work, n_sections: usize) -> Result<()> {
+    fn check_program(
+        &self,
+        p: usize,
+        program: &Program<'_>,
+        work: &mut Work,
+        names: &mut SectionNames<'_>,
+    ) -> Result<()> {
         for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
-            // A name lookup compares against every section.
-            work.spend(to_u64(n_sections).saturating_add(1))?;
-            self.resolve_routine(&routine, Some((p, r)))?;
+            work.spend(1)?;
+            self.resolve_routine(&routine, Some((p, r)), &mut |name| names.find(name, work))?;
         }
         Ok(())
     }
@@ -563,16 +556,17 @@ impl<'a> CviModel<'a> {
                 f(Warning::UntaggedWeightOffset { weight: i });
             }
         }
-        let mut budget = Options::DEFAULT.apparent_size_budget(self.file.len());
+        // Routines resolve through one index of the section names, within the work budget.
+        let mut work = Work::new(Options::DEFAULT.apparent_size_budget(self.file.len()));
+        let Ok(mut names) = SectionNames::new(self.model.sections(), &mut work) else { return };
         for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
             for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
-                let cost = to_u64(self.model.sections().map_or(0, |s| s.len())).saturating_add(1);
-                budget = match budget.checked_sub(cost) {
-                    Some(b) => b,
-                    None => return,
-                };
+                if work.spend(1).is_err() {
+                    return;
+                }
                 let Some(tpu) = routine.tpu_routine() else { continue };
-                let Ok(Some((_, section))) = self.routine_section(&routine) else { continue };
+                let resolved = self.resolve_routine(&routine, None, &mut |name| names.find(name, &mut work));
+                let Ok(Some((_, section))) = resolved else { continue };
                 let expected = if tpu.cmdbuf_section().is_some() { SectionType::CMDBUF } else { SectionType::DMABUF };
                 if section.type_() != expected {
                     f(Warning::RoutineSectionType { program: p, routine: r });
