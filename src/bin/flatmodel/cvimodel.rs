@@ -8,6 +8,7 @@ use flatmodel::schema::TableType;
 use flatmodel::verify::Options;
 use serde_json::{json, Value};
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 /// Whether `bytes` are a cvimodel file.
 pub fn reads(bytes: &[u8]) -> bool {
@@ -104,6 +105,7 @@ pub fn summary(file: &CviModel<'_>) -> Value {
     let h = file.header();
     let version = model.version().map(|v| format!("{}.{}.{}", v.major_(), v.minor_(), v.sub_minor()));
     let md5 = file.md5_check();
+    let sections_by_name = first_by_name(model.sections().into_iter().flat_map(|s| s.iter()).map(|s| s.name()));
     let sections: Vec<Value> = model
         .sections()
         .into_iter()
@@ -152,11 +154,11 @@ pub fn summary(file: &CviModel<'_>) -> Value {
         .map(|(p, program)| {
             let tensors: Vec<cvimodel::Tensor<'_>> =
                 program.tensor_map().map(|t| t.iter().collect()).unwrap_or_default();
+            let by_name = first_by_name(tensors.iter().map(|t| t.name()));
             let find = |name: &str| -> Value {
-                tensors
-                    .iter()
-                    .enumerate()
-                    .find(|(_, t)| t.name() == name)
+                by_name
+                    .get(name)
+                    .and_then(|&i| Some((i, tensors.get(i)?)))
                     .map_or_else(|| json!({"name": name, "missing": true}), |(i, t)| tensor_json(i, t))
             };
             let names = |v: Option<flatmodel::wire::StrVector<'_>>| -> Vec<String> {
@@ -175,8 +177,11 @@ pub fn summary(file: &CviModel<'_>) -> Value {
                         "outputs": names(routine.out_tensors()),
                     });
                     if let Some(tpu) = routine.tpu_routine() {
-                        v["section"] = json!(tpu.cmdbuf_section().or(tpu.dmabuf_section()));
-                        v["section_index"] = json!(file.routine_section(&routine).ok().flatten().map(|(i, _)| i));
+                        // What `routine_section` resolves, through the index of section names.
+                        let section = tpu.cmdbuf_section().or(tpu.dmabuf_section());
+                        let is_tpu = routine.type_() == cvimodel::RoutineType::TPU;
+                        v["section"] = json!(section);
+                        v["section_index"] = json!(section.filter(|_| is_tpu).and_then(|n| sections_by_name.get(n)));
                     }
                     if let Some(cpu) = routine.cpu_routine() {
                         v["function"] = json!(cpu.function_section());
@@ -241,6 +246,15 @@ pub fn summary(file: &CviModel<'_>) -> Value {
         "model_rules": file.check(&Options::DEFAULT).err().map_or_else(|| "ok".to_string(), |e| e.to_string()),
         "warnings": warnings,
     })
+}
+
+/// Each name's first position among `names` (the runtime's lookups take the first match).
+fn first_by_name<'a>(names: impl Iterator<Item = &'a str>) -> HashMap<&'a str, usize> {
+    let mut map = HashMap::new();
+    for (i, name) in names.enumerate() {
+        map.entry(name).or_insert(i);
+    }
+    map
 }
 
 fn md5_of(bytes: &[u8]) -> md5::Digest {
