@@ -60,8 +60,11 @@ impl<'a> SectionNames<'a> {
         Ok(SectionNames { sections, sorted })
     }
 
-    /// The index of the first section named `name`, charging each comparison to `work`.
+    /// The index of the first section named `name`, charging each comparison to `work`, and
+    /// `name` itself by its length: its accessor decoded it, and a name shared by many routines
+    /// is decoded for each.
     pub(super) fn find(&mut self, name: &str, work: &mut Work) -> Result<Option<usize>> {
+        work.spend(u64::try_from(name.len() / 16).unwrap_or(u64::MAX))?;
         let Some(list) = self.sections else { return Ok(None) };
         let name = name.as_bytes();
         let Some(scratch) = self.sorted.as_mut() else {
