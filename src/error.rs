@@ -48,6 +48,10 @@ pub enum ErrorKind {
     /// Verification work passed the apparent-size budget of [`crate::verify::Options`].
     #[error("apparent size limit exceeded")]
     ApparentSizeLimit,
+    /// Compressed data claims to inflate to more than
+    /// [`crate::verify::Options::max_inflated_size`].
+    #[error("inflated size limit exceeded")]
+    InflatedSizeLimit,
     /// The bytes are not any format this crate reads.
     #[error("unknown format")]
     UnknownFormat,

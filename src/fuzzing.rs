@@ -95,7 +95,10 @@ pub fn cvimodel(data: &[u8]) -> Option<Walker> {
         }
         #[cfg(feature = "lz4")]
         if valid {
-            let _ = file.decompress_section(i);
+            // Verification walked every unencrypted LZ4 block: lz4_flex must inflate it exactly.
+            let inflated = file.decompress_section(i);
+            let encrypted = section.as_ref().is_ok_and(|r| r.section.encrypt());
+            debug_assert!(inflated.is_ok() || encrypted, "a verified section must decompress: {inflated:?}");
         }
         let _ = (i, section);
     }

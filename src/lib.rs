@@ -15,10 +15,12 @@
 //! - **Any input is safe.** Every byte string yields an [`Error`] (its kind, byte offset and
 //!   schema path such as `Model.subgraphs[0].tensors[12].name`) or a valid model. No input makes
 //!   the library panic, hang or recurse without bound.
-//! - **No heap.** Verification, the views and the dump never allocate. The model rules keep
-//!   their working memory on the stack for subgraphs of up to 4096 tensors and models of up to
-//!   256 subgraphs; beyond that they use the heap with the `alloc` feature, and without it skip
-//!   the two checks that need it (dataflow order, call cycles).
+//! - **No heap.** Verification, the views and the dump never allocate (cvimodel LZ4 sections
+//!   are checked without being inflated). The model rules keep their working memory on the
+//!   stack for subgraphs of up to 4096 tensors, models of up to 256 subgraphs and cvimodels of
+//!   up to 256 sections; beyond that they use the heap with the `alloc` feature, and without it
+//!   skip the two checks that need it (dataflow order, call cycles) and resolve each cvimodel
+//!   routine's section by a scan.
 //! - **Bounded work.** Verification, the model rules, the warnings
 //!   (`Model::for_each_warning`), [`schema::walk_bounded`] and the dump each charge their work
 //!   to the apparent-size budget of [`verify::Options`], a constant times the input length, and
@@ -47,7 +49,8 @@
 //! - [`tflite`]: the TFLite schema's views and the helpers a runtime needs.
 //! - [`circle`]: Circle's views and its operator-code rule.
 //! - [`cvimodel`]: Sophgo's cvimodel: its header, the verified `cvi.model` body, sections
-//!   resolved to bytes (LZ4 with the `lz4` feature, MD5 with `md5`), tagged offsets decoded.
+//!   resolved to bytes, LZ4 blocks checked without inflating them (inflated with the `lz4`
+//!   feature, MD5 with `md5`), tagged offsets decoded.
 //! - [`vkgraph`]: ExecuTorch's Vulkan delegate: the `VH00` blob, its VkGraph and constants.
 //! - [`pte`]: ExecuTorch programs: extended header, segments, delegates, named data.
 //! - `nnpackage` (feature `nnpackage`, with `std`): Samsung ONE's model packages, a directory

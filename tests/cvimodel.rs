@@ -9,11 +9,14 @@
 mod support;
 
 use flatmodel::cvimodel::{self, CviModel, MemoryRegion, TensorAddress, Warning};
+use flatmodel::verify::Options;
 use flatmodel::{ErrorKind, Format};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::Bytes;
+use support::cvimodel::{
+    body, crafted_body, crafted_file, lz4_file, lz4_literals, lz4_zeros, ProgramSpec, SectionSpec,
+};
 
 /// The shipped cvimodels, then the corpus's when `FLATMODEL_CORPUS` is set.
 fn models() -> Vec<PathBuf> {
@@ -552,105 +555,6 @@ fn a_changed_byte_is_an_md5_warning_not_an_error() {
 // ---------------------------------------------------------------------------------------------
 // Crafted files: LZ4 sections
 
-/// A section of a crafted file.
-struct SectionSpec<'a> {
-    kind: u8,
-    name: &'a str,
-    size: u32,
-    offset: u32,
-    compress: bool,
-    decompressed_size: u32,
-}
-
-/// A cvimodel body (slots from `cvimodel.fbs`): Model { version 1.4.0, name, programs: [one
-/// program with one TPU routine running section `cmdbuf`], sections }.
-fn crafted_body(sections: &[SectionSpec<'_>], cmdbuf: &str) -> Vec<u8> {
-    let mut b = Bytes::default();
-    b.buf.extend_from_slice(&[0; 4]);
-    // Model: version (slot 0, struct of 3 bytes) @4, name (1) @8, programs (6) @12, sections (7) @16.
-    let vt = b.vtable(&[4, 8, 0, 0, 0, 0, 12, 16], 20);
-    let model = b.table(vt, &[1, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    b.patch(0, model);
-    let name = b.string(b"crafted");
-    b.patch(model + 8, name);
-    let programs = b.offsets(1);
-    b.patch(model + 12, programs);
-    // Program: input_tensors (2), output_tensors (3), tensor_map (4), routines (5).
-    let pvt = b.vtable(&[0, 0, 4, 8, 12, 16], 20);
-    let program = b.table(pvt, &[0; 16]);
-    b.patch(programs + 4, program);
-    for k in 0..3 {
-        let v = b.offsets(0);
-        b.patch(program + 4 + 4 * k, v);
-    }
-    let routines = b.offsets(1);
-    b.patch(program + 16, routines);
-    // Routine: type (0) @8 = TPU, tpu_routine (3) @4; TpuRoutine: cmdbuf_section (0) @4.
-    let rvt = b.vtable(&[8, 0, 0, 4], 12);
-    let routine = b.table(rvt, &[0; 8]);
-    b.patch(routines + 4, routine);
-    let tvt = b.vtable(&[4], 8);
-    let tpu = b.table(tvt, &[0; 4]);
-    b.patch(routine + 4, tpu);
-    let s = b.string(cmdbuf.as_bytes());
-    b.patch(tpu + 4, s);
-    // Section: type (0) @20, name (1) @4, size (2) @8, offset (3) @12, encrypt (4) @21,
-    // compress (5) @22, decompressed_size (6) @16.
-    let list = b.offsets(sections.len());
-    b.patch(model + 16, list);
-    let svt = b.vtable(&[20, 4, 8, 12, 21, 22, 16], 24);
-    for (i, spec) in sections.iter().enumerate() {
-        let mut inline = vec![0u8; 4];
-        inline.extend_from_slice(&spec.size.to_le_bytes());
-        inline.extend_from_slice(&spec.offset.to_le_bytes());
-        inline.extend_from_slice(&spec.decompressed_size.to_le_bytes());
-        inline.extend_from_slice(&[spec.kind, 0, spec.compress as u8, 0]);
-        let t = b.table(svt, &inline);
-        b.patch(list + 4 + 4 * i, t);
-        let n = b.string(spec.name.as_bytes());
-        b.patch(t + 4, n);
-    }
-    b.buf
-}
-
-/// A 48-byte header (md5 left zero, chip cv181x), the body, then the section area.
-fn crafted_file(body: &[u8], area: &[u8]) -> Vec<u8> {
-    let mut f = b"CviModel".to_vec();
-    f.extend_from_slice(&(body.len() as u32).to_le_bytes());
-    f.extend_from_slice(&[1, 4]);
-    f.extend_from_slice(&[0; 16]);
-    f.extend_from_slice(b"cv181x\0\0\0\0\0\0\0\0\0\0");
-    f.extend_from_slice(b"AA");
-    f.extend_from_slice(body);
-    f.extend_from_slice(area);
-    f
-}
-
-/// An LZ4 block of literals only: a token with the literal count, then the literals.
-fn lz4_literals(text: &[u8]) -> Vec<u8> {
-    assert!(text.len() < 15);
-    let mut v = vec![(text.len() as u8) << 4];
-    v.extend_from_slice(text);
-    v
-}
-
-fn lz4_file(payload: &[u8], decompressed_size: u32) -> Vec<u8> {
-    let mut area = vec![0xC0; 8]; // an 8-byte command buffer
-    area.extend_from_slice(payload);
-    let sections = [
-        SectionSpec { kind: 1, name: "subfunc_0", size: 8, offset: 0, compress: false, decompressed_size: 0 },
-        SectionSpec {
-            kind: 0,
-            name: "weight",
-            size: payload.len() as u32,
-            offset: 8,
-            compress: true,
-            decompressed_size,
-        },
-    ];
-    crafted_file(&crafted_body(&sections, "subfunc_0"), &area)
-}
-
 #[test]
 fn a_crafted_file_verifies() {
     let bytes = lz4_file(&lz4_literals(b"hello world"), 11);
@@ -665,6 +569,11 @@ fn a_crafted_file_verifies() {
     assert!(matches!(warnings.as_slice(), [Warning::Md5Mismatch { stored, .. }] if *stored == [0; 16]), "{warnings:?}");
 }
 
+/// Where the LZ4 payload of an [`lz4_file`] starts: it ends the file.
+fn payload_offset(bytes: &[u8], payload: &[u8]) -> u64 {
+    (bytes.len() - payload.len()) as u64
+}
+
 #[test]
 fn lz4_sections_decompress_to_exactly_decompressed_size() {
     let block = lz4_literals(b"hello world");
@@ -675,19 +584,23 @@ fn lz4_sections_decompress_to_exactly_decompressed_size() {
     // The stored payload is the compressed block.
     assert_eq!(file.section_at(1).unwrap().payload, block.as_slice());
 
+    // Verification walks the block: a wrong size fails it, and decompressing fails the same way.
     for wrong in [10, 12, 40] {
         let bytes = lz4_file(&block, wrong);
-        let file = CviModel::parse(&bytes).unwrap();
-        let e = file.decompress_section(1).unwrap_err();
+        let e = CviModel::parse(&bytes).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::Rule(_)), "{wrong}: {e}");
         assert_eq!(location(&e), "Model.sections[1].decompressed_size", "{wrong}");
         assert!(e.to_string().contains("decompressed_size"), "{e}");
+        let e2 = CviModel::parse_structure(&bytes).unwrap().decompress_section(1).unwrap_err();
+        assert_eq!(e2, e, "{wrong}");
     }
 
     // A literal run whose length byte is missing: malformed, not a panic.
     let bytes = lz4_file(&[0xF0], 100);
-    let e = CviModel::parse(&bytes).unwrap().decompress_section(1).unwrap_err();
+    let e = CviModel::parse(&bytes).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Rule(_)), "{e}");
+    assert_eq!(location(&e), "Model.sections[1].compress");
+    assert!(CviModel::parse_structure(&bytes).unwrap().decompress_section(1).is_err());
 
     // A size LZ4 cannot reach from 12 bytes is refused before anything is allocated.
     let bytes = lz4_file(&block, 12 * 255 + 17);
@@ -698,26 +611,101 @@ fn lz4_sections_decompress_to_exactly_decompressed_size() {
 }
 
 #[test]
-fn overlapping_lz4_sections_cannot_claim_more_than_the_area_inflates_to() {
-    // Two sections over the same 12-byte block, each within LZ4's ratio, together claiming more
-    // than the 20-byte section area could inflate to (20 * 255 + 16 per section).
+fn a_block_one_byte_longer_or_shorter_than_claimed_is_rejected() {
+    // 1000 zeros; a copy of 8 literals and a match: 8 + 4 + 15 + 17 = 44 bytes.
+    let zeros = lz4_zeros(1000);
+    let mut mixed = vec![0x8F];
+    mixed.extend_from_slice(b"abcdefgh");
+    mixed.extend_from_slice(&[8, 0, 17, 0]);
+    for (block, size) in [(zeros, 1000u32), (mixed, 44)] {
+        let bytes = lz4_file(&block, size);
+        let file = CviModel::parse(&bytes).unwrap_or_else(|e| panic!("{size}: {e}"));
+        assert_eq!(file.decompress_section(1).unwrap().len(), size as usize);
+        for claim in [size - 1, size + 1] {
+            let bytes = lz4_file(&block, claim);
+            let e = CviModel::parse(&bytes).unwrap_err();
+            assert!(matches!(e.kind(), ErrorKind::Rule(_)), "{claim}: {e}");
+            assert_eq!(location(&e), "Model.sections[1].decompressed_size", "{claim}");
+            // The error points into the payload, not at the table.
+            let start = payload_offset(&bytes, &block);
+            assert!((start..=start + block.len() as u64).contains(&e.offset()), "{claim}: {e}");
+        }
+    }
+    // lz4_flex, an independent decoder, agrees on what the hand-written blocks hold.
+    let mut out = vec![0xAA; 1000];
+    assert_eq!(lz4_flex::block::decompress_into(&lz4_zeros(1000), &mut out).ok(), Some(1000));
+    assert!(out.iter().all(|&b| b == 0));
+}
+
+#[test]
+fn a_match_reaching_before_the_start_is_located() {
+    // One literal, then a match at offset 2 (only 1 byte precedes it), then an empty last run.
+    let block = [0x10, b'a', 0x02, 0x00, 0x00];
+    let bytes = lz4_file(&block, 5);
+    CviModel::parse_structure(&bytes).unwrap();
+    let e = CviModel::parse(&bytes).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Rule(_)), "{e}");
+    assert!(e.to_string().contains("before the start"), "{e}");
+    assert_eq!(location(&e), "Model.sections[1].compress");
+    assert_eq!(e.offset(), payload_offset(&bytes, &block) + 2, "the offset's first byte: {e}");
+    // Offset 1 is within the output: the same block is then valid.
+    let good = [0x10, b'a', 0x01, 0x00, 0x00];
+    let bytes = lz4_file(&good, 5);
+    assert_eq!(&*CviModel::parse(&bytes).unwrap().decompress_section(1).unwrap(), b"aaaaa");
+    // Offset 0 is malformed too.
+    let bytes = lz4_file(&[0x10, b'a', 0x00, 0x00, 0x00], 5);
+    assert_eq!(location(&CviModel::parse(&bytes).unwrap_err()), "Model.sections[1].compress");
+}
+
+#[test]
+fn a_section_of_zeros_verifies_without_inflating_it() {
+    // 64 MiB of zeros in about 256 KiB: verification, the CLI's included, only walks the block.
+    let size = 64 << 20;
+    let block = lz4_zeros(size);
+    assert!(size / block.len() > 250, "ratio {}", size / block.len());
+    let bytes = lz4_file(&block, size as u32);
+    CviModel::parse(&bytes).unwrap();
+    let dir = std::env::temp_dir().join(format!("flatmodel-cvimodel-zeros-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("zeros.cvimodel");
+    std::fs::write(&path, &bytes).unwrap();
+    let (code, stdout, _) = run(&["verify".as_ref(), path.as_os_str()]);
+    assert_eq!(code, Some(0), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    // (tests/no_alloc.rs checks that verifying such a file allocates nothing.)
+}
+
+#[test]
+fn lz4_claims_together_are_bounded_by_the_inflated_size_limit() {
+    // Two sections over the same 12-byte block, each valid, together claiming 22 bytes.
     let block = lz4_literals(b"hello world");
     let mut area = vec![0xC0; 8];
     area.extend_from_slice(&block);
     let size = block.len() as u32;
-    let sections = |claim: u32| {
-        [
-            SectionSpec { kind: 1, name: "subfunc_0", size: 8, offset: 0, compress: false, decompressed_size: 0 },
-            SectionSpec { kind: 0, name: "a", size, offset: 8, compress: true, decompressed_size: claim },
-            SectionSpec { kind: 0, name: "b", size, offset: 8, compress: true, decompressed_size: claim },
-        ]
-    };
-    let ok = crafted_file(&crafted_body(&sections(11), "subfunc_0"), &area);
-    CviModel::parse(&ok).unwrap();
-    let greedy = crafted_file(&crafted_body(&sections(12 * 255 + 16), "subfunc_0"), &area);
-    let e = CviModel::parse(&greedy).unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Rule(_)), "{e}");
+    let sections = [
+        SectionSpec { kind: 1, name: "subfunc_0", size: 8, offset: 0, compress: false, decompressed_size: 0 },
+        SectionSpec { kind: 0, name: "a", size, offset: 8, compress: true, decompressed_size: 11 },
+        SectionSpec { kind: 0, name: "b", size, offset: 8, compress: true, decompressed_size: 11 },
+    ];
+    let bytes = crafted_file(&crafted_body(&sections, "subfunc_0"), &area);
+    CviModel::parse(&bytes).unwrap();
+    let limit = |max_inflated_size| Options { max_inflated_size, ..Options::DEFAULT };
+    CviModel::parse_with(&bytes, &limit(22)).unwrap();
+    let e = CviModel::parse_with(&bytes, &limit(21)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InflatedSizeLimit, "{e}");
     assert_eq!(location(&e), "Model.sections[2].decompressed_size");
+    // The limit the file was parsed with also bounds what one section may be inflated to.
+    let file = CviModel::parse_structure_with(&bytes, &limit(10)).unwrap().cvimodel;
+    assert_eq!(file.max_inflated_size(), 10);
+    assert_eq!(file.decompress_section(1).unwrap_err().kind(), ErrorKind::InflatedSizeLimit);
+    let file = CviModel::parse_structure_with(&bytes, &limit(11)).unwrap().cvimodel;
+    assert_eq!(&*file.decompress_section(2).unwrap(), b"hello world");
+    // The default is an absolute 1 GiB: a valid claim of 1 GiB + 1 is refused.
+    assert_eq!(Options::DEFAULT.max_inflated_size, 1 << 30);
+    let zeros = lz4_zeros((1 << 30) + 1);
+    let bytes = lz4_file(&zeros, (1 << 30) + 1);
+    assert_eq!(CviModel::parse(&bytes).unwrap_err().kind(), ErrorKind::InflatedSizeLimit);
+    CviModel::parse_with(&bytes, &limit(u64::MAX)).unwrap();
 }
 
 #[test]
@@ -728,6 +716,92 @@ fn a_crafted_routine_naming_no_section_is_an_error() {
     CviModel::parse_structure(&bytes).unwrap();
     let e = CviModel::parse(&bytes).unwrap_err();
     assert_eq!(location(&e), "Model.programs[0].routines[0].tpu_routine.cmdbuf_section");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Crafted files: large and valid, every name resolved
+
+/// A file whose program has `n` tensors, `n` inputs naming them in a scrambled order (and
+/// one output), and `n / 4` routines over `n / 4` sections whose `n / 8` names are listed twice
+/// in a row each (the first of a name must win). Returns the file,
+/// the tensor index each input names, and the section index each routine must resolve to.
+fn large_model(n: usize) -> (Vec<u8>, Vec<usize>, Vec<usize>) {
+    let tensors: Vec<String> = (0..n).map(|i| format!("t{i:05}_{}", i * 7919 % 1000)).collect();
+    let order: Vec<usize> = (0..n).map(|k| k * 7 % n).collect();
+    let inputs: Vec<String> = order.iter().map(|&i| tensors[i].clone()).collect();
+    let outputs = vec![tensors[n - 1].clone()];
+    let n_names = n / 8;
+    // Names in an order unrelated to their sort order; section 2k and 2k + 1 share a name.
+    let names: Vec<String> = (0..n_names).map(|k| format!("subfunc_{}", (k * 37 + 11) % (n_names * 3))).collect();
+    let sections: Vec<SectionSpec<'_>> = (0..2 * n_names)
+        .map(|i| SectionSpec {
+            // The second of a name is a DMABUF: resolving a routine to it would be warned about.
+            kind: if i % 2 == 0 { 1 } else { 4 },
+            name: &names[i / 2],
+            size: 4,
+            offset: 4 * i as u32,
+            compress: false,
+            decompressed_size: 0,
+        })
+        .collect();
+    let routine_names: Vec<usize> = (0..2 * n_names).map(|r| r * 5 % n_names).collect();
+    let routines: Vec<String> = routine_names.iter().map(|&k| names[k].clone()).collect();
+    let program = ProgramSpec { tensors: &tensors, inputs: &inputs, outputs: &outputs, routines: &routines };
+    let bytes = crafted_file(&body(&sections, &program), &vec![0xC0; 8 * n_names]);
+    let expected_sections = routine_names.iter().map(|&k| 2 * k).collect();
+    (bytes, order, expected_sections)
+}
+
+#[test]
+fn a_large_valid_model_resolves_every_name() {
+    let n = 6000;
+    let (bytes, inputs, routines) = large_model(n);
+    assert!(routines.len() > 1000, "more sections than the library's stack index holds");
+    let file = CviModel::parse(&bytes).unwrap_or_else(|e| panic!("{e}"));
+    let program = file.model().programs().unwrap().get(0).unwrap();
+    assert_eq!(program.tensor_map().unwrap().len(), n);
+    for (r, routine) in program.routines().unwrap().iter().enumerate() {
+        assert_eq!(file.routine_section(&routine).unwrap().map(|(i, _)| i), Some(routines[r]), "routine {r}");
+    }
+    let mut warnings = Vec::new();
+    file.for_each_warning(|w| warnings.push(w));
+    assert!(matches!(warnings.as_slice(), [Warning::Md5Mismatch { .. }]), "{warnings:?}");
+
+    let dir = std::env::temp_dir().join(format!("flatmodel-cvimodel-large-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("large.cvimodel");
+    std::fs::write(&path, &bytes).unwrap();
+    let s = inspect_json(&path);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(s["model_rules"], "ok");
+    let p = &s["programs"][0];
+    let resolved = p["input_tensors"].as_array().unwrap();
+    assert_eq!(resolved.len(), n);
+    for (k, t) in resolved.iter().enumerate() {
+        assert_eq!(t["index"].as_u64(), Some(inputs[k] as u64), "input {k}: {t}");
+        assert_eq!(t["tensor_id"].as_u64(), Some(inputs[k] as u64), "input {k}");
+    }
+    assert_eq!(p["output_tensors"][0]["index"].as_u64(), Some(n as u64 - 1));
+    let listed = p["routines"].as_array().unwrap();
+    assert_eq!(listed.len(), routines.len());
+    for (r, routine) in listed.iter().enumerate() {
+        assert_eq!(routine["section_index"].as_u64(), Some(routines[r] as u64), "routine {r}");
+    }
+}
+
+#[test]
+fn a_large_model_with_one_unknown_section_name_is_located() {
+    let (good, _, _) = large_model(2400);
+    let file = CviModel::parse(&good).unwrap();
+    let program = file.model().programs().unwrap().get(0).unwrap();
+    let last = program.routines().unwrap().len() - 1;
+    let name = program.routines().unwrap().get(last).unwrap().tpu_routine().unwrap().cmdbuf_section().unwrap();
+    let at = name.as_ptr() as usize - good.as_ptr() as usize;
+    let mut bad = good.clone();
+    bad[at] = b'X'; // "Xubfunc_…", which no section is named
+    let e = CviModel::parse(&bad).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Rule(_)), "{e}");
+    assert_eq!(location(&e), format!("Model.programs[0].routines[{last}].tpu_routine.cmdbuf_section"));
 }
 
 // ---------------------------------------------------------------------------------------------

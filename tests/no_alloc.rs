@@ -96,3 +96,23 @@ fn other_formats_parse_without_allocating() {
     }
     assert!(checked >= 10, "checked {checked}");
 }
+
+#[test]
+fn a_cvimodel_lz4_section_is_verified_without_inflating_it() {
+    use support::cvimodel::{lz4_file, lz4_zeros};
+    // 16 MiB of zeros stored in 64 KiB: verification walks the block and allocates nothing.
+    let size = 16 << 20;
+    let bytes = lz4_file(&lz4_zeros(size), size as u32);
+    let (parsed, n) = allocations(|| {
+        let file = flatmodel::cvimodel::CviModel::parse(&bytes).ok()?;
+        file.for_each_warning(|_| {});
+        Some(file.model().sections()?.get(1)?.decompressed_size())
+    });
+    assert_eq!(parsed, Some(size as u32));
+    assert_eq!(n, 0, "{n} allocations");
+    // The same file with a claim one byte short is refused, still without allocating.
+    let bad = lz4_file(&lz4_zeros(size), size as u32 - 1);
+    let (parsed, n) = allocations(|| flatmodel::cvimodel::CviModel::parse(&bad).is_ok());
+    assert!(!parsed);
+    assert_eq!(n, 0, "{n} allocations");
+}

@@ -13,7 +13,7 @@
 
 mod impls;
 mod rules;
-mod scratch;
+pub(crate) mod scratch;
 mod view;
 mod warning_text;
 

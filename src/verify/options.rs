@@ -24,19 +24,29 @@ pub struct Options {
     /// `flatbuffers` crate's verifier does (the C++ verifier does not check vector elements).
     /// Positions are measured from the start of the flatbuffer being verified.
     pub check_alignment: bool,
+    /// cvimodel: the most bytes the LZ4 sections of a file may claim to inflate to together
+    /// (the sum of their `decompressed_size`), and so the most
+    /// [`crate::cvimodel::CviModel::decompress_section`] allocates. Verification itself never
+    /// inflates a section (it walks the LZ4 sequences in the stored bytes), so this bounds what
+    /// readers that do inflate are asked for. An absolute cap rather than a multiple of the file
+    /// size, because LZ4 legitimately reaches 255 times the stored size on zero-filled data.
+    pub max_inflated_size: u64,
 }
 
 impl Options {
     /// Work allowed on top of the per-byte budget, so tiny inputs are not starved.
     pub const APPARENT_SIZE_SLACK: u64 = 4096;
 
-    /// The defaults: depth 64, 16 Mi table visits, 16 units of work per byte, alignment checked.
+    /// The defaults: depth 64, 16 Mi table visits, 16 units of work per byte, alignment
+    /// checked, cvimodel sections inflating to at most 1 GiB together (real models need a few
+    /// MiB of device memory in all).
     pub const DEFAULT: Options = Options {
         max_depth: 64,
         max_tables: 1 << 24,
         apparent_size_per_byte: 16,
         max_apparent_size: u64::MAX,
         check_alignment: true,
+        max_inflated_size: 1 << 30,
     };
 
     /// The work budget for an input of `len` bytes.

@@ -2,6 +2,7 @@
 //! shows), `dump` (the flatbuffer body) and `extract` (`section:NAME`, `section-data:NAME`,
 //! `weight:NAME`).
 
+use crate::budget::{Budget, OverBudget};
 use crate::output::Out;
 use crate::{Failure, Outcome};
 use flatmodel::cvimodel::{self, CviModel, DType, MemoryRegion, SectionType, Warning};
@@ -9,6 +10,7 @@ use flatmodel::schema::TableType;
 use flatmodel::verify::Options;
 use serde_json::{json, Value};
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::io::Write;
 
 /// Whether `bytes` are a cvimodel file.
@@ -62,27 +64,23 @@ fn warning_text(w: Warning) -> String {
     }
 }
 
-/// Full verification: header, body, the rules, and every LZ4 section decompressed to its
-/// `decompressed_size`. A short description, or why the file is invalid.
-pub fn check(bytes: &[u8]) -> Result<String, String> {
+/// `flatmodel verify` on a cvimodel: header, body, the rules and every LZ4 section checked
+/// without inflating it; a short description and the warnings, or why the file is invalid.
+pub fn check(bytes: &[u8]) -> Result<crate::verify::Verdict, String> {
     let file = CviModel::parse(bytes).map_err(|e| e.to_string())?;
-    for (i, s) in file.model().sections().into_iter().flat_map(|s| s.iter()).enumerate() {
-        if s.is_lz4() && !s.encrypt() {
-            file.decompress_section(i).map_err(|e| e.to_string())?;
-        }
-    }
-    let mut warnings = 0usize;
-    file.for_each_warning(|_| warnings += 1);
+    let mut warnings = crate::warnings::Warnings::default();
+    file.for_each_warning(|w| warnings.push(warning_text(w)));
     let h = file.header();
-    Ok(format!(
-        "cvimodel v{}.{}, chip {}, {} program(s), {} section(s), md5 {}, {warnings} warning(s)",
+    let summary = format!(
+        "cvimodel v{}.{}, chip {}, {} program(s), {} section(s), md5 {}",
         h.major,
         h.minor,
         h.chip_name().unwrap_or("-"),
         file.model().programs().map_or(0, |p| p.len()),
         file.model().sections().map_or(0, |s| s.len()),
         if file.md5_check().matches() { "ok" } else { "mismatch" },
-    ))
+    );
+    Ok(crate::verify::Verdict { summary, warnings })
 }
 
 /// One tensor of a program as `inspect` lists it.
@@ -105,113 +103,121 @@ fn tensor_json(index: usize, t: &cvimodel::Tensor<'_>) -> Value {
 }
 
 /// The summary of a structurally valid cvimodel: what `model_tool --info` prints, and more.
-pub fn summary(file: &CviModel<'_>) -> Value {
+/// Every section, weight, program, tensor and name it lists is charged to `budget`, as programs
+/// and routines may share their lists.
+pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBudget> {
     let model = file.model();
     let h = file.header();
     let version = model.version().map(|v| format!("{}.{}.{}", v.major_(), v.minor_(), v.sub_minor()));
     let md5 = file.md5_check();
-    let sections: Vec<Value> = model
-        .sections()
-        .into_iter()
-        .flat_map(|s| s.iter())
-        .enumerate()
-        .map(|(i, s)| {
-            let resolved = file.section_at(i);
-            json!({
-                "index": i,
-                "type": section_type_name(s.type_()),
-                "name": s.name(),
-                "size": s.size(),
-                "offset": s.offset(),
-                "file_offset": resolved.as_ref().ok().map(|r| r.file_offset),
-                "encrypt": s.encrypt(),
-                "compress": s.compress(),
-                "decompressed_size": s.decompressed_size(),
-                "md5": resolved.as_ref().ok().map(|r| format!("{:x}", md5_of(r.payload))),
-                "error": resolved.err().map(|e| e.to_string()),
-            })
-        })
-        .collect();
-    let weights: Vec<Value> = model
-        .weight_map()
-        .into_iter()
-        .flat_map(|w| w.iter())
-        .enumerate()
-        .map(|(i, w)| {
-            let dims: Vec<i64> = w.shape().and_then(|s| s.dim()).map(|d| d.iter().collect()).unwrap_or_default();
-            json!({
-                "index": i,
-                "name": w.name(),
-                "offset": w.address().offset,
-                "tagged": w.address().tagged,
-                "size": w.size(),
-                "type": dtype_name(w.type_()),
-                "shape": dims,
-            })
-        })
-        .collect();
-    let programs: Vec<Value> = model
-        .programs()
-        .into_iter()
-        .flat_map(|p| p.iter())
-        .enumerate()
-        .map(|(p, program)| {
-            let tensors: Vec<cvimodel::Tensor<'_>> =
-                program.tensor_map().map(|t| t.iter().collect()).unwrap_or_default();
-            let find = |name: &str| -> Value {
-                tensors
-                    .iter()
-                    .enumerate()
-                    .find(|(_, t)| t.name() == name)
-                    .map_or_else(|| json!({"name": name, "missing": true}), |(i, t)| tensor_json(i, t))
-            };
-            let names = |v: Option<flatmodel::wire::StrVector<'_>>| -> Vec<String> {
-                v.map(|v| v.iter().map(str::to_string).collect()).unwrap_or_default()
-            };
-            let routines: Vec<Value> = program
-                .routines()
-                .into_iter()
-                .flat_map(|r| r.iter())
-                .enumerate()
-                .map(|(r, routine)| {
-                    let mut v = json!({
-                        "index": r,
-                        "type": routine.type_().name().map_or_else(|| routine.type_().0.to_string(), str::to_lowercase),
-                        "inputs": names(routine.in_tensors()),
-                        "outputs": names(routine.out_tensors()),
-                    });
-                    if let Some(tpu) = routine.tpu_routine() {
-                        v["section"] = json!(tpu.cmdbuf_section().or(tpu.dmabuf_section()));
-                        v["section_index"] = json!(file.routine_section(&routine).ok().flatten().map(|(i, _)| i));
-                    }
-                    if let Some(cpu) = routine.cpu_routine() {
-                        v["function"] = json!(cpu.function_section());
-                        v["function_args_bytes"] = json!(cpu.function_args().map_or(0, |a| a.len()));
-                    }
-                    v
-                })
-                .collect();
-            let inputs = names(program.input_tensors());
-            let outputs = names(program.output_tensors());
-            json!({
-                "index": p,
-                "batch_num": program.batch_num(),
-                "neuron_size": program.neuron_size(),
-                "private_gmem": program.private_gmem(),
-                "shared_gmem": program.shared_gmem(),
-                "input_tensors": inputs.iter().map(|n| find(n)).collect::<Vec<_>>(),
-                "output_tensors": outputs.iter().map(|n| find(n)).collect::<Vec<_>>(),
-                "inputs": inputs,
-                "outputs": outputs,
-                "routines": routines,
-                "tensors": tensors.iter().enumerate().map(|(i, t)| tensor_json(i, t)).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
+    let sections_by_name = first_by_name(model.sections().into_iter().flat_map(|s| s.iter()).map(|s| s.name()));
+    let mut sections = Vec::new();
+    for (i, s) in model.sections().into_iter().flat_map(|s| s.iter()).enumerate() {
+        let resolved = file.section_at(i);
+        // Sections may overlap: the MD5 of each is charged by its length.
+        budget.charge(1usize.saturating_add(resolved.as_ref().map_or(0, |r| r.payload.len() / 16)))?;
+        sections.push(json!({
+            "index": i,
+            "type": section_type_name(s.type_()),
+            "name": s.name(),
+            "size": s.size(),
+            "offset": s.offset(),
+            "file_offset": resolved.as_ref().ok().map(|r| r.file_offset),
+            "encrypt": s.encrypt(),
+            "compress": s.compress(),
+            "decompressed_size": s.decompressed_size(),
+            "md5": resolved.as_ref().ok().map(|r| format!("{:x}", md5_of(r.payload))),
+            "error": resolved.err().map(|e| e.to_string()),
+        }));
+    }
+    let mut weights = Vec::new();
+    for (i, w) in model.weight_map().into_iter().flat_map(|w| w.iter()).enumerate() {
+        let dims = w.shape().and_then(|s| s.dim());
+        budget.charge(1usize.saturating_add(dims.map_or(0, |d| d.len())))?;
+        weights.push(json!({
+            "index": i,
+            "name": w.name(),
+            "offset": w.address().offset,
+            "tagged": w.address().tagged,
+            "size": w.size(),
+            "type": dtype_name(w.type_()),
+            "shape": dims.map(|d| d.iter().collect::<Vec<_>>()).unwrap_or_default(),
+        }));
+    }
+    let mut programs = Vec::new();
+    for (p, program) in model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
+        budget.charge(1)?;
+        let mut tensors: Vec<cvimodel::Tensor<'_>> = Vec::new();
+        for t in program.tensor_map().into_iter().flat_map(|t| t.iter()) {
+            budget.charge(1usize.saturating_add(t.shape().and_then(|s| s.dim()).map_or(0, |d| d.len())))?;
+            tensors.push(t);
+        }
+        let by_name = first_by_name(tensors.iter().map(|t| t.name()));
+        let find = |name: &str| -> Value {
+            by_name
+                .get(name)
+                .and_then(|&i| Some((i, tensors.get(i)?)))
+                .map_or_else(|| json!({"name": name, "missing": true}), |(i, t)| tensor_json(i, t))
+        };
+        let mut names = |v: Option<flatmodel::wire::StrVector<'_>>| -> Result<Vec<String>, OverBudget> {
+            let mut listed = Vec::new();
+            for name in v.into_iter().flat_map(|v| v.iter()) {
+                budget.charge(1usize.saturating_add(name.len() / 16))?;
+                listed.push(name.to_string());
+            }
+            Ok(listed)
+        };
+        let mut routines = Vec::new();
+        for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
+            let mut v = json!({
+                "index": r,
+                "type": routine.type_().name().map_or_else(|| routine.type_().0.to_string(), str::to_lowercase),
+                "inputs": names(routine.in_tensors())?,
+                "outputs": names(routine.out_tensors())?,
+            });
+            if let Some(tpu) = routine.tpu_routine() {
+                // What `routine_section` resolves, through the index of section names.
+                let section = tpu.cmdbuf_section().or(tpu.dmabuf_section());
+                let is_tpu = routine.type_() == cvimodel::RoutineType::TPU;
+                v["section"] = json!(section);
+                v["section_index"] = json!(section.filter(|_| is_tpu).and_then(|n| sections_by_name.get(n)));
+            }
+            if let Some(cpu) = routine.cpu_routine() {
+                v["function"] = json!(cpu.function_section());
+                v["function_args_bytes"] = json!(cpu.function_args().map_or(0, |a| a.len()));
+            }
+            routines.push(v);
+        }
+        let inputs = names(program.input_tensors())?;
+        let outputs = names(program.output_tensors())?;
+        let mut io = |names: &[String]| -> Result<Vec<Value>, OverBudget> {
+            let mut listed = Vec::new();
+            for name in names {
+                let tensor = by_name.get(name.as_str()).and_then(|&i| tensors.get(i));
+                budget.charge(tensor.and_then(|t| t.shape()?.dim()).map_or(0, |d| d.len()))?;
+                listed.push(find(name));
+            }
+            Ok(listed)
+        };
+        let (input_tensors, output_tensors) = (io(&inputs)?, io(&outputs)?);
+        programs.push(json!({
+            "index": p,
+            "batch_num": program.batch_num(),
+            "neuron_size": program.neuron_size(),
+            "private_gmem": program.private_gmem(),
+            "shared_gmem": program.shared_gmem(),
+            "input_tensors": input_tensors,
+            "output_tensors": output_tensors,
+            "inputs": inputs,
+            "outputs": outputs,
+            "routines": routines,
+            "tensors": tensors.iter().enumerate().map(|(i, t)| tensor_json(i, t)).collect::<Vec<_>>(),
+        }));
+    }
     let memory = file.memory_usage();
     let mut warnings = Vec::new();
     file.for_each_warning(|w| warnings.push(warning_text(w)));
-    json!({
+    Ok(json!({
         "format": "cvimodel",
         "file_bytes": file.file().len(),
         "header": {
@@ -246,7 +252,16 @@ pub fn summary(file: &CviModel<'_>) -> Value {
         "programs": programs,
         "model_rules": file.check(&Options::DEFAULT).err().map_or_else(|| "ok".to_string(), |e| e.to_string()),
         "warnings": warnings,
-    })
+    }))
+}
+
+/// Each name's first position among `names` (the runtime's lookups take the first match).
+fn first_by_name<'a>(names: impl Iterator<Item = &'a str>) -> HashMap<&'a str, usize> {
+    let mut map = HashMap::new();
+    for (i, name) in names.enumerate() {
+        map.entry(name).or_insert(i);
+    }
+    map
 }
 
 fn md5_of(bytes: &[u8]) -> md5::Digest {
@@ -259,7 +274,10 @@ pub fn inspect(out: &mut Out, name: &str, bytes: &[u8], as_json: bool) -> Result
         Ok(f) => f,
         Err(e) => return crate::open::report_invalid(out, name, &e.to_string()),
     };
-    let s = summary(&file);
+    let s = match summary(&file, &mut Budget::for_file(bytes.len())) {
+        Ok(s) => s,
+        Err(refused) => return crate::open::report_invalid(out, name, &refused.to_string()),
+    };
     if as_json {
         serde_json::to_writer_pretty(&mut *out, &s)?;
         writeln!(out)?;
@@ -267,16 +285,6 @@ pub fn inspect(out: &mut Out, name: &str, bytes: &[u8], as_json: bool) -> Result
         print_text(out, name, &s)?;
     }
     Ok(Outcome::Ok)
-}
-
-/// `flatmodel verify` on a cvimodel: [`check`]'s description and the file's warnings.
-pub fn verdict(bytes: &[u8]) -> Result<crate::verify::Verdict, String> {
-    let summary = check(bytes)?;
-    let mut warnings = crate::warnings::Warnings::default();
-    if let Ok(file) = CviModel::parse_structure(bytes) {
-        file.for_each_warning(|w| warnings.push(warning_text(w)));
-    }
-    Ok(crate::verify::Verdict { summary, warnings })
 }
 
 fn print_text(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {

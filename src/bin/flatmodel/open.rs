@@ -105,7 +105,7 @@ pub fn container(bytes: &[u8]) -> Option<Container> {
     use crate::{cvimodel, executorch};
     if cvimodel::reads(bytes) {
         return Some(Container {
-            check: cvimodel::verdict,
+            check: cvimodel::check,
             inspect: cvimodel::inspect,
             root: cvimodel::root,
             extract: cvimodel::extract,

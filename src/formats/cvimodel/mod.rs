@@ -5,15 +5,23 @@
 //! sections, weights and routines point; [`CviModel::parse_structure`] stops after the body's
 //! structure. Every table, struct, enum and union of `schema.fbs` has a view type here
 //! (generated into `generated.rs`); `header.rs` is the container header, `offsets.rs` the tagged
-//! offsets, `model.rs` the section area and the rules.
+//! offsets, `model.rs` the section area and the rules, `lz4.rs` the LZ4 block check, `names.rs`
+//! the sections indexed by name, `work.rs` the rules' work budget.
 //!
-//! - Sections resolve to their stored payload ([`CviModel::section_at`], [`CviModel::section`]);
-//!   with the `lz4` feature, [`CviModel::decompress_section`] inflates LZ4 sections and checks
-//!   they yield exactly `decompressed_size` bytes. Encrypted sections are reported, never
-//!   interpreted.
+//! - Sections resolve to their stored payload ([`CviModel::section_at`], [`CviModel::section`]).
+//! - Verification checks that every unencrypted LZ4 section decompresses to exactly its
+//!   `decompressed_size` without decompressing it: [`check_lz4_block`] walks the block's
+//!   sequences, in time linear in the stored bytes and with no memory. The claims together
+//!   must stay within [`crate::verify::Options::max_inflated_size`]. With the `lz4` feature,
+//!   [`CviModel::decompress_section`] inflates a section: the one place the crate does, bounded
+//!   by the same limit. Encrypted sections are reported, never interpreted.
 //! - `Weight.offset` and `Tensor.offset` are tagged: [`Weight::address`] and
 //!   [`Tensor::address`] decode them; [`CviModel::weight_data`] slices a weight's bytes.
-//! - TPU routines name their command buffer by section name: [`CviModel::routine_section`].
+//! - TPU routines name their command buffer by section name: [`CviModel::routine_section`]
+//!   resolves one (a scan of the sections). Verification resolves them all through the section
+//!   names sorted once, n·log n comparisons in all: the index lives on the stack up to 256
+//!   sections, on the heap beyond with the `alloc` feature; without a heap, a larger file's
+//!   routines are each resolved by a scan, within the work budget.
 //! - `CpuRoutine.function_args` is a nested flatbuffer of schema `cvi.cpu_op.Parameter`, which
 //!   `schema.fbs` does not describe: it is exposed as bytes.
 //! - With the `md5` feature, [`CviModel::md5_check`] recomputes the header's MD5; a mismatch is
@@ -21,11 +29,15 @@
 
 mod generated;
 mod header;
+mod lz4;
 mod model;
+mod names;
 mod offsets;
+mod work;
 
 pub use generated::*;
 pub use header::{Header, RawHeader, RawHeaderV1_0, HEADER_SIZE, HEADER_SIZE_V1_0, MAGIC};
+pub use lz4::{check_lz4_block, Lz4Fault};
 #[cfg(feature = "md5")]
 pub use model::Md5Check;
 pub use model::{CviModel, MemoryUsage, Parsed, SectionRef, Warning};

@@ -1,7 +1,10 @@
 //! The container: header, verified body, sections resolved to bytes, the model's own rules.
 
 use super::header::Header;
+use super::lz4::check_lz4_block;
+use super::names::SectionNames;
 use super::offsets::{MemoryRegion, TensorAddress};
+use super::work::Work;
 use super::{DType, Model, Program, Routine, RoutineType, Section, SectionType, Tensor, Weight};
 use crate::error::{Error, ErrorKind, Location, Result};
 use crate::verify::{Name, Options, Stats, Verifier};
@@ -147,6 +150,8 @@ pub struct CviModel<'a> {
     body_start: usize,
     binary_start: usize,
     model: Model<'a>,
+    /// [`Options::max_inflated_size`] of the parse: what `decompress_section` may allocate.
+    max_inflated: u64,
 }
 
 /// A verified cvimodel together with what the verifier counted.
@@ -156,24 +161,6 @@ pub struct Parsed<'a> {
     pub cvimodel: CviModel<'a>,
     /// What the structural verification of the body visited.
     pub stats: Stats,
-}
-
-/// Counts rule work against the verifier's apparent-size budget, so that offsets shared many
-/// times (a routine list referenced by every program) cannot make the checks quadratic.
-struct Work {
-    left: u64,
-}
-
-impl Work {
-    fn spend(&mut self, units: u64) -> Result<()> {
-        match self.left.checked_sub(units) {
-            Some(left) => {
-                self.left = left;
-                Ok(())
-            }
-            None => Err(Error::new(ErrorKind::ApparentSizeLimit, 0, Location::at(&MODEL))),
-        }
-    }
 }
 
 impl<'a> CviModel<'a> {
@@ -209,7 +196,9 @@ impl<'a> CviModel<'a> {
         let root = v.verify_root::<Model<'static>>(None).map_err(|e| e.shifted(base))?;
         let table = Table::verified(body, root).ok_or(Error::new(ErrorKind::Truncated, base, Location::at(&MODEL)))?;
         let model = Model::from_table(table);
-        Ok(Parsed { cvimodel: CviModel { file, header, body_start, binary_start, model }, stats: v.stats() })
+        let max_inflated = options.max_inflated_size;
+        let cvimodel = CviModel { file, header, body_start, binary_start, model, max_inflated };
+        Ok(Parsed { cvimodel, stats: v.stats() })
     }
 
     /// The whole file.
@@ -220,6 +209,12 @@ impl<'a> CviModel<'a> {
     /// The header.
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The [`Options::max_inflated_size`] the file was parsed with: the most one section may
+    /// be inflated to.
+    pub fn max_inflated_size(&self) -> u64 {
+        self.max_inflated
     }
 
     /// The root table of the body.
@@ -331,17 +326,19 @@ impl<'a> CviModel<'a> {
 
     /// The section a TPU routine runs (its `cmdbuf_section`, else its `dmabuf_section`), with
     /// its index; `Ok(None)` for a routine of another type. An error when a TPU routine has
-    /// neither name or names a section the file does not have.
+    /// neither name or names a section the file does not have. Each call scans the sections
+    /// ([`CviModel::check`] resolves every routine through one index of the names instead).
     pub fn routine_section(&self, routine: &Routine<'_>) -> Result<Option<(usize, Section<'a>)>> {
-        self.resolve_routine(routine, None)
+        self.resolve_routine(routine, None, &mut |name| Ok(self.find_section(name).map(|(i, _)| i)))
     }
 
-    /// [`CviModel::routine_section`], with errors located at `programs[p].routines[r]` when
-    /// `at` is `Some((p, r))`.
+    /// [`CviModel::routine_section`] with `find` giving the index of the first section of a
+    /// name, and errors located at `programs[p].routines[r]` when `at` is `Some((p, r))`.
     fn resolve_routine(
         &self,
         routine: &Routine<'_>,
         at: Option<(usize, usize)>,
+        find: &mut dyn FnMut(&str) -> Result<Option<usize>>,
     ) -> Result<Option<(usize, Section<'a>)>> {
         let err = |kind, tail: &[Name]| Error::new(kind, self.file_offset(routine.raw()), routine_location(at, tail));
         match routine.type_() {
@@ -357,7 +354,8 @@ impl<'a> CviModel<'a> {
             (None, Some(n)) => (n, &DMABUF_SECTION),
             (None, None) => return Err(err(ErrorKind::MissingRequired, &[&TPU_ROUTINE, &CMDBUF_SECTION])),
         };
-        match self.find_section(name) {
+        let found = find(name)?.and_then(|i| Some((i, self.model.sections()?.get(i)?)));
+        match found {
             Some(found) => Ok(Some(found)),
             None => Err(err(
                 ErrorKind::Rule("a TPU routine names a section the file does not have"),
@@ -367,9 +365,11 @@ impl<'a> CviModel<'a> {
     }
 
     /// The data of section `index` of `Model.sections`: its payload decompressed when it is an
-    /// LZ4 block (which must yield exactly `decompressed_size` bytes; the allocation is bounded
-    /// by what LZ4 can expand the stored `size` to), else the payload borrowed as stored.
-    /// Encrypted LZ4 sections are refused.
+    /// LZ4 block, else the payload borrowed as stored. This is the one place the crate
+    /// materialises an inflated section: the block is first checked as [`CviModel::check`]
+    /// checks it (it must yield exactly `decompressed_size` bytes), and nothing is allocated
+    /// for a `decompressed_size` over the [`Options::max_inflated_size`] the file was parsed
+    /// with. Encrypted LZ4 sections are refused.
     #[cfg(feature = "lz4")]
     pub fn decompress_section(&self, index: usize) -> Result<alloc::borrow::Cow<'a, [u8]>> {
         use alloc::borrow::Cow;
@@ -385,16 +385,32 @@ impl<'a> CviModel<'a> {
         }
         let expected = r.section.decompressed_size();
         lz4_bound(r.section.size(), expected).map_err(|kind| err(kind, &DECOMPRESSED_SIZE))?;
-        let len = usize::try_from(expected).map_err(|_| err(ErrorKind::OutOfBounds, &DECOMPRESSED_SIZE))?;
+        if u64::from(expected) > self.max_inflated_size() {
+            return Err(err(ErrorKind::InflatedSizeLimit, &DECOMPRESSED_SIZE));
+        }
+        let len = self.check_lz4_block(&r)?;
         let mut out = alloc::vec![0u8; len];
         match lz4_flex::block::decompress_into(r.payload, &mut out) {
             Ok(n) if n == len => Ok(Cow::Owned(out)),
-            Ok(_) | Err(lz4_flex::block::DecompressError::OutputTooSmall { .. }) => Err(err(
-                ErrorKind::Rule("the LZ4 data does not decompress to decompressed_size bytes"),
-                &DECOMPRESSED_SIZE,
-            )),
-            Err(_) => Err(err(ErrorKind::Rule("the section's LZ4 data is malformed"), &COMPRESS)),
+            // The block was checked: lz4_flex disagreeing would be a bug of one or the other.
+            _ => Err(err(ErrorKind::Rule("the section's LZ4 data is malformed"), &COMPRESS)),
         }
+    }
+
+    /// Checks that the LZ4 block of `r` decompresses to exactly its `decompressed_size` bytes
+    /// (by walking its sequences: nothing is inflated) and returns that size. Errors are located
+    /// at the fault's byte in the block.
+    fn check_lz4_block(&self, r: &SectionRef<'a>) -> Result<usize> {
+        let at = |kind, offset: u64, field: Name| {
+            Error::new(kind, offset, location(&[(&SECTIONS, Some(r.index)), (field, None)]))
+        };
+        let size = usize::try_from(r.section.decompressed_size())
+            .map_err(|_| at(ErrorKind::OutOfBounds, self.file_offset(r.section.raw()), &DECOMPRESSED_SIZE))?;
+        check_lz4_block(r.payload, size).map_err(|(fault, pos)| {
+            let field: Name = if fault.is_size() { &DECOMPRESSED_SIZE } else { &COMPRESS };
+            at(ErrorKind::Rule(fault.text()), to_u64(r.file_offset).saturating_add(to_u64(pos)), field)
+        })?;
+        Ok(size)
     }
 
     /// The MD5 of everything after the header, and whether it equals the header's.
@@ -428,34 +444,21 @@ impl<'a> CviModel<'a> {
         m
     }
 
-    /// The model's own rules, beyond the structure: every section inside the section area,
-    /// compressed sizes LZ4 can produce, weights inside the WEIGHT section, TPU routines naming
-    /// existing sections.
+    /// The model's own rules, beyond the structure: every section inside the section area;
+    /// every LZ4 section claiming a size LZ4 can produce, the claims together within
+    /// [`Options::max_inflated_size`], and each unencrypted block decompressing to exactly its
+    /// claim (checked by walking the block's sequences: nothing is inflated or allocated);
+    /// weights inside the WEIGHT section; TPU routines naming existing sections. All of it is
+    /// charged to the apparent-size budget: linear in the file, with n·log n name comparisons
+    /// for the routines' sections.
     pub fn check(&self, options: &Options) -> Result<()> {
-        let mut work = Work { left: options.apparent_size_budget(self.file.len()) };
-        let sections = self.model.sections();
-        let n_sections = sections.map_or(0, |s| s.len());
-        // What every LZ4 section together may inflate to: what the section area could, were the
-        // sections laid out without overlap. Decompressing them all is then linear in the file.
-        let mut inflated_left = to_u64(self.binary().len())
-            .saturating_mul(LZ4_MAX_RATIO)
-            .saturating_add(to_u64(n_sections).saturating_mul(16));
+        let mut work = Work::new(options.apparent_size_budget(self.file.len()));
+        let mut inflated = 0u64;
         for r in self.sections() {
             work.spend(1)?;
             let r = r?;
             if r.section.is_lz4() {
-                let at = |kind| {
-                    Error::new(
-                        kind,
-                        self.file_offset(r.section.raw()),
-                        location(&[(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)]),
-                    )
-                };
-                lz4_bound(r.section.size(), r.section.decompressed_size()).map_err(at)?;
-                inflated_left =
-                    inflated_left.checked_sub(u64::from(r.section.decompressed_size())).ok_or_else(|| {
-                        at(ErrorKind::Rule("the LZ4 sections claim more than the section area can inflate to"))
-                    })?;
+                self.check_lz4(&r, options, &mut inflated, &mut work)?;
             }
         }
         if let Some(weights) = self.model.weight_map().filter(|w| !w.is_empty()) {
@@ -479,18 +482,47 @@ impl<'a> CviModel<'a> {
                 }
             }
         }
+        let mut names = SectionNames::new(self.model.sections(), &mut work)?;
         for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
             work.spend(1)?;
-            self.check_program(p, &program, &mut work, n_sections)?;
+            self.check_program(p, &program, &mut work, &mut names)?;
         }
         Ok(())
     }
 
-    fn check_program(&self, p: usize, program: &Program<'_>, work: &mut Work, n_sections: usize) -> Result<()> {
+    /// An LZ4 section's rules (see [`CviModel::check`]); `inflated` sums the claims so far.
+    fn check_lz4(&self, r: &SectionRef<'a>, options: &Options, inflated: &mut u64, work: &mut Work) -> Result<()> {
+        let claimed = r.section.decompressed_size();
+        let at = |kind| {
+            Error::new(
+                kind,
+                self.file_offset(r.section.raw()),
+                location(&[(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)]),
+            )
+        };
+        lz4_bound(r.section.size(), claimed).map_err(at)?;
+        *inflated = inflated.saturating_add(u64::from(claimed));
+        if *inflated > options.max_inflated_size {
+            return Err(at(ErrorKind::InflatedSizeLimit));
+        }
+        if r.section.encrypt() {
+            return Ok(()); // for a trusted loader: not interpreted
+        }
+        // The walk reads each stored byte at most once; sections may overlap, so it is charged.
+        work.spend(to_u64(r.payload.len()))?;
+        self.check_lz4_block(r).map(|_| ())
+    }
+
+    fn check_program(
+        &self,
+        p: usize,
+        program: &Program<'_>,
+        work: &mut Work,
+        names: &mut SectionNames<'_>,
+    ) -> Result<()> {
         for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
-            // A name lookup compares against every section.
-            work.spend(to_u64(n_sections).saturating_add(1))?;
-            self.resolve_routine(&routine, Some((p, r)))?;
+            work.spend(1)?;
+            self.resolve_routine(&routine, Some((p, r)), &mut |name| names.find(name, work))?;
         }
         Ok(())
     }
@@ -524,16 +556,17 @@ impl<'a> CviModel<'a> {
                 f(Warning::UntaggedWeightOffset { weight: i });
             }
         }
-        let mut budget = Options::DEFAULT.apparent_size_budget(self.file.len());
+        // Routines resolve through one index of the section names, within the work budget.
+        let mut work = Work::new(Options::DEFAULT.apparent_size_budget(self.file.len()));
+        let Ok(mut names) = SectionNames::new(self.model.sections(), &mut work) else { return };
         for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
             for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
-                let cost = to_u64(self.model.sections().map_or(0, |s| s.len())).saturating_add(1);
-                budget = match budget.checked_sub(cost) {
-                    Some(b) => b,
-                    None => return,
-                };
+                if work.spend(1).is_err() {
+                    return;
+                }
                 let Some(tpu) = routine.tpu_routine() else { continue };
-                let Ok(Some((_, section))) = self.routine_section(&routine) else { continue };
+                let resolved = self.resolve_routine(&routine, None, &mut |name| names.find(name, &mut work));
+                let Ok(Some((_, section))) = resolved else { continue };
                 let expected = if tpu.cmdbuf_section().is_some() { SectionType::CMDBUF } else { SectionType::DMABUF };
                 if section.type_() != expected {
                     f(Warning::RoutineSectionType { program: p, routine: r });
@@ -559,8 +592,8 @@ fn routine_location(at: Option<(usize, usize)>, tail: &[Name]) -> Location {
     l
 }
 
-/// `decompressed_size` must be one LZ4 can produce from `size` bytes (this also bounds what
-/// decompression allocates by the file's size).
+/// `decompressed_size` must be one LZ4 can produce from `size` bytes (a cheap first check,
+/// also made for encrypted sections, whose blocks are not read).
 fn lz4_bound(size: u32, decompressed: u32) -> core::result::Result<(), ErrorKind> {
     let max = u64::from(size).saturating_mul(LZ4_MAX_RATIO).saturating_add(16);
     if u64::from(decompressed) > max {

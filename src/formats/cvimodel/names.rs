@@ -1,0 +1,190 @@
+//! Sections by name, as TPU routines name them: the section indices sorted by name once, so
+//! that resolving every routine of a file takes n·log n name comparisons rather than one scan
+//! of the sections per routine.
+
+use super::work::Work;
+use super::Section;
+use crate::error::Result;
+use crate::graph::scratch::Scratch;
+use crate::wire::TableVector;
+
+/// How many sections are indexed on the stack; beyond, on the heap with the `alloc` feature.
+const ON_STACK: usize = 256;
+
+/// `Section.name`'s slot, read as bytes: comparing names needs no UTF-8 decoding (the verifier
+/// checked it once).
+const NAME_SLOT: u16 = 1;
+
+/// The sections of a file, findable by name: the first section of a name wins, as in the
+/// runtime's own scan.
+///
+/// Without a heap, a file of more than [`ON_STACK`] sections is not indexed and each lookup
+/// scans the sections (charged to the work budget like any other scan).
+pub(super) struct SectionNames<'a> {
+    sections: Option<TableVector<'a, Section<'a>>>,
+    /// Section indices sorted by name, then index; `None` when not indexed.
+    sorted: Option<Scratch<u32, ON_STACK>>,
+}
+
+/// The name of section `i` of `sections`, as bytes (empty when absent).
+fn name_of<'a>(sections: &TableVector<'a, Section<'a>>, i: u32) -> &'a [u8] {
+    usize::try_from(i).ok().and_then(|i| sections.get(i)).and_then(|s| s.raw().string_bytes(NAME_SLOT)).unwrap_or(&[])
+}
+
+/// The work charged for comparing two names: one unit, and one per 16 bytes they can share.
+fn cost(a: &[u8], b: &[u8]) -> u64 {
+    u64::try_from(a.len().min(b.len()) / 16).unwrap_or(u64::MAX).saturating_add(1)
+}
+
+impl<'a> SectionNames<'a> {
+    /// Indexes `sections`, charging each name comparison to `work`.
+    pub(super) fn new(sections: Option<TableVector<'a, Section<'a>>>, work: &mut Work) -> Result<Self> {
+        let n = sections.map_or(0, |s| s.len());
+        let mut sorted = match u32::try_from(n) {
+            Ok(_) => Scratch::new(n, 0u32),
+            Err(_) => None,
+        };
+        if let (Some(list), Some(scratch)) = (sections, sorted.as_mut()) {
+            let indices = scratch.as_mut_slice();
+            let mut next = 0u32;
+            for slot in indices.iter_mut() {
+                *slot = next;
+                next = next.saturating_add(1);
+            }
+            heapsort(indices, |a, b| {
+                let (x, y) = (name_of(&list, a), name_of(&list, b));
+                work.spend(cost(x, y))?;
+                Ok((x, a) < (y, b))
+            })?;
+        }
+        Ok(SectionNames { sections, sorted })
+    }
+
+    /// The index of the first section named `name`, charging each comparison to `work`, and
+    /// `name` itself by its length: its accessor decoded it, and a name shared by many routines
+    /// is decoded for each.
+    pub(super) fn find(&mut self, name: &str, work: &mut Work) -> Result<Option<usize>> {
+        work.spend(u64::try_from(name.len() / 16).unwrap_or(u64::MAX))?;
+        let Some(list) = self.sections else { return Ok(None) };
+        let name = name.as_bytes();
+        let Some(scratch) = self.sorted.as_mut() else {
+            for (i, s) in list.iter().enumerate() {
+                let found = s.raw().string_bytes(NAME_SLOT).unwrap_or(&[]);
+                work.spend(cost(found, name))?;
+                if found == name {
+                    return Ok(Some(i));
+                }
+            }
+            return Ok(None);
+        };
+        // The first position whose name is not less than `name`: among equal names, the
+        // smallest index.
+        let sorted = scratch.as_mut_slice();
+        let (mut lo, mut hi) = (0usize, sorted.len());
+        while lo < hi {
+            let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
+            let here = name_of(&list, sorted.get(mid).copied().unwrap_or(u32::MAX));
+            work.spend(cost(here, name))?;
+            if here < name {
+                lo = mid.saturating_add(1);
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(sorted.get(lo).copied().filter(|&i| name_of(&list, i) == name).and_then(|i| usize::try_from(i).ok()))
+    }
+}
+
+/// Sorts `v` in place by `less`, which may fail (when the work budget runs out): heapsort, so
+/// at most about 2·n·log2(n) calls whatever the input, and no memory.
+fn heapsort<E>(v: &mut [u32], mut less: impl FnMut(u32, u32) -> Result<bool, E>) -> Result<(), E> {
+    let n = v.len();
+    for root in (0..n / 2).rev() {
+        sift_down(v, root, n, &mut less)?;
+    }
+    for end in (1..n).rev() {
+        swap(v, 0, end);
+        sift_down(v, 0, end, &mut less)?;
+    }
+    Ok(())
+}
+
+/// Moves `v[root]` down the max-heap `v[..end]` until neither child is greater.
+fn sift_down<E>(
+    v: &mut [u32],
+    mut root: usize,
+    end: usize,
+    less: &mut impl FnMut(u32, u32) -> Result<bool, E>,
+) -> Result<(), E> {
+    loop {
+        let left = root.saturating_mul(2).saturating_add(1);
+        if left >= end {
+            return Ok(());
+        }
+        let mut child = left;
+        let right = left.saturating_add(1);
+        if let (true, Some(&l), Some(&r)) = (right < end, v.get(left), v.get(right)) {
+            if less(l, r)? {
+                child = right;
+            }
+        }
+        let (Some(&parent), Some(&bigger)) = (v.get(root), v.get(child)) else { return Ok(()) };
+        if !less(parent, bigger)? {
+            return Ok(());
+        }
+        swap(v, root, child);
+        root = child;
+    }
+}
+
+/// Exchanges `v[a]` and `v[b]` (out of range: nothing).
+fn swap(v: &mut [u32], a: usize, b: usize) {
+    if let (Some(&x), Some(&y)) = (v.get(a), v.get(b)) {
+        if let Some(slot) = v.get_mut(a) {
+            *slot = y;
+        }
+        if let Some(slot) = v.get_mut(b) {
+            *slot = x;
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)] // in tests a panic is a failure
+mod tests {
+    use super::heapsort;
+
+    #[test]
+    fn heapsort_sorts_and_stops_when_the_comparison_fails() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut buf = [0u32; 1000];
+        for n in [0usize, 1, 2, 3, 7, 64, 1000] {
+            let v = &mut buf[..n];
+            for x in v.iter_mut() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                *x = (state % 50) as u32;
+            }
+            let mut expected = [0u32; 1000];
+            expected[..n].copy_from_slice(v);
+            expected[..n].sort_unstable();
+            heapsort::<()>(v, |a, b| Ok(a < b)).unwrap();
+            assert_eq!(v, &expected[..n], "{n} elements");
+        }
+        let mut v = [0u32; 100];
+        for (i, x) in v.iter_mut().enumerate() {
+            *x = 100 - i as u32;
+        }
+        let mut calls = 0;
+        let r = heapsort(&mut v, |a, b| {
+            calls += 1;
+            if calls > 10 {
+                Err("spent")
+            } else {
+                Ok(a < b)
+            }
+        });
+        assert_eq!((r, calls), (Err("spent"), 11));
+    }
+}
