@@ -2,27 +2,66 @@
 # Flash cost of each flatmodel entry point on a Cortex-M4 (thumbv7em-none-eabihf): one firmware
 # per row that calls that one function, opt-level "z", LTO, one codegen unit, panic = abort,
 # linked with --gc-sections (Cargo.toml, .cargo/config.toml). Prints .text + .rodata in bytes,
-# and the same less the empty firmware (vector table and runtime start-up).
+# less the empty firmware (vector table and start-up). Where arm-none-eabi-g++ and flatc are
+# installed (Debian: gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib flatbuffers-compiler
+# libflatbuffers-dev), the rows with a C++ peer also show flatbuffers' generated verifier for
+# the same schema (cpp/peer.cpp, -Os, --gc-sections), measured the same way.
 set -euo pipefail
 cd "$(dirname "$0")"
+out=target/footprint
+mkdir -p "$out"
 
-size_of() {
-  cargo build --quiet --release --bin footprint --no-default-features --features "$1"
+# .text + .rodata of an ELF file, in bytes.
+flash() {
   local total=0 name size
   while read -r name size; do
     total=$((total + 16#$size))
-  done < <(readelf -S -W target/thumbv7em-none-eabihf/release/footprint | sed 's/^ *\[ *[0-9]*\]//' |
-    awk '$1 == ".text" || $1 == ".rodata" { print $1, $5 }')
+  done < <(readelf -S -W "$1" | sed 's/^ *\[ *[0-9]*\]//' | awk '$1 == ".text" || $1 == ".rodata" { print $1, $5 }')
   echo "$total"
 }
 
-base=$(size_of baseline)
-printf '| entry | .text + .rodata | less the empty firmware (%s) |\n|---|---:|---:|\n' "$base"
-for entry in tflite-structure:tflite::Model::parse_structure tflite-parse:tflite::Model::parse \
-  circle-structure:circle::Model::parse_structure circle-parse:circle::Model::parse \
-  vkgraph-structure:vkgraph::Blob::parse_structure pte-parse:pte::PteFile::parse \
-  cvimodel-parse:cvimodel::CviModel::parse; do
-  feature=${entry%%:*}
-  bytes=$(size_of "$feature")
-  printf '| `%s` | %s | %s |\n' "${entry#*:}" "$bytes" "$((bytes - base))"
-done
+rust() {
+  cargo build --quiet --release --bin footprint --no-default-features --features "$1"
+  flash target/thumbv7em-none-eabihf/release/footprint
+}
+
+have_cpp=false
+if command -v arm-none-eabi-g++ >/dev/null && command -v flatc >/dev/null && [ -d /usr/include/flatbuffers ]; then
+  have_cpp=true
+  mkdir -p "$out/include" && ln -sfn /usr/include/flatbuffers "$out/include/flatbuffers"
+fi
+
+# The C++ peer for schema $1 (src/formats/$1/schema.fbs) and its verify function $2; none: the
+# empty firmware.
+cpp() {
+  local flags=(-Os -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -std=c++17 -DNDEBUG
+    -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti -nostartfiles -Wl,--gc-sections
+    -Wl,-e,entry --specs=nano.specs --specs=nosys.specs -isystem "$out/include")
+  if [ $# -gt 0 ]; then
+    flatc --cpp -o "$out/$1" "../../src/formats/$1/schema.fbs"
+    flags+=(-I "$out/$1" -DPEER_HEADER='"schema_generated.h"' -DPEER_VERIFY="$2")
+  fi
+  arm-none-eabi-g++ "${flags[@]}" cpp/peer.cpp -o "$out/peer-${1:-empty}.elf"
+  flash "$out/peer-${1:-empty}.elf"
+}
+
+base=$(rust baseline)
+cpp_base=$($have_cpp && cpp || echo 0)
+echo "| entry | flatmodel | C++ flatbuffers $($have_cpp && flatc --version | cut -d' ' -f3) verifier |"
+echo "|---|---:|---:|"
+row() {
+  local bytes peer=-
+  bytes=$(rust "$1")
+  if $have_cpp && [ -n "${3:-}" ]; then
+    peer=$(($(cpp "$3" "$4") - cpp_base))
+  fi
+  printf '| `%s` | %s | %s |\n' "$2" "$((bytes - base))" "$peer"
+}
+row tflite-structure tflite::Model::parse_structure tflite tflite::VerifyModelBuffer
+row tflite-parse tflite::Model::parse
+row circle-structure circle::Model::parse_structure circle circle::VerifyModelBuffer
+row circle-parse circle::Model::parse
+row vkgraph-structure vkgraph::Blob::parse_structure vkgraph vkgraph::VerifyVkGraphBuffer
+row pte-parse pte::PteFile::parse
+row cvimodel-parse cvimodel::CviModel::parse
+echo "(bytes of .text + .rodata less the empty firmware: $base for Rust${cpp_base:+, $cpp_base for C++})"
