@@ -83,6 +83,27 @@ fn verify_and_inspect_list_each_warning() {
     assert!(shown_warning.starts_with("Model.metadata: two entries share a name"), "{shown_warning}");
 }
 
+#[test]
+fn cvimodel_warnings_are_listed_like_the_others() {
+    use support::cvimodel::{crafted_body, crafted_file, SectionSpec};
+    let dir = Scratch::new("cvi_warnings");
+    // A valid crafted file whose header leaves the md5 zero: a mismatch, which is a warning.
+    let section = SectionSpec { kind: 1, name: "cmd", size: 4, offset: 0, compress: false, decompressed_size: 0 };
+    let bytes = crafted_file(&crafted_body(&[section], "cmd"), &[1, 2, 3, 4]);
+    let file = flatmodel::cvimodel::CviModel::parse(&bytes).expect("valid");
+    let mut expected = 0;
+    file.for_each_warning(|_| expected += 1);
+    assert!(expected >= 1, "the zero md5 is a warning");
+    let path = dir.write("zero_md5.cvimodel", &bytes);
+    let r = run([OsStr::new("verify"), path.as_os_str()]);
+    let warning_lines = r.expect_code(0).stdout.matches(": warning: ").count();
+    assert_eq!(warning_lines, expected, "{}", r.stdout);
+    assert!(r.stdout.contains(": warning: header md5 "), "{}", r.stdout);
+    let r = run([OsStr::new("inspect"), OsStr::new("--json"), path.as_os_str()]);
+    let s: serde_json::Value = serde_json::from_str(&r.expect_code(0).stdout).unwrap();
+    assert_eq!(s["warnings"]["count"], expected);
+}
+
 /// Runs `args` with standard output a pipe whose reading end is already closed.
 fn into_closed_pipe(args: &[&OsStr]) -> (Option<i32>, String) {
     let (reader, writer) = std::io::pipe().unwrap();

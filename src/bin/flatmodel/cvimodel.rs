@@ -215,7 +215,7 @@ pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBu
         }));
     }
     let memory = file.memory_usage();
-    let mut warnings = Vec::new();
+    let mut warnings = crate::warnings::Warnings::default();
     file.for_each_warning(|w| warnings.push(warning_text(w)));
     Ok(json!({
         "format": "cvimodel",
@@ -251,7 +251,7 @@ pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBu
         "weights": weights,
         "programs": programs,
         "model_rules": file.check(&Options::DEFAULT).err().map_or_else(|| "ok".to_string(), |e| e.to_string()),
-        "warnings": warnings,
+        "warnings": warnings.to_json(),
     }))
 }
 
@@ -317,7 +317,7 @@ fn print_text(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
         m["neuron"]
     )?;
     writeln!(out, "  model rules:     {}", str_of(&s["model_rules"]))?;
-    for w in s["warnings"].as_array().into_iter().flatten() {
+    for w in s["warnings"]["shown"].as_array().into_iter().flatten() {
         writeln!(out, "  warning:         {}", str_of(w))?;
     }
     writeln!(out, "  sections:")?;
