@@ -34,3 +34,23 @@ impl Budget {
         Error::new(ErrorKind::ApparentSizeLimit, at, Location::at(self.root))
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // in tests a panic is a failure
+mod tests {
+    use super::*;
+
+    static ROOT: &str = "Model";
+
+    #[test]
+    fn a_spent_budget_fails_at_its_root_and_keeps_what_was_left() {
+        let options = Options { apparent_size_per_byte: 0, ..Options::DEFAULT };
+        let mut b = Budget::new(&options, 100, &ROOT);
+        b.charge(Options::APPARENT_SIZE_SLACK - 1, 0).unwrap();
+        let e = b.charge(2, 7).unwrap_err();
+        assert_eq!((e.kind(), e.offset()), (ErrorKind::ApparentSizeLimit, 7));
+        assert_eq!(*e.location(), Location::at(&ROOT));
+        b.charge(1, 0).unwrap();
+        assert!(b.charge(1, 0).is_err());
+    }
+}

@@ -16,3 +16,24 @@ pub(crate) fn path_error(kind: ErrorKind, offset: u64, root: Name, outer: &[Segm
     }
     Error::new(kind, offset, location)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate std;
+    use std::string::ToString;
+
+    static ROOT: &str = "Model";
+    static A: &str = "subgraphs";
+    static B: &str = "tensors";
+    static C: &str = "name";
+
+    #[test]
+    fn paths_join_outer_and_inner_outermost_first() {
+        let e = path_error(ErrorKind::InvalidUtf8, 9, &ROOT, &[(&A, Some(0))], &[(&B, Some(12)), (&C, None)]);
+        assert_eq!(e.to_string(), "string is not valid UTF-8 at byte 9 (Model.subgraphs[0].tensors[12].name)");
+        let big = usize::try_from(u64::from(u32::MAX) + 1).ok();
+        let e = path_error(ErrorKind::NotFound, 0, &ROOT, &[(&A, big)], &[]);
+        assert_eq!(e.location().to_string(), "Model.subgraphs");
+    }
+}
