@@ -3,6 +3,7 @@
 //! verify reads everything reachable: a read that fails on verified bytes fires the debug
 //! assertion in [`crate::wire::broken`].
 
+use crate::container::Budget;
 use crate::graph::{ModelView, SubGraphView};
 use crate::schema::{TableType, Walk, Walker};
 use crate::verify::Options;
@@ -142,13 +143,15 @@ fn graph_helpers<'a, M: ModelView<'a>>(model: M, valid: bool, mut per_op: impl F
         }
     }
     let _ = model.buffer_bytes();
-    let mut left = Options::DEFAULT.apparent_size_budget(model.file().len());
+    static MODEL: &str = "Model";
+    let mut budget = Budget::new(&Options::DEFAULT, model.file().len(), &MODEL);
     for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
         let ops = sg.operators();
         let tensors = sg.tensors();
         let visits = ops.map_or(0, |o| o.len()).saturating_add(tensors.map_or(0, |t| t.len()));
-        let Some(rest) = left.checked_sub(visits as u64) else { return };
-        left = rest;
+        if budget.charge(visits as u64, 0).is_err() {
+            return;
+        }
         for op in ops.into_iter().flat_map(|o| o.iter()) {
             let options = model.custom_options(&op);
             if valid {

@@ -71,6 +71,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+mod container;
 pub mod dump;
 mod error;
 pub mod formats;

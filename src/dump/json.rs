@@ -1,5 +1,6 @@
 //! The JSON writer.
 
+use crate::container::Budget;
 use crate::schema::{
     EnumDesc, FieldDesc, FieldKind, ScalarType, ScalarValue, StructDesc, StructFieldKind, TableDesc, UnionDesc,
 };
@@ -34,7 +35,9 @@ pub fn dump_table<W: Write>(
     desc: &TableDesc,
     options: &Options,
 ) -> Result<(), DumpError> {
-    let budget = options.apparent_size_budget(table.buffer().len());
+    // The budget's own error is not reported: a spent budget is `DumpError::TooLarge`.
+    static DUMP: &str = "dump";
+    let budget = Budget::new(options, table.buffer().len(), &DUMP);
     let mut d = Dumper { out, budget, indent: 0 };
     d.table(table, desc)?;
     d.out.write_char('\n')?;
@@ -43,7 +46,7 @@ pub fn dump_table<W: Write>(
 
 struct Dumper<'w, W: Write> {
     out: &'w mut W,
-    budget: u64,
+    budget: Budget,
     indent: usize,
 }
 
@@ -60,8 +63,7 @@ impl<'a> FromUnion<'a> for RawUnion<'a> {
 impl<W: Write> Dumper<'_, W> {
     fn charge(&mut self, units: usize) -> Result<(), DumpError> {
         let units = u64::try_from(units).unwrap_or(u64::MAX).saturating_add(1);
-        self.budget = self.budget.checked_sub(units).ok_or(DumpError::TooLarge)?;
-        Ok(())
+        self.budget.charge(units, 0).map_err(|_| DumpError::TooLarge)
     }
 
     fn newline(&mut self) -> fmt::Result {

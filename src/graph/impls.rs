@@ -44,16 +44,8 @@ macro_rules! model_entry_points {
                 bytes: &'a [u8],
                 options: &$crate::verify::Options,
             ) -> Result<Parsed<'a>, $crate::Error> {
-                static MODEL: &str = "Model";
-                let mut v = $crate::verify::Verifier::new(bytes, *options);
-                let root = v.verify_root::<Model<'static>>(Some(IDENTIFIER))?;
-                let table = $crate::wire::Table::verified(bytes, root).ok_or($crate::Error::new(
-                    $crate::ErrorKind::Truncated,
-                    0,
-                    $crate::Location::at(&MODEL),
-                ))?;
-                let model = <Model<'a> as $crate::wire::FromTable<'a>>::from_table(table);
-                Ok(Parsed { model, stats: v.stats() })
+                let (model, stats) = $crate::container::verified_root(bytes, Some(IDENTIFIER), options, 0)?;
+                Ok(Parsed { model, stats })
             }
 
             /// Calls `f` for each advisory finding: things a runtime tolerates but a careful

@@ -22,7 +22,8 @@ pub use rules::Warning;
 pub(crate) use rules::{check, warnings, Checker, FormatRules, Step};
 pub use view::{BufferRef, ElementType, OperatorKind, QuantView};
 
-use crate::error::{Error, ErrorKind, Location};
+use crate::container::path_error;
+use crate::error::{Error, ErrorKind};
 use crate::wire::{FromTable, TableVector, Vector};
 
 static MODEL: &str = "Model";
@@ -114,11 +115,8 @@ pub trait ModelView<'a>: Copy + 'a {
             None => Ok(None),
             Some(Some(bytes)) => Ok(Some(bytes)),
             Some(None) => {
-                let mut location = Location::at(&MODEL);
-                location.push_outer(&LARGE_CUSTOM_OPTIONS, None);
-                location.push_outer(&OPERATORS, None);
-                location.push_outer(&SUBGRAPHS, None);
-                Err(Error::new(ErrorKind::OutOfBounds, op.position() as u64, location))
+                let path = [(&SUBGRAPHS, None), (&OPERATORS, None), (&LARGE_CUSTOM_OPTIONS, None)];
+                Err(path_error(ErrorKind::OutOfBounds, op.position() as u64, &MODEL, &path, &[]))
             }
         }
     }
@@ -207,9 +205,7 @@ pub trait OperatorView<'a>: Copy + 'a {
 
 /// The error for buffer `index`, at `Model.buffers[index]`.
 fn buffer_error(kind: ErrorKind, offset: u64, index: u32) -> Error {
-    let mut location = Location::at(&MODEL);
-    location.push_outer(&BUFFERS, Some(index));
-    Error::new(kind, offset, location)
+    path_error(kind, offset, &MODEL, &[(&BUFFERS, usize::try_from(index).ok())], &[])
 }
 
 /// Where `op`'s large custom options lie when it has no inline ones: `None` when it has none

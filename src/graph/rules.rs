@@ -10,7 +10,8 @@
 
 use super::scratch::{BitSet, Scratch};
 use super::{ModelView, OperatorKind, OperatorView, QuantView, SubGraphView, TensorView};
-use crate::error::{Error, ErrorKind, Location};
+use crate::container::{path_error, Budget, Segment};
+use crate::error::{Error, ErrorKind};
 use crate::verify::{Name, Options};
 use crate::wire::{TableVector, Vector};
 
@@ -52,7 +53,7 @@ pub enum Warning {
 }
 
 /// One step of the path to an error: a field and an element index.
-pub(crate) type Step = (Name, Option<usize>);
+pub(crate) type Step = Segment;
 
 /// What a format adds to the shared rules; every hook defaults to "nothing more".
 pub(crate) trait FormatRules<'a>: ModelView<'a> {
@@ -112,8 +113,7 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> {
 pub(crate) struct Checker<'a, M> {
     model: M,
     buffers: usize,
-    work: u64,
-    budget: u64,
+    budget: Budget,
     _file: core::marker::PhantomData<&'a [u8]>,
 }
 
@@ -123,8 +123,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         Checker {
             model,
             buffers: model.buffer_count().unwrap_or(0),
-            work: 0,
-            budget: options.apparent_size_budget(model.file().len()),
+            budget: Budget::new(options, model.file().len(), &MODEL),
             _file: core::marker::PhantomData,
         }
     }
@@ -188,18 +187,16 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
     /// An error of `kind` at `offset`, at `Model.<path>`.
     #[cold]
     pub(crate) fn error(&self, kind: ErrorKind, offset: usize, path: &[Step]) -> Error {
-        self.error_at(kind, offset, path, None)
+        path_error(kind, offset as u64, &MODEL, path, &[])
     }
 
-    /// An error at `Model.<path>`, element `element` of the innermost step when given.
+    /// An error at `Model.<path>`, at element `element` of the innermost step.
     #[cold]
-    fn error_at(&self, kind: ErrorKind, offset: usize, path: &[Step], element: Option<usize>) -> Error {
-        let mut location = Location::at(&MODEL);
-        for (depth, (name, index)) in path.iter().rev().enumerate() {
-            let index = if depth == 0 { element.or(*index) } else { *index };
-            location.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
+    fn element_error(&self, kind: ErrorKind, offset: usize, path: &[Step], element: usize) -> Error {
+        match path.split_last() {
+            Some((&(name, _), outer)) => path_error(kind, offset as u64, &MODEL, outer, &[(name, Some(element))]),
+            None => self.error(kind, offset, path),
         }
-        Error::new(kind, offset as u64, location)
     }
 
     /// A broken model rule, named by `rule`.
@@ -210,11 +207,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
 
     /// Counts `units` of work against the budget.
     pub(crate) fn charge(&mut self, units: usize) -> Result<(), Error> {
-        self.work = self.work.saturating_add(units as u64);
-        if self.work > self.budget {
-            return Err(self.error(ErrorKind::ApparentSizeLimit, 0, &[]));
-        }
-        Ok(())
+        self.budget.charge(units as u64, 0)
     }
 
     fn model_rules(&mut self) -> Result<(), Error> {
@@ -304,7 +297,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         self.charge(list.len())?;
         for (i, index) in list.iter().enumerate() {
             if index != -1 && usize::try_from(index).map_or(true, |x| x >= count) {
-                return Err(self.error_at(ErrorKind::IndexOutOfRange, at, path, Some(i)));
+                return Err(self.element_error(ErrorKind::IndexOutOfRange, at, path, i));
             }
         }
         Ok(())

@@ -1,6 +1,7 @@
 //! The format-neutral question the package asks of each model: its subgraphs, and each
 //! subgraph's input and output tensors (name, element type, shape).
 
+use crate::container::Budget;
 use crate::error::{Error, ErrorKind, Location};
 pub use crate::graph::ElementType;
 use crate::graph::{ModelView, SubGraphView, TensorView};
@@ -52,7 +53,7 @@ pub struct ModelIo {
 /// subgraph or tensor and per byte or dimension copied, so memory stays linear in the file
 /// even when many entries share one long name ([`ErrorKind::ApparentSizeLimit`] past it).
 pub fn model_io(bytes: &[u8]) -> Result<ModelIo, Error> {
-    let budget = Options::DEFAULT.apparent_size_budget(bytes.len());
+    let budget = Budget::new(&Options::DEFAULT, bytes.len(), &MODEL);
     match crate::detect(bytes) {
         Some(Format::Tflite) => graph_io(tflite::Model::parse(bytes)?, budget),
         Some(Format::Circle) => graph_io(circle::Model::parse(bytes)?, budget),
@@ -62,17 +63,16 @@ pub fn model_io(bytes: &[u8]) -> Result<ModelIo, Error> {
 
 /// Each subgraph's inputs and outputs, through the model graph TFLite and Circle share, copying
 /// at most `budget` units (a subgraph or tensor, a byte of its name, a dimension of its shape).
-fn graph_io<'a, M: ModelView<'a>>(model: M, budget: u64) -> Result<ModelIo, Error> {
-    let mut left = budget;
+fn graph_io<'a, M: ModelView<'a>>(model: M, mut budget: Budget) -> Result<ModelIo, Error> {
     let mut subgraphs = Vec::new();
     for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
         let at = sg.position() as u64;
         let name = sg.name();
-        spend(&mut left, name.map_or(0, str::len), at)?;
+        spend(&mut budget, name.map_or(0, str::len), at)?;
         let mut tensor = |index: i32| -> Result<TensorIo, Error> {
             let t = sg.tensor(index).ok_or(Error::new(ErrorKind::IndexOutOfRange, at, Location::at(&MODEL)))?;
             let (name, shape) = (t.name(), t.shape_signature());
-            spend(&mut left, name.map_or(0, str::len).saturating_add(shape.map_or(0, |s| s.len())), at)?;
+            spend(&mut budget, name.map_or(0, str::len).saturating_add(shape.map_or(0, |s| s.len())), at)?;
             Ok(TensorIo {
                 tensor: index,
                 name: name.map(String::from),
@@ -90,9 +90,7 @@ fn graph_io<'a, M: ModelView<'a>>(model: M, budget: u64) -> Result<ModelIo, Erro
     Ok(ModelIo { format: M::FORMAT, subgraphs })
 }
 
-/// Takes one unit plus `units` from `left`; an apparent-size error (at byte `at`) past it.
-fn spend(left: &mut u64, units: usize, at: u64) -> Result<(), Error> {
-    let units = u64::try_from(units).unwrap_or(u64::MAX).saturating_add(1);
-    *left = left.checked_sub(units).ok_or(Error::new(ErrorKind::ApparentSizeLimit, at, Location::at(&MODEL)))?;
-    Ok(())
+/// Charges one unit plus `units` to `budget`; an apparent-size error (at byte `at`) past it.
+fn spend(budget: &mut Budget, units: usize, at: u64) -> Result<(), Error> {
+    budget.charge(u64::try_from(units).unwrap_or(u64::MAX).saturating_add(1), at)
 }

@@ -33,7 +33,6 @@ mod lz4;
 mod model;
 mod names;
 mod offsets;
-mod work;
 
 pub use generated::*;
 pub use header::{Header, RawHeader, RawHeaderV1_0, HEADER_SIZE, HEADER_SIZE_V1_0, MAGIC};

@@ -4,11 +4,11 @@ use super::header::Header;
 use super::lz4::check_lz4_block;
 use super::names::SectionNames;
 use super::offsets::{MemoryRegion, TensorAddress};
-use super::work::Work;
 use super::{DType, Model, Program, Routine, RoutineType, Section, SectionType, Tensor, Weight};
-use crate::error::{Error, ErrorKind, Location, Result};
-use crate::verify::{Name, Options, Stats, Verifier};
-use crate::wire::{FromTable, Table};
+use crate::container::{path_error, verified_root, Budget, Segment};
+use crate::error::{ErrorKind, Result};
+use crate::verify::{Name, Options, Stats};
+use crate::wire::Table;
 
 /// LZ4's largest expansion: each byte of a block yields at most 255 bytes (plus a short tail).
 const LZ4_MAX_RATIO: u64 = 255;
@@ -27,15 +27,6 @@ static SIZE: &str = "size";
 static DECOMPRESSED_SIZE: &str = "decompressed_size";
 static ENCRYPT: &str = "encrypt";
 static COMPRESS: &str = "compress";
-
-/// `Model.a[i].b[j].c` as a location, outermost segment first.
-fn location(segments: &[(Name, Option<usize>)]) -> Location {
-    let mut l = Location::at(&MODEL);
-    for &(name, index) in segments.iter().rev() {
-        l.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
-    }
-    l
-}
 
 fn to_u64(n: usize) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
@@ -192,13 +183,10 @@ impl<'a> CviModel<'a> {
         let body = file.get(range).unwrap_or_default();
         let base = to_u64(body_start);
         // The body has no file identifier: the container says which schema it holds.
-        let mut v = Verifier::new(body, *options);
-        let root = v.verify_root::<Model<'static>>(None).map_err(|e| e.shifted(base))?;
-        let table = Table::verified(body, root).ok_or(Error::new(ErrorKind::Truncated, base, Location::at(&MODEL)))?;
-        let model = Model::from_table(table);
+        let (model, stats) = verified_root(body, None, options, base)?;
         let max_inflated = options.max_inflated_size;
         let cvimodel = CviModel { file, header, body_start, binary_start, model, max_inflated };
-        Ok(Parsed { cvimodel, stats: v.stats() })
+        Ok(Parsed { cvimodel, stats })
     }
 
     /// The whole file.
@@ -255,16 +243,16 @@ impl<'a> CviModel<'a> {
     /// The section at `index` of `Model.sections` with its stored payload, or an error when the
     /// payload lies outside the section area.
     pub fn section_at(&self, index: usize) -> Result<SectionRef<'a>> {
-        let section = self.model.sections().and_then(|s| s.get(index)).ok_or(Error::new(
-            ErrorKind::IndexOutOfRange,
-            to_u64(self.body_start),
-            location(&[(&SECTIONS, Some(index))]),
-        ))?;
+        let section = self.model.sections().and_then(|s| s.get(index)).ok_or_else(|| {
+            path_error(ErrorKind::IndexOutOfRange, to_u64(self.body_start), &MODEL, &[(&SECTIONS, Some(index))], &[])
+        })?;
         let at = |field: Name| {
-            Error::new(
+            path_error(
                 ErrorKind::OutOfBounds,
                 self.file_offset(section.raw()),
-                location(&[(&SECTIONS, Some(index)), (field, None)]),
+                &MODEL,
+                &[(&SECTIONS, Some(index)), (field, None)],
+                &[],
             )
         };
         let start = usize::try_from(section.offset()).map_err(|_| at(&OFFSET))?;
@@ -309,7 +297,7 @@ impl<'a> CviModel<'a> {
     /// `decompress_section` and slice that), or the range falls outside it.
     pub fn weight_data(&self, weight: &Weight<'_>) -> Result<&'a [u8]> {
         let at = |kind, field: Name| {
-            Error::new(kind, self.file_offset(weight.raw()), location(&[(&WEIGHT_MAP, None), (field, None)]))
+            path_error(kind, self.file_offset(weight.raw()), &MODEL, &[(&WEIGHT_MAP, None), (field, None)], &[])
         };
         let (index, section) = self.weight_section().ok_or_else(|| at(ErrorKind::NotFound, &OFFSET))?;
         if section.is_lz4() {
@@ -340,26 +328,31 @@ impl<'a> CviModel<'a> {
         at: Option<(usize, usize)>,
         find: &mut dyn FnMut(&str) -> Result<Option<usize>>,
     ) -> Result<Option<(usize, Section<'a>)>> {
-        let err = |kind, tail: &[Name]| Error::new(kind, self.file_offset(routine.raw()), routine_location(at, tail));
+        // `Model.programs[p].routines[r].<tail>`, or `Model.routines.<tail>` without indices.
+        let head: [Segment; 2] = [(&PROGRAMS, at.map(|(p, _)| p)), (&ROUTINES, at.map(|(_, r)| r))];
+        let outer = if at.is_some() { head.as_slice() } else { head.get(1..).unwrap_or_default() };
+        let err = |kind, tail: &[Segment]| path_error(kind, self.file_offset(routine.raw()), &MODEL, outer, tail);
         match routine.type_() {
             RoutineType::TPU => {}
             RoutineType::CPU if routine.cpu_routine().is_none() => {
-                return Err(err(ErrorKind::MissingRequired, &[&CPU_ROUTINE]));
+                return Err(err(ErrorKind::MissingRequired, &[(&CPU_ROUTINE, None)]));
             }
             _ => return Ok(None),
         }
-        let tpu = routine.tpu_routine().ok_or_else(|| err(ErrorKind::MissingRequired, &[&TPU_ROUTINE]))?;
+        let tpu = routine.tpu_routine().ok_or_else(|| err(ErrorKind::MissingRequired, &[(&TPU_ROUTINE, None)]))?;
         let (name, field) = match (tpu.cmdbuf_section(), tpu.dmabuf_section()) {
             (Some(n), _) => (n, &CMDBUF_SECTION),
             (None, Some(n)) => (n, &DMABUF_SECTION),
-            (None, None) => return Err(err(ErrorKind::MissingRequired, &[&TPU_ROUTINE, &CMDBUF_SECTION])),
+            (None, None) => {
+                return Err(err(ErrorKind::MissingRequired, &[(&TPU_ROUTINE, None), (&CMDBUF_SECTION, None)]))
+            }
         };
         let found = find(name)?.and_then(|i| Some((i, self.model.sections()?.get(i)?)));
         match found {
             Some(found) => Ok(Some(found)),
             None => Err(err(
                 ErrorKind::Rule("a TPU routine names a section the file does not have"),
-                &[&TPU_ROUTINE, field],
+                &[(&TPU_ROUTINE, None), (field, None)],
             )),
         }
     }
@@ -378,7 +371,7 @@ impl<'a> CviModel<'a> {
             return Ok(Cow::Borrowed(r.payload));
         }
         let err = |kind, field: Name| {
-            Error::new(kind, self.file_offset(r.section.raw()), location(&[(&SECTIONS, Some(index)), (field, None)]))
+            path_error(kind, self.file_offset(r.section.raw()), &MODEL, &[(&SECTIONS, Some(index)), (field, None)], &[])
         };
         if r.section.encrypt() {
             return Err(err(ErrorKind::Rule("the section is encrypted"), &ENCRYPT));
@@ -402,7 +395,7 @@ impl<'a> CviModel<'a> {
     /// at the fault's byte in the block.
     fn check_lz4_block(&self, r: &SectionRef<'a>) -> Result<usize> {
         let at = |kind, offset: u64, field: Name| {
-            Error::new(kind, offset, location(&[(&SECTIONS, Some(r.index)), (field, None)]))
+            path_error(kind, offset, &MODEL, &[(&SECTIONS, Some(r.index)), (field, None)], &[])
         };
         let size = usize::try_from(r.section.decompressed_size())
             .map_err(|_| at(ErrorKind::OutOfBounds, self.file_offset(r.section.raw()), &DECOMPRESSED_SIZE))?;
@@ -426,16 +419,15 @@ impl<'a> CviModel<'a> {
         for s in self.model.sections().into_iter().flat_map(|s| s.iter()) {
             m.sections = m.sections.saturating_add(u64::from(s.size()));
         }
-        let mut budget = Options::DEFAULT.apparent_size_budget(self.file.len());
+        let mut budget = Budget::new(&Options::DEFAULT, self.file.len(), &MODEL);
         for p in self.model.programs().into_iter().flat_map(|p| p.iter()) {
             m.neuron = m.neuron.saturating_add(u64::from(p.neuron_size()));
             m.private = m.private.saturating_add(u64::from(p.private_gmem()));
             m.shared = m.shared.max(u64::from(p.shared_gmem()));
             for t in p.tensor_map().into_iter().flat_map(|t| t.iter()) {
-                budget = match budget.checked_sub(1) {
-                    Some(b) => b,
-                    None => return m,
-                };
+                if budget.charge(1, 0).is_err() {
+                    return m;
+                }
                 if let Some(TensorAddress { region: MemoryRegion::Io(_), .. }) = t.address() {
                     m.io = m.io.saturating_add(io_tensor_bytes(&t));
                 }
@@ -452,10 +444,10 @@ impl<'a> CviModel<'a> {
     /// charged to the apparent-size budget: linear in the file, with n·log n name comparisons
     /// for the routines' sections.
     pub fn check(&self, options: &Options) -> Result<()> {
-        let mut work = Work::new(options.apparent_size_budget(self.file.len()));
+        let mut work = Budget::new(options, self.file.len(), &MODEL);
         let mut inflated = 0u64;
         for r in self.sections() {
-            work.spend(1)?;
+            work.charge(1, 0)?;
             let r = r?;
             if r.section.is_lz4() {
                 self.check_lz4(&r, options, &mut inflated, &mut work)?;
@@ -463,41 +455,47 @@ impl<'a> CviModel<'a> {
         }
         if let Some(weights) = self.model.weight_map().filter(|w| !w.is_empty()) {
             let Some((_, ws)) = self.weight_section() else {
-                return Err(Error::new(
+                return Err(path_error(
                     ErrorKind::Rule("weights but no WEIGHT section"),
                     self.file_offset(self.model.raw()),
-                    location(&[(&WEIGHT_MAP, None)]),
+                    &MODEL,
+                    &[(&WEIGHT_MAP, None)],
+                    &[],
                 ));
             };
             let limit = u64::from(ws.data_size());
             for (i, w) in weights.iter().enumerate() {
-                work.spend(1)?;
+                work.charge(1, 0)?;
                 let end = w.address().offset.checked_add(u64::from(w.size()));
                 if end.is_none_or(|end| end > limit) {
-                    return Err(Error::new(
+                    return Err(path_error(
                         ErrorKind::OutOfBounds,
                         self.file_offset(w.raw()),
-                        location(&[(&WEIGHT_MAP, Some(i)), (&OFFSET, None)]),
+                        &MODEL,
+                        &[(&WEIGHT_MAP, Some(i)), (&OFFSET, None)],
+                        &[],
                     ));
                 }
             }
         }
         let mut names = SectionNames::new(self.model.sections(), &mut work)?;
         for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
-            work.spend(1)?;
+            work.charge(1, 0)?;
             self.check_program(p, &program, &mut work, &mut names)?;
         }
         Ok(())
     }
 
     /// An LZ4 section's rules (see [`CviModel::check`]); `inflated` sums the claims so far.
-    fn check_lz4(&self, r: &SectionRef<'a>, options: &Options, inflated: &mut u64, work: &mut Work) -> Result<()> {
+    fn check_lz4(&self, r: &SectionRef<'a>, options: &Options, inflated: &mut u64, work: &mut Budget) -> Result<()> {
         let claimed = r.section.decompressed_size();
         let at = |kind| {
-            Error::new(
+            path_error(
                 kind,
                 self.file_offset(r.section.raw()),
-                location(&[(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)]),
+                &MODEL,
+                &[(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)],
+                &[],
             )
         };
         lz4_bound(r.section.size(), claimed).map_err(at)?;
@@ -509,7 +507,7 @@ impl<'a> CviModel<'a> {
             return Ok(()); // for a trusted loader: not interpreted
         }
         // The walk reads each stored byte at most once; sections may overlap, so it is charged.
-        work.spend(to_u64(r.payload.len()))?;
+        work.charge(to_u64(r.payload.len()), 0)?;
         self.check_lz4_block(r).map(|_| ())
     }
 
@@ -517,11 +515,11 @@ impl<'a> CviModel<'a> {
         &self,
         p: usize,
         program: &Program<'_>,
-        work: &mut Work,
+        work: &mut Budget,
         names: &mut SectionNames<'_>,
     ) -> Result<()> {
         for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
-            work.spend(1)?;
+            work.charge(1, 0)?;
             self.resolve_routine(&routine, Some((p, r)), &mut |name| names.find(name, work))?;
         }
         Ok(())
@@ -557,11 +555,11 @@ impl<'a> CviModel<'a> {
             }
         }
         // Routines resolve through one index of the section names, within the work budget.
-        let mut work = Work::new(Options::DEFAULT.apparent_size_budget(self.file.len()));
+        let mut work = Budget::new(&Options::DEFAULT, self.file.len(), &MODEL);
         let Ok(mut names) = SectionNames::new(self.model.sections(), &mut work) else { return };
         for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
             for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
-                if work.spend(1).is_err() {
+                if work.charge(1, 0).is_err() {
                     return;
                 }
                 let Some(tpu) = routine.tpu_routine() else { continue };
@@ -574,22 +572,6 @@ impl<'a> CviModel<'a> {
             }
         }
     }
-}
-
-/// `Model.programs[p].routines[r].<tail>` (or `Model.routines.<tail>` without indices).
-fn routine_location(at: Option<(usize, usize)>, tail: &[Name]) -> Location {
-    let mut l = Location::at(&MODEL);
-    for &name in tail.iter().rev() {
-        l.push_outer(name, None);
-    }
-    match at {
-        Some((p, r)) => {
-            l.push_outer(&ROUTINES, u32::try_from(r).ok());
-            l.push_outer(&PROGRAMS, u32::try_from(p).ok());
-        }
-        None => l.push_outer(&ROUTINES, None),
-    }
-    l
 }
 
 /// `decompressed_size` must be one LZ4 can produce from `size` bytes (a cheap first check,

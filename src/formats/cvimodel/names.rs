@@ -2,8 +2,8 @@
 //! that resolving every routine of a file takes n·log n name comparisons rather than one scan
 //! of the sections per routine.
 
-use super::work::Work;
 use super::Section;
+use crate::container::Budget;
 use crate::error::Result;
 use crate::graph::scratch::Scratch;
 use crate::wire::TableVector;
@@ -38,7 +38,7 @@ fn cost(a: &[u8], b: &[u8]) -> u64 {
 
 impl<'a> SectionNames<'a> {
     /// Indexes `sections`, charging each name comparison to `work`.
-    pub(super) fn new(sections: Option<TableVector<'a, Section<'a>>>, work: &mut Work) -> Result<Self> {
+    pub(super) fn new(sections: Option<TableVector<'a, Section<'a>>>, work: &mut Budget) -> Result<Self> {
         let n = sections.map_or(0, |s| s.len());
         let mut sorted = match u32::try_from(n) {
             Ok(_) => Scratch::new(n, 0u32),
@@ -53,7 +53,7 @@ impl<'a> SectionNames<'a> {
             }
             heapsort(indices, |a, b| {
                 let (x, y) = (name_of(&list, a), name_of(&list, b));
-                work.spend(cost(x, y))?;
+                work.charge(cost(x, y), 0)?;
                 Ok((x, a) < (y, b))
             })?;
         }
@@ -63,14 +63,14 @@ impl<'a> SectionNames<'a> {
     /// The index of the first section named `name`, charging each comparison to `work`, and
     /// `name` itself by its length: its accessor decoded it, and a name shared by many routines
     /// is decoded for each.
-    pub(super) fn find(&mut self, name: &str, work: &mut Work) -> Result<Option<usize>> {
-        work.spend(u64::try_from(name.len() / 16).unwrap_or(u64::MAX))?;
+    pub(super) fn find(&mut self, name: &str, work: &mut Budget) -> Result<Option<usize>> {
+        work.charge(u64::try_from(name.len() / 16).unwrap_or(u64::MAX), 0)?;
         let Some(list) = self.sections else { return Ok(None) };
         let name = name.as_bytes();
         let Some(scratch) = self.sorted.as_mut() else {
             for (i, s) in list.iter().enumerate() {
                 let found = s.raw().string_bytes(NAME_SLOT).unwrap_or(&[]);
-                work.spend(cost(found, name))?;
+                work.charge(cost(found, name), 0)?;
                 if found == name {
                     return Ok(Some(i));
                 }
@@ -84,7 +84,7 @@ impl<'a> SectionNames<'a> {
         while lo < hi {
             let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
             let here = name_of(&list, sorted.get(mid).copied().unwrap_or(u32::MAX));
-            work.spend(cost(here, name))?;
+            work.charge(cost(here, name), 0)?;
             if here < name {
                 lo = mid.saturating_add(1);
             } else {

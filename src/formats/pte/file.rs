@@ -2,10 +2,10 @@
 
 use super::{BackendDelegate, DataLocation, ExecutionPlan, ExtendedHeader, InstructionArguments, Program};
 use super::{IDENTIFIER, VULKAN_BACKEND};
-use crate::error::{Error, ErrorKind, Location};
-use crate::verify::{Name, Options, Stats, Verifier};
+use crate::container::{path_error, verified_root, Budget, Segment};
+use crate::error::{Error, ErrorKind};
+use crate::verify::{Options, Stats};
 use crate::vkgraph::Blob;
-use crate::wire::{FromTable, Table};
 
 macro_rules! names {
     ($($id:ident = $s:literal),* $(,)?) => {$(static $id: &str = $s;)*};
@@ -77,11 +77,8 @@ impl<'a> PteFile<'a> {
         let header = ExtendedHeader::parse(bytes)?;
         let end = header.and_then(|h| usize::try_from(h.program_size).ok()).unwrap_or(bytes.len());
         let flatbuffer = bytes.get(..end).unwrap_or(bytes);
-        let mut v = Verifier::new(flatbuffer, *options);
-        let root = v.verify_root::<Program<'static>>(Some(IDENTIFIER))?;
-        let table =
-            Table::verified(flatbuffer, root).ok_or(Error::new(ErrorKind::Truncated, 0, Location::at(&PROGRAM)))?;
-        Ok((PteFile { bytes, header, program: Program::from_table(table) }, v.stats()))
+        let (program, stats) = verified_root(flatbuffer, Some(IDENTIFIER), options, 0)?;
+        Ok((PteFile { bytes, header, program }, stats))
     }
 
     /// The whole file.
@@ -201,15 +198,8 @@ impl<'a> PteFile<'a> {
     /// charged against the apparent-size budget (shared vectors can make it longer than the
     /// file).
     fn check(&self, options: &Options) -> Result<(), Error> {
-        let mut budget = options.apparent_size_budget(self.bytes.len());
-        let mut charge = |units: usize| -> Result<(), Error> {
-            budget = budget.checked_sub(units as u64).ok_or(Error::new(
-                ErrorKind::ApparentSizeLimit,
-                0,
-                Location::at(&PROGRAM),
-            ))?;
-            Ok(())
-        };
+        let mut budget = Budget::new(options, self.bytes.len(), &PROGRAM);
+        let mut charge = |units: usize| budget.charge(units as u64, 0);
         let segments = self.program.segments().map_or(0, |s| s.len());
         charge(segments)?;
         for i in 0..segments {
@@ -295,11 +285,7 @@ impl<'a> PteFile<'a> {
 
     /// An error at `Program.<path>`, at the root table.
     #[cold]
-    fn error(&self, kind: ErrorKind, path: &[(Name, Option<usize>)]) -> Error {
-        let mut location = Location::at(&PROGRAM);
-        for &(name, index) in path.iter().rev() {
-            location.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
-        }
-        Error::new(kind, self.program.raw().position() as u64, location)
+    fn error(&self, kind: ErrorKind, path: &[Segment]) -> Error {
+        path_error(kind, self.program.raw().position() as u64, &PROGRAM, path, &[])
     }
 }

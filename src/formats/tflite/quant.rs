@@ -3,7 +3,8 @@
 //! the subgraph (the LiteRT revision's `BlockwiseQuantization`).
 
 use super::{Model, QuantizationDetails, SubGraph, Tensor, TensorType};
-use crate::error::{Error, ErrorKind, Location};
+use crate::container::path_error;
+use crate::error::{Error, ErrorKind};
 use crate::graph::ModelView;
 use crate::wire::Vector;
 
@@ -172,9 +173,8 @@ impl<'a> Model<'a> {
         }
         let tensor = usize::try_from(index).ok().and_then(|i| subgraph.tensors()?.get(i));
         let Some(tensor) = tensor else {
-            let mut location = Location::at(&MODEL);
-            location.push_outer(&SCALES, None);
-            return Err(Error::new(ErrorKind::IndexOutOfRange, of.raw().position() as u64, location));
+            let at = of.raw().position() as u64;
+            return Err(path_error(ErrorKind::IndexOutOfRange, at, &MODEL, &[(&SCALES, None)], &[]));
         };
         Ok(Some((tensor.type_(), self.tensor_data(&tensor)?)))
     }

@@ -2,9 +2,10 @@
 //! the verified VkGraph, and its constants resolved to bytes (FORMATS.md 3.1, 3.2).
 
 use super::{GraphTypes, Header, VkBytes, VkGraph, HEADER_MAGIC, IDENTIFIER};
-use crate::error::{Error, ErrorKind, Location};
-use crate::verify::{Name, Options, Stats, Verifier};
-use crate::wire::{has_identifier, FromTable, Table, TableVector};
+use crate::container::{path_error, verified_root, Budget, Segment};
+use crate::error::{Error, ErrorKind};
+use crate::verify::{Name, Options, Stats};
+use crate::wire::{has_identifier, TableVector};
 
 macro_rules! names {
     ($($id:ident = $s:literal),* $(,)?) => {$(static $id: &str = $s;)*};
@@ -88,12 +89,8 @@ impl<'a> Blob<'a> {
             return Err(Error::header(kind, 4, &MAGIC));
         };
         let base = header.map_or(0, |h| u64::from(h.flatbuffer_offset));
-        let mut v = Verifier::new(flatbuffer, *options);
-        let root = v.verify_root::<VkGraph<'static>>(Some(IDENTIFIER)).map_err(|e| e.shifted(base))?;
-        let table =
-            Table::verified(flatbuffer, root).ok_or(Error::new(ErrorKind::Truncated, base, Location::at(&GRAPH)))?;
-        let graph = VkGraph::from_table(table);
-        Ok((Blob { bytes, header, graph, raw }, v.stats()))
+        let (graph, stats) = verified_root(flatbuffer, Some(IDENTIFIER), options, base)?;
+        Ok((Blob { bytes, header, graph, raw }, stats))
     }
 
     /// The whole blob.
@@ -177,13 +174,9 @@ impl<'a> Blob<'a> {
 
     /// An error at `VkGraph.<path>`, at the flatbuffer's start.
     #[cold]
-    fn error(&self, kind: ErrorKind, path: &[(Name, Option<usize>)]) -> Error {
-        let mut location = Location::at(&GRAPH);
-        for &(name, index) in path.iter().rev() {
-            location.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
-        }
+    fn error(&self, kind: ErrorKind, path: &[Segment]) -> Error {
         let at = self.header.map_or(0, |h| u64::from(h.flatbuffer_offset));
-        Error::new(kind, at.saturating_add(self.graph.raw().position() as u64), location)
+        path_error(kind, at.saturating_add(self.graph.raw().position() as u64), &GRAPH, path, &[])
     }
 
     /// The graph's index rules: value ids in `input_ids`, `output_ids`, operator arguments and
@@ -192,15 +185,8 @@ impl<'a> Blob<'a> {
     /// make it longer than the file.
     fn check(&self, options: &Options) -> Result<(), Error> {
         let g = self.graph;
-        let mut budget = options.apparent_size_budget(self.bytes.len());
-        let mut charge = |units: usize| -> Result<(), Error> {
-            budget = budget.checked_sub(units as u64).ok_or(Error::new(
-                ErrorKind::ApparentSizeLimit,
-                0,
-                Location::at(&GRAPH),
-            ))?;
-            Ok(())
-        };
+        let mut budget = Budget::new(options, self.bytes.len(), &GRAPH);
+        let mut charge = |units: usize| budget.charge(units as u64, 0);
         let values = g.values().map_or(0, |v| v.len());
         let constants = g.constants().map_or(0, |c| c.len());
         let value_ok = |id: i64| usize::try_from(id).is_ok_and(|i| i < values);

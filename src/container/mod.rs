@@ -1,0 +1,11 @@
+//! The container kit: the glue every format's reader shares around its generated schema code.
+//! One verified-root sequence ([`root`]), one work budget ([`budget`]) and one builder of
+//! located errors ([`path`]), so that each format says only what differs.
+
+mod budget;
+mod path;
+mod root;
+
+pub(crate) use budget::Budget;
+pub(crate) use path::{path_error, Segment};
+pub(crate) use root::verified_root;
