@@ -126,7 +126,7 @@ pub fn cvimodel(data: &[u8]) -> Option<Walker> {
         }
     }
     let _ = file.memory_usage();
-    file.for_each_warning(|_| {});
+    let _ = file.for_each_warning(|_| {});
     let _ = crate::dump::dump_table(&mut Sink(0), model.raw(), Model::desc(), &Options::DEFAULT);
     Some(walker)
 }

@@ -63,7 +63,7 @@ fn headers_match_header_json() {
         assert_eq!(file.binary().len() as u64, reference["sections_bytes"].as_u64().unwrap(), "{what}");
         assert_eq!(file.md5_check().matches(), reference["md5_ok"].as_bool().unwrap(), "{what}");
         let mut warnings = Vec::new();
-        file.for_each_warning(|w| warnings.push(w));
+        file.for_each_warning(|w| warnings.push(w)).unwrap();
         assert!(warnings.is_empty(), "{what}: {warnings:?}");
         checked += 1;
     }
@@ -426,7 +426,7 @@ fn a_version_1_0_header_is_32_bytes_without_chip() {
     assert_eq!(file.binary(), area);
     assert!(file.md5_check().matches());
     let mut warnings = Vec::new();
-    file.for_each_warning(|w| warnings.push(w));
+    file.for_each_warning(|w| warnings.push(w)).unwrap();
     assert_eq!(warnings, [Warning::VersionMismatch], "the body says 1.4");
 }
 
@@ -548,7 +548,7 @@ fn a_changed_byte_is_an_md5_warning_not_an_error() {
     let file = CviModel::parse(&bytes).unwrap();
     assert!(!file.md5_check().matches());
     let mut warnings = Vec::new();
-    file.for_each_warning(|w| warnings.push(w));
+    file.for_each_warning(|w| warnings.push(w)).unwrap();
     assert!(matches!(warnings.as_slice(), [Warning::Md5Mismatch { .. }]), "{warnings:?}");
 }
 
@@ -565,7 +565,7 @@ fn a_crafted_file_verifies() {
     let routine = file.model().programs().unwrap().get(0).unwrap().routines().unwrap().get(0).unwrap();
     assert_eq!(file.routine_section(&routine).unwrap().map(|(i, _)| i), Some(0));
     let mut warnings = Vec::new();
-    file.for_each_warning(|w| warnings.push(w));
+    file.for_each_warning(|w| warnings.push(w)).unwrap();
     assert!(matches!(warnings.as_slice(), [Warning::Md5Mismatch { stored, .. }] if *stored == [0; 16]), "{warnings:?}");
 }
 
@@ -764,7 +764,7 @@ fn a_large_valid_model_resolves_every_name() {
         assert_eq!(file.routine_section(&routine).unwrap().map(|(i, _)| i), Some(routines[r]), "routine {r}");
     }
     let mut warnings = Vec::new();
-    file.for_each_warning(|w| warnings.push(w));
+    file.for_each_warning(|w| warnings.push(w)).unwrap();
     assert!(matches!(warnings.as_slice(), [Warning::Md5Mismatch { .. }]), "{warnings:?}");
 
     let dir = std::env::temp_dir().join(format!("flatmodel-cvimodel-large-{}", std::process::id()));

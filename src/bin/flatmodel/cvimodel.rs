@@ -68,8 +68,7 @@ fn warning_text(w: Warning) -> String {
 /// without inflating it; a short description and the warnings, or why the file is invalid.
 pub fn check(bytes: &[u8]) -> Result<crate::verify::Verdict, String> {
     let file = CviModel::parse(bytes).map_err(|e| e.to_string())?;
-    let mut warnings = crate::warnings::Warnings::default();
-    file.for_each_warning(|w| warnings.push(warning_text(w)));
+    let warnings = crate::warnings::Warnings::collect(|f| file.for_each_warning(|w| f(warning_text(w))));
     let h = file.header();
     let summary = format!(
         "cvimodel v{}.{}, chip {}, {} program(s), {} section(s), md5 {}",
@@ -215,8 +214,7 @@ pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBu
         }));
     }
     let memory = file.memory_usage();
-    let mut warnings = crate::warnings::Warnings::default();
-    file.for_each_warning(|w| warnings.push(warning_text(w)));
+    let warnings = crate::warnings::Warnings::collect(|f| file.for_each_warning(|w| f(warning_text(w))));
     Ok(json!({
         "format": "cvimodel",
         "file_bytes": file.file().len(),

@@ -526,7 +526,10 @@ impl<'a> CviModel<'a> {
     }
 
     /// Calls `f` for each advisory finding (with the `md5` feature, an MD5 mismatch among them).
-    pub fn for_each_warning(&self, mut f: impl FnMut(Warning)) {
+    /// Resolving the routines' sections is charged to the default work budget, and a spent
+    /// budget ends the list with [`ErrorKind::ApparentSizeLimit`]; [`CviModel::check`] charges
+    /// at least as much, so the warnings of a file [`CviModel::parse`] accepted never run out.
+    pub fn for_each_warning(&self, mut f: impl FnMut(Warning)) -> Result<()> {
         #[cfg(feature = "md5")]
         {
             let check = self.md5_check();
@@ -556,12 +559,10 @@ impl<'a> CviModel<'a> {
         }
         // Routines resolve through one index of the section names, within the work budget.
         let mut work = Budget::new(&Options::DEFAULT, self.file.len(), &MODEL);
-        let Ok(mut names) = SectionNames::new(self.model.sections(), &mut work) else { return };
+        let mut names = SectionNames::new(self.model.sections(), &mut work)?;
         for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
             for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
-                if work.charge(1, 0).is_err() {
-                    return;
-                }
+                work.charge(1, 0)?;
                 let Some(tpu) = routine.tpu_routine() else { continue };
                 let resolved = self.resolve_routine(&routine, None, &mut |name| names.find(name, &mut work));
                 let Ok(Some((_, section))) = resolved else { continue };
@@ -571,6 +572,7 @@ impl<'a> CviModel<'a> {
                 }
             }
         }
+        Ok(())
     }
 }
 
