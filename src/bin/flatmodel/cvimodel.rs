@@ -315,9 +315,7 @@ fn print_text(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
         m["neuron"]
     )?;
     writeln!(out, "  model rules:     {}", str_of(&s["model_rules"]))?;
-    for w in s["warnings"]["shown"].as_array().into_iter().flatten() {
-        writeln!(out, "  warning:         {}", str_of(w))?;
-    }
+    crate::warnings::Warnings::from_json(&s["warnings"]).print(out, "  warning:         ")?;
     writeln!(out, "  sections:")?;
     writeln!(out, "    ID   TYPE      NAME                     SIZE        OFFSET      FLAGS     MD5")?;
     for sec in s["sections"].as_array().into_iter().flatten() {

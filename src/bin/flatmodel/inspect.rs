@@ -267,16 +267,8 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
         writeln!(out, "  min runtime version: {}", str_of(&s["min_runtime_version"]))?;
     }
     writeln!(out, "  model rules:         {}", str_of(&s["model_rules"]))?;
-    let warnings = &s["warnings"];
-    writeln!(out, "  warnings:            {}", warnings["count"])?;
-    for w in warnings["shown"].as_array().into_iter().flatten() {
-        writeln!(out, "    {}", str_of(w))?;
-    }
-    let shown = warnings["shown"].as_array().map_or(0, Vec::len) as u64;
-    let more = warnings["count"].as_u64().unwrap_or(0).saturating_sub(shown);
-    if more > 0 {
-        writeln!(out, "    ... and {more} more")?;
-    }
+    writeln!(out, "  warnings:            {}", s["warnings"]["count"])?;
+    Warnings::from_json(&s["warnings"]).print(out, "    ")?;
     let subgraphs = s["subgraphs"].as_array().map(Vec::as_slice).unwrap_or_default();
     writeln!(out, "  subgraphs:           {}", subgraphs.len())?;
     for sg in subgraphs {

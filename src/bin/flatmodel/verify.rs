@@ -1,7 +1,7 @@
 //! `flatmodel verify FILE...`: one line per file (and one per warning); the exit status is the
 //! worst outcome of them all, so one unreadable or invalid file never hides the others.
 
-use crate::open::{self, Target};
+use crate::open::{self, Graph, Kind, Target};
 use crate::output::Out;
 use crate::warnings::Warnings;
 use crate::{package, Failure, Outcome};
@@ -70,6 +70,17 @@ pub fn check(bytes: &[u8]) -> Result<Verdict, String> {
             Some(container) => (container.check)(bytes),
             None => Err(open::unknown_format(bytes)),
         },
+    }
+}
+
+/// The warnings of a TFLite or Circle model whose rules were already checked (a package's
+/// models, which the package check verified in full): the structure is read again, the rules
+/// are not run twice. None for other bytes.
+pub fn warnings_of(bytes: &[u8]) -> Warnings {
+    match open::kind(bytes) {
+        Kind::Graph(Graph::Tflite(m)) => Warnings::collect(|f| m.for_each_warning(f)),
+        Kind::Graph(Graph::Circle(m)) => Warnings::collect(|f| m.for_each_warning(f)),
+        Kind::Container(_) | Kind::Invalid(_) => Warnings::default(),
     }
 }
 

@@ -25,7 +25,7 @@ impl Warnings {
     }
 
     /// Prints one line per kept warning, each after `prefix`, then how many were left out.
-    pub fn print(&self, out: &mut impl Write, prefix: &str) -> std::io::Result<()> {
+    pub fn print(&self, out: &mut dyn Write, prefix: &str) -> std::io::Result<()> {
         for w in &self.shown {
             writeln!(out, "{prefix}{w}")?;
         }
@@ -44,6 +44,14 @@ impl Warnings {
             warnings.push(format_args!("the list of warnings stops here: {e}"));
         }
         warnings
+    }
+
+    /// The warnings [`Warnings::to_json`] wrote (a summary's `warnings`), for printing.
+    pub fn from_json(v: &Value) -> Warnings {
+        let shown: Vec<String> =
+            v["shown"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect();
+        let total = v["count"].as_u64().unwrap_or(shown.len() as u64);
+        Warnings { shown, total }
     }
 
     /// `{"count": N, "shown": [...]}`.
