@@ -69,6 +69,26 @@ pub enum ErrorKind {
     NotFound,
 }
 
+/// One step of a [`Location`]'s path: a field's name, or its number in its schema's layout
+/// (`#12`) where the layout carries no names (the `numeric-paths` feature, which leaves the
+/// names out of flash; `flatmodel path` turns the numbers back into names).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PathName {
+    /// A name.
+    Name(&'static &'static str),
+    /// A field's index in its schema's [`crate::verify::SchemaLayout::fields`].
+    Field(u16),
+}
+
+impl fmt::Display for PathName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathName::Name(name) => f.write_str(name),
+            PathName::Field(index) => write!(f, "#{index}"),
+        }
+    }
+}
+
 /// Where an error happened, in schema terms: `Model.subgraphs[0].tensors[12].name`.
 ///
 /// It holds up to [`MAX_PATH`] segments without allocating; deeper paths keep the innermost ones
@@ -78,18 +98,28 @@ pub struct Location {
     root: &'static &'static str,
     /// Innermost segment first.
     names: [&'static &'static str; MAX_PATH],
+    /// For a segment named by number ([`PathName::Field`]), its number; else `NAMED`.
+    fields: [u16; MAX_PATH],
     indices: [u32; MAX_PATH],
     len: u8,
     truncated: bool,
 }
 
 const NO_INDEX: u32 = u32::MAX;
+const NAMED: u16 = u16::MAX;
 static EMPTY: &str = "";
 
 impl Location {
     /// A location with no segments below `root` (for example a header or a whole file).
     pub const fn at(root: &'static &'static str) -> Self {
-        Location { root, names: [&EMPTY; MAX_PATH], indices: [NO_INDEX; MAX_PATH], len: 0, truncated: false }
+        Location {
+            root,
+            names: [&EMPTY; MAX_PATH],
+            fields: [NAMED; MAX_PATH],
+            indices: [NO_INDEX; MAX_PATH],
+            len: 0,
+            truncated: false,
+        }
     }
 
     /// The name the path starts from (a root table, a header).
@@ -98,11 +128,16 @@ impl Location {
     }
 
     /// Segments from outermost to innermost: a field name and, for vector elements, an index.
-    pub fn segments(&self) -> impl DoubleEndedIterator<Item = (&'static str, Option<u32>)> + '_ {
+    pub fn segments(&self) -> impl DoubleEndedIterator<Item = (PathName, Option<u32>)> + '_ {
         let len = usize::from(self.len).min(MAX_PATH);
         let names = self.names.get(..len).unwrap_or(&[]);
+        let fields = self.fields.get(..len).unwrap_or(&[]);
         let indices = self.indices.get(..len).unwrap_or(&[]);
-        names.iter().zip(indices).rev().map(|(n, &i)| (**n, (i != NO_INDEX).then_some(i)))
+        let name = |(&name, &field): (&&'static &'static str, &u16)| match field {
+            NAMED => PathName::Name(name),
+            field => PathName::Field(field),
+        };
+        names.iter().zip(fields).map(name).zip(indices).rev().map(|(n, &i)| (n, (i != NO_INDEX).then_some(i)))
     }
 
     /// Whether outer segments were dropped because the path was deeper than [`MAX_PATH`].
@@ -111,11 +146,14 @@ impl Location {
     }
 
     /// Adds a segment outside the ones already held (used while unwinding).
-    pub(crate) fn push_outer(&mut self, name: &'static &'static str, index: Option<u32>) {
+    pub(crate) fn push_outer(&mut self, name: PathName, index: Option<u32>) {
         let at = usize::from(self.len);
-        match (self.names.get_mut(at), self.indices.get_mut(at)) {
-            (Some(n), Some(i)) => {
-                *n = name;
+        match (self.names.get_mut(at), self.fields.get_mut(at), self.indices.get_mut(at)) {
+            (Some(n), Some(f), Some(i)) => {
+                (*n, *f) = match name {
+                    PathName::Name(name) => (name, NAMED),
+                    PathName::Field(field) => (&EMPTY, field.min(NAMED - 1)),
+                };
                 *i = index.unwrap_or(NO_INDEX);
                 self.len = self.len.saturating_add(1);
             }
@@ -216,10 +254,10 @@ mod tests {
     #[test]
     fn paths_print_outermost_first_with_indices() {
         let mut l = Location::at(&ROOT);
-        l.push_outer(&NAMES[0], None);
-        l.push_outer(&NAMES[1], Some(12));
-        l.push_outer(&NAMES[2], Some(0));
-        assert_eq!(l.to_string(), "Model.s2[0].s1[12].s0");
+        l.push_outer(PathName::Name(&NAMES[0]), None);
+        l.push_outer(PathName::Field(7), Some(12));
+        l.push_outer(PathName::Name(&NAMES[2]), Some(0));
+        assert_eq!(l.to_string(), "Model.s2[0].#7[12].s0");
         assert!(!l.is_truncated());
     }
 
@@ -227,7 +265,7 @@ mod tests {
     fn deep_paths_keep_the_innermost_segments() {
         let mut l = Location::at(&ROOT);
         for name in &NAMES {
-            l.push_outer(name, None);
+            l.push_outer(PathName::Name(name), None);
         }
         assert!(l.is_truncated());
         assert_eq!(l.segments().count(), MAX_PATH);

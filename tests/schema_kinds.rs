@@ -28,7 +28,7 @@ mod sample {
             big "big" @9: scalar(u64, 0),
         }
     }
-    flatmodel::fb_schema! { namespace "sample", identifier Some(*b"NODE"), root Node }
+    flatmodel::fb_schema! { namespace "sample", identifier Some(*b"NODE"), root Node, tables [Leaf, Node], unions [Any] }
 }
 
 use sample::{Any, Color, Node};

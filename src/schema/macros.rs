@@ -9,7 +9,7 @@
 //! fb_union!  { #[doc]* Name = id { tag => Table, ... } }
 //! fb_struct! { #[doc]* Name (size = N, align = A) { field "name" @offset: kind(args), ... } }
 //! fb_table!  { #[doc]* Name = id { #[doc]* field "name" @slot: kind(args) [required|deprecated], ... } }
-//! fb_schema! { namespace "ns", identifier Some(*b"ABCD"), root Table }
+//! fb_schema! { namespace "ns", identifier Some(*b"ABCD"), root Table, tables [T0, T1, ...], unions [U0, ...] }
 //! ```
 //!
 //! Table field kinds: `scalar(T, default)`, `enumeration(E, repr, default)`, `string()`,
@@ -23,7 +23,7 @@
 
 /// The version of the macro input grammar; generated files assert it, so a generator/macro
 /// mismatch is a compile error.
-pub const GRAMMAR_VERSION: u32 = 3;
+pub const GRAMMAR_VERSION: u32 = 4;
 
 /// Defines an enum: a transparent newtype over its underlying integer, so values this schema
 /// revision does not name stay readable as raw numbers.
@@ -141,12 +141,8 @@ macro_rules! fb_union {
 
         impl $crate::verify::VerifyUnion for $name<'_> {
             const ID: u16 = $id;
-            fn verify(v: &mut $crate::verify::Verifier<'_>, tag: u8, pos: usize) -> $crate::verify::VResult {
-                match tag {
-                    $($tag => v.table::<$variant<'static>>(pos),)*
-                    _ => ::core::result::Result::Ok(()),
-                }
-            }
+            const MEMBERS: &'static [(u8, u16)] =
+                &[$(($tag, <$variant<'static> as $crate::verify::VerifyTable>::ID)),*];
         }
 
         const _: () = {
@@ -312,25 +308,12 @@ macro_rules! fb_table {
                 &NAME
             };
             const ID: u16 = $id;
-            fn verify(v: &mut $crate::verify::Verifier<'_>, pos: usize) -> $crate::verify::VResult {
-                // Slots the schema declares: the highest slot plus one.
-                #[allow(unused_mut)] // tables without fields
-                const SLOTS: usize = {
-                    let mut slots = 0usize;
-                    $(if $slot + 1 > slots { slots = $slot + 1; })*
-                    slots
-                };
-                // What each slot holds, for the one-pass check of the table's inline fields.
-                const LAYOUT: $crate::verify::TableLayout<SLOTS> = {
-                    let layout = $crate::verify::TableLayout::new();
-                    $(let layout = $crate::__fb_field!(layout layout; $fname $slot $kind($($arg)*));)*
-                    layout
-                };
-                #[allow(unused_variables)] // tables without fields
-                let t = v.enter_table(pos, <Self as $crate::verify::VerifyTable>::ID, &LAYOUT)?;
-                $($crate::__fb_field!(verify v t; $fname $slot $kind($($arg)*) $($req)?);)*
-                v.leave_table();
-                ::core::result::Result::Ok(())
+            const FIELDS: &'static [$crate::verify::FieldLayout] = &[
+                $($crate::__fb_field!(layout $slot, $crate::__fb_field!(required; $($req)?); $kind($($arg)*))),*
+            ];
+            const FIELD_NAMES: &'static [&'static str] = &[$($fname),*];
+            fn schema() -> &'static $crate::verify::SchemaLayout<'static> {
+                &__FB_LAYOUT
             }
         }
 
@@ -370,11 +353,14 @@ macro_rules! fb_table {
     };
 }
 
-/// Defines the schema's static description (`SCHEMA`) and ties its root type to it.
+/// Defines the schema's static description (`SCHEMA`) and ties its root type to it, and the
+/// verifier's [`crate::verify::SchemaLayout`] built from its tables and unions (listed in index
+/// order, which a compile-time check confirms).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! fb_schema {
-    (namespace $ns:literal, identifier $ident:expr, root $root:ident) => {
+    (namespace $ns:literal, identifier $ident:expr, root $root:ident,
+     tables [$($table:ident),* $(,)?], unions [$($union:ident),* $(,)?] $(,)?) => {
         /// The schema's description: namespace, identifier, root table.
         pub static SCHEMA: $crate::schema::SchemaDesc = $crate::schema::SchemaDesc {
             namespace: $ns,
@@ -384,6 +370,51 @@ macro_rules! fb_schema {
 
         /// The schema's root table type.
         pub type Root<'a> = $root<'a>;
+
+        static __FB_LAYOUT: $crate::verify::SchemaLayout<'static> = {
+            use $crate::verify::layout::build;
+            use $crate::verify::{FieldLayout, Span, VerifyTable};
+            const TABLES: &[&[FieldLayout]] = &[$(<$table<'static> as VerifyTable>::FIELDS),*];
+                        #[allow(clippy::indexing_slicing)] // compile time: a panic is a build error
+            const _: () = {
+                let ids: &[u16] = &[$(<$table<'static> as VerifyTable>::ID),*];
+                let mut i = 0;
+                while i < ids.len() {
+                    assert!(ids[i] as usize == i, "tables listed out of index order");
+                    i += 1;
+                }
+                let ids: &[u16] = &[$(<$union<'static> as $crate::verify::VerifyUnion>::ID),*];
+                let mut i = 0;
+                while i < ids.len() {
+                    assert!(ids[i] as usize == i, "unions listed out of index order");
+                    i += 1;
+                }
+            };
+            const FIELD_COUNT: usize = build::total(TABLES);
+            static FIELDS: [FieldLayout; FIELD_COUNT] = build::concat(TABLES, build::EMPTY_FIELD);
+            static SPANS: [Span; TABLES.len()] = build::spans(TABLES);
+            #[cfg(not(feature = "numeric-paths"))]
+            static FIELD_NAMES: [&str; FIELD_COUNT] = {
+                const NAMES: &[&[&str]] = &[$(<$table<'static> as VerifyTable>::FIELD_NAMES),*];
+                build::concat(NAMES, "")
+            };
+            #[cfg(feature = "numeric-paths")]
+            static FIELD_NAMES: [&str; 0] = [];
+            const DENSE: &[&[u16]] = &[$({
+                const MEMBERS: &[(u8, u16)] = <$union<'static> as $crate::verify::VerifyUnion>::MEMBERS;
+                const DENSE: [u16; build::max_tag(MEMBERS)] = build::members(MEMBERS);
+                &DENSE
+            }),*];
+            static MEMBERS: [u16; build::total(DENSE)] = build::concat(DENSE, 0);
+            static UNION_SPANS: [Span; DENSE.len()] = build::spans(DENSE);
+            $crate::verify::SchemaLayout {
+                tables: &SPANS,
+                fields: &FIELDS,
+                unions: &UNION_SPANS,
+                members: &MEMBERS,
+                names: &FIELD_NAMES,
+            }
+        };
     };
 }
 
@@ -541,76 +572,67 @@ macro_rules! __fb_field {
         }
     };
 
-    // ---- verification ----------------------------------------------------------------------
-    // Inline scalars are fully checked by `enter_table`.
-    (verify $v:ident $t:ident; $fname:literal $slot:literal scalar($ty:ident, $default:expr) $($req:ident)?) => {};
-    (verify $v:ident $t:ident; $fname:literal $slot:literal enumeration($e:ident, $repr:ident, $default:expr) $($req:ident)?) => {};
-    (verify $v:ident $t:ident; $fname:literal $slot:literal string() $($req:ident)?) => {
-        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?), |v, p| v.string(p))?
+    // ---- verifier layouts (slot, kind, size or index, alignment, required) -----------------
+    (layout $slot:literal, $r:expr; scalar($ty:ident, $default:expr)) => {
+        $crate::__fb_field!(inline $slot, $r; <$ty as $crate::wire::Scalar>::SIZE, <$ty as $crate::wire::Scalar>::SIZE)
     };
-    (verify $v:ident $t:ident; $fname:literal $slot:literal table($ty:ident) $($req:ident)?) => {
-        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
-            |v, p| v.table::<$ty<'static>>(p))?
+    (layout $slot:literal, $r:expr; enumeration($e:ident, $repr:ident, $default:expr)) => {
+        $crate::__fb_field!(inline $slot, $r; <$repr as $crate::wire::Scalar>::SIZE, <$repr as $crate::wire::Scalar>::SIZE)
     };
-    (verify $v:ident $t:ident; $fname:literal $slot:literal structure($s:ident) required) => {
-        $v.field_required(&$t, $slot, $crate::__fb_name!($fname))?
-    };
-    (verify $v:ident $t:ident; $fname:literal $slot:literal structure($s:ident) $($req:ident)?) => {};
-    (verify $v:ident $t:ident; $fname:literal $slot:literal vector($ty:ident) $($req:ident)?) => {
-        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
-            |v, p| v.vector_aligned(p, <$ty as $crate::wire::Scalar>::SIZE, <$ty as $crate::wire::Scalar>::SIZE).map(drop))?
-    };
-    (verify $v:ident $t:ident; $fname:literal $slot:literal enum_vector($e:ident) $($req:ident)?) => {
-        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
-            |v, p| v.vector_aligned(p, <$e as $crate::wire::Scalar>::SIZE, <$e as $crate::wire::Scalar>::SIZE).map(drop))?
-    };
-    (verify $v:ident $t:ident; $fname:literal $slot:literal string_vector() $($req:ident)?) => {
-        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
-            |v, p| v.string_vector(p))?
-    };
-    (verify $v:ident $t:ident; $fname:literal $slot:literal table_vector($ty:ident) $($req:ident)?) => {
-        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
-            |v, p| v.table_vector::<$ty<'static>>(p))?
-    };
-    (verify $v:ident $t:ident; $fname:literal $slot:literal struct_vector($s:ident) $($req:ident)?) => {
-        $v.field_offset(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?),
-            |v, p| v.vector_aligned(p,
-                <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE,
-                <$s<'static> as $crate::wire::FromStruct<'static>>::ALIGN).map(drop))?
-    };
-    (verify $v:ident $t:ident; $fname:literal $slot:literal union($u:ident, $uty:ident) $($req:ident)?) => {
-        $v.field_union::<$u<'static>>(&$t, $slot, $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
-    };
-    (verify $v:ident $t:ident; $fname:literal $slot:literal union_vector($u:ident) $($req:ident)?) => {
-        $v.field_union_vector::<$u<'static>>(&$t, $slot,
-            $crate::__fb_name!($fname), $crate::__fb_field!(required; $($req)?))?
-    };
-
-    // ---- slot layouts (size, alignment, name) ----------------------------------------------
-    (layout $l:ident; $fname:literal $slot:literal scalar($ty:ident, $default:expr)) => {
-        $l.slot($slot, <$ty as $crate::wire::Scalar>::SIZE, <$ty as $crate::wire::Scalar>::SIZE, $crate::__fb_name!($fname))
-    };
-    (layout $l:ident; $fname:literal $slot:literal enumeration($e:ident, $repr:ident, $default:expr)) => {
-        $l.slot($slot, <$repr as $crate::wire::Scalar>::SIZE, <$repr as $crate::wire::Scalar>::SIZE, $crate::__fb_name!($fname))
-    };
-    (layout $l:ident; $fname:literal $slot:literal structure($s:ident)) => {
-        $l.slot($slot,
+    (layout $slot:literal, $r:expr; structure($s:ident)) => {
+        $crate::__fb_field!(inline $slot, $r;
             <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE,
-            <$s<'static> as $crate::wire::FromStruct<'static>>::ALIGN,
-            $crate::__fb_name!($fname))
+            <$s<'static> as $crate::wire::FromStruct<'static>>::ALIGN)
     };
-    (layout $l:ident; $fname:literal $slot:literal union($u:ident, $uty:ident)) => {
-        $l.slot($slot - 1, 1, 1, $crate::__fb_name!(concat!($fname, "_type")))
-            .slot($slot, 4, 4, $crate::__fb_name!($fname))
+    (layout $slot:literal, $r:expr; string()) => {
+        $crate::verify::FieldLayout::new($crate::__fb_field!(slot $slot), $crate::verify::FieldKind::String, 0, 4, $r)
     };
-    (layout $l:ident; $fname:literal $slot:literal union_vector($u:ident)) => {
-        $l.slot($slot - 1, 4, 4, $crate::__fb_name!(concat!($fname, "_type")))
-            .slot($slot, 4, 4, $crate::__fb_name!($fname))
+    (layout $slot:literal, $r:expr; table($t:ident)) => {
+        $crate::verify::FieldLayout::new($crate::__fb_field!(slot $slot), $crate::verify::FieldKind::Table,
+            <$t<'static> as $crate::verify::VerifyTable>::ID, 4, $r)
     };
-    // Every other kind is an offset.
-    (layout $l:ident; $fname:literal $slot:literal $kind:ident($($arg:tt)*)) => {
-        $l.slot($slot, 4, 4, $crate::__fb_name!($fname))
+    (layout $slot:literal, $r:expr; vector($t:ident)) => {
+        $crate::__fb_field!(vector $slot, $r; <$t as $crate::wire::Scalar>::SIZE, <$t as $crate::wire::Scalar>::SIZE)
     };
+    (layout $slot:literal, $r:expr; enum_vector($e:ident)) => {
+        $crate::__fb_field!(vector $slot, $r; <$e as $crate::wire::Scalar>::SIZE, <$e as $crate::wire::Scalar>::SIZE)
+    };
+    (layout $slot:literal, $r:expr; struct_vector($s:ident)) => {
+        $crate::__fb_field!(vector $slot, $r;
+            <$s<'static> as $crate::wire::FromStruct<'static>>::SIZE,
+            <$s<'static> as $crate::wire::FromStruct<'static>>::ALIGN)
+    };
+    (layout $slot:literal, $r:expr; string_vector()) => {
+        $crate::verify::FieldLayout::new($crate::__fb_field!(slot $slot), $crate::verify::FieldKind::StringVector, 0, 4, $r)
+    };
+    (layout $slot:literal, $r:expr; table_vector($t:ident)) => {
+        $crate::verify::FieldLayout::new($crate::__fb_field!(slot $slot), $crate::verify::FieldKind::TableVector,
+            <$t<'static> as $crate::verify::VerifyTable>::ID, 4, $r)
+    };
+    (layout $slot:literal, $r:expr; union($u:ident, $uty:ident)) => {
+        $crate::verify::FieldLayout::new($crate::__fb_field!(slot $slot), $crate::verify::FieldKind::Union,
+            <$u<'static> as $crate::verify::VerifyUnion>::ID, 4, $r)
+    };
+    (layout $slot:literal, $r:expr; union_vector($u:ident)) => {
+        $crate::verify::FieldLayout::new($crate::__fb_field!(slot $slot), $crate::verify::FieldKind::UnionVector,
+            <$u<'static> as $crate::verify::VerifyUnion>::ID, 4, $r)
+    };
+    (inline $slot:literal, $r:expr; $size:expr, $align:expr) => {
+        $crate::verify::FieldLayout::new($crate::__fb_field!(slot $slot), $crate::verify::FieldKind::Inline,
+            $crate::__fb_field!(u16 $size), $align, $r)
+    };
+    (vector $slot:literal, $r:expr; $size:expr, $align:expr) => {
+        $crate::verify::FieldLayout::new($crate::__fb_field!(slot $slot), $crate::verify::FieldKind::Vector,
+            $crate::__fb_field!(u16 $size), $align, $r)
+    };
+    (slot $slot:literal) => {{
+        const { assert!($slot <= 255, "a vtable slot past 255") };
+        $slot as u8
+    }};
+    (u16 $size:expr) => {{
+        const { assert!($size <= 0xffff, "an inline size past 65535 bytes") };
+        $size as u16
+    }};
 
     // ---- descriptors -----------------------------------------------------------------------
     (kind; scalar($t:ident, $default:expr)) => { $crate::schema::FieldKind::Scalar($crate::schema::ScalarValue::$t($default)) };
@@ -655,14 +677,4 @@ macro_rules! __fb_field {
     (walk $w:ident, $pos:ident; $e:expr; union_vector($u:ident) $($req:ident)?) => {
         if let ::core::option::Option::Some(v) = $e { if $w.enter_offsets(v.len(), $pos) { for u in v.iter() { $crate::schema::Walk::walk(&u, $w) } } }
     };
-}
-
-/// A `&'static &'static str` for a field name, for error paths.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! __fb_name {
-    ($name:expr) => {{
-        static NAME: &str = $name;
-        &NAME
-    }};
 }

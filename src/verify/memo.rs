@@ -45,10 +45,6 @@ impl Memo {
         }
         false
     }
-
-    pub(crate) fn clear(&mut self) {
-        self.keys = [0; SETS * WAYS];
-    }
 }
 
 #[cfg(test)]

@@ -1,18 +1,21 @@
 //! The verifier: one pass over a buffer that checks everything the typed views will read.
 //!
-//! It never allocates and never panics. Each check failure records an [`Error`] in the
+//! One interpreter serves every schema: it walks a table type's [`SchemaLayout`] (slots,
+//! kinds, sizes, linked by index), so the code is the same few functions whatever the schema,
+//! and a schema described at run time can drive it too. It never allocates and never panics. Each check failure records an [`Error`] in the
 //! verifier and unwinds with the zero-sized [`Fail`]; each level adds its path segment on the
 //! way out, so the hot path returns a one-byte `Result` and the error still says
 //! `Model.subgraphs[0].tensors[12].name`.
 
-mod fields;
+mod checks;
+pub mod layout;
 mod memo;
 mod options;
 
-pub use fields::{TableCheck, TableLayout};
+pub use layout::{FieldKind, FieldLayout, SchemaLayout, Span};
 pub use options::{Options, Stats};
 
-use crate::error::{Error, ErrorKind, Location};
+use crate::error::{Error, ErrorKind, Location, PathName};
 use crate::wire::{self, Identifier};
 use memo::Memo;
 
@@ -26,23 +29,26 @@ pub struct Fail;
 /// The result of one verification step.
 pub type VResult<T = ()> = core::result::Result<T, Fail>;
 
-/// A table type that can check its own fields (implemented by the schema macros).
+/// A table type of a schema with a [`SchemaLayout`] (implemented by the schema macros).
 pub trait VerifyTable {
     /// The table type's name, for error paths.
     const NAME: Name;
-    /// A number unique among the table types of its schema (for the memo).
+    /// Its index among the table types of its schema.
     const ID: u16;
-    /// Checks the table whose soffset is at `pos` and everything it reaches.
-    fn verify(v: &mut Verifier<'_>, pos: usize) -> VResult;
+    /// Its fields, in declaration order.
+    const FIELDS: &'static [FieldLayout];
+    /// Its fields' names, in the same order.
+    const FIELD_NAMES: &'static [&'static str];
+    /// The layout of the schema the table belongs to.
+    fn schema() -> &'static SchemaLayout<'static>;
 }
 
-/// A union type that can check the table its type tag selects.
+/// A union type of a schema with a [`SchemaLayout`] (implemented by the schema macros).
 pub trait VerifyUnion {
-    /// A number unique among the union types of its schema (for the memo).
+    /// Its index among the union types of its schema.
     const ID: u16;
-    /// Checks the value table at `pos` for type `tag`; unknown tags (newer writers) are
-    /// accepted without looking inside.
-    fn verify(v: &mut Verifier<'_>, tag: u8, pos: usize) -> VResult;
+    /// Its members: type tag and table index.
+    const MEMBERS: &'static [(u8, u16)];
 }
 
 /// Verification state for one buffer.
@@ -61,10 +67,9 @@ pub struct Verifier<'b> {
     /// The memo is consulted once fewer work units than this are left (the work so far has
     /// passed the input length).
     memo_below: u64,
-    memo: Memo,
-    /// Vtable checks already done: (vtable, table type, position modulo the widest field
-    /// alignment), hashed.
-    vtables: [u64; 128],
+    /// Shared objects already verified; made when first consulted, so that a buffer which
+    /// never needs it does not pay for clearing it.
+    memo: Option<Memo>,
     error: Error,
     /// The element index to attach to the next path segment, set by vector loops.
     pending_index: Option<u32>,
@@ -85,8 +90,7 @@ impl<'b> Verifier<'b> {
             budget,
             budget_left: budget,
             memo_below: budget.saturating_sub(u64::try_from(buf.len()).unwrap_or(u64::MAX)),
-            memo: Memo::new(),
-            vtables: [0; 128],
+            memo: None,
             error: Error::new(ErrorKind::Truncated, 0, Location::at(&UNKNOWN)),
             pending_index: None,
         }
@@ -129,7 +133,7 @@ impl<'b> Verifier<'b> {
             }
         }
         let pos = self.uoffset(0)?;
-        T::verify(self, pos)?;
+        self.table(T::schema(), T::ID, pos)?;
         Ok(pos)
     }
 
@@ -143,8 +147,7 @@ impl<'b> Verifier<'b> {
     ) -> VResult<usize> {
         let outer_buf = core::mem::replace(&mut self.buf, bytes);
         let outer_memo_below = core::mem::replace(&mut self.memo_below, 0);
-        self.memo.clear();
-        self.vtables = [0; 128];
+        self.memo = None;
         let outcome = match self.depth_left.checked_sub(1) {
             Some(left) => {
                 self.depth_left = left;
@@ -156,12 +159,11 @@ impl<'b> Verifier<'b> {
         };
         self.buf = outer_buf;
         self.memo_below = outer_memo_below;
-        self.memo.clear();
-        self.vtables = [0; 128];
+        self.memo = None;
         if outcome.is_err() {
             self.error = self.error.shifted(u64::try_from(base).unwrap_or(u64::MAX));
             let root = T::NAME;
-            self.error.location_mut().push_outer(root, None);
+            self.error.location_mut().push_outer(PathName::Name(root), None);
         }
         outcome
     }
@@ -182,10 +184,20 @@ impl<'b> Verifier<'b> {
         Fail
     }
 
-    /// Adds the segment `name` (with the pending vector index, if any) to the error's path.
+    /// Adds the segment of field `index` of `schema` (its name, or its number when the layout
+    /// carries no names) to the error's path.
     #[cold]
     #[inline(never)]
-    pub(crate) fn unwind(&mut self, name: Name) -> Fail {
+    fn unwind_field(&mut self, schema: &SchemaLayout<'_>, index: usize) -> Fail {
+        let name = match schema.name(index) {
+            Some(name) => PathName::Name(name),
+            None => PathName::Field(u16::try_from(index).unwrap_or(u16::MAX)),
+        };
+        self.unwind_to(name)
+    }
+
+    /// Adds the segment `name` (with the pending vector index, if any) to the error's path.
+    fn unwind_to(&mut self, name: PathName) -> Fail {
         let index = self.pending_index.take();
         self.error.location_mut().push_outer(name, index);
         Fail
@@ -229,7 +241,7 @@ impl<'b> Verifier<'b> {
         let Some(key) = Memo::key(pos, tag) else {
             return false;
         };
-        let hit = self.memo.check_and_insert(key);
+        let hit = self.memo.get_or_insert_with(Memo::new).check_and_insert(key);
         if hit {
             self.stats.memo_hits = self.stats.memo_hits.saturating_add(1);
         }
@@ -246,7 +258,7 @@ impl<'b> Verifier<'b> {
 
     /// Checks that `len` bytes at `pos` lie inside the buffer.
     #[inline(always)]
-    pub fn check_range(&mut self, pos: usize, len: usize) -> VResult {
+    fn check_range(&mut self, pos: usize, len: usize) -> VResult {
         match pos.checked_add(len) {
             Some(end) if end <= self.buf.len() => Ok(()),
             _ => Err(self.fail(ErrorKind::OutOfBounds, pos)),
@@ -255,7 +267,7 @@ impl<'b> Verifier<'b> {
 
     /// Follows the aligned uoffset at `at` to a position inside the buffer.
     #[inline(always)]
-    pub fn uoffset(&mut self, at: usize) -> VResult<usize> {
+    fn uoffset(&mut self, at: usize) -> VResult<usize> {
         self.aligned(at, 4)?;
         match wire::read_uoffset(self.buf, at) {
             Some(t) if t < self.buf.len() => Ok(t),

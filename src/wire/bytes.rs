@@ -45,3 +45,16 @@ pub(crate) fn vtable_position(buf: &[u8], pos: usize) -> Option<usize> {
         pos.checked_add(usize::try_from(soff.unsigned_abs()).ok()?)
     }
 }
+
+/// The field offset vtable `slots` (the part after its two sizes) give `slot`; 0 when the field
+/// is absent or the vtable is too short to hold the slot. The one vtable decoder: the views
+/// and the verifier both read slots through it.
+#[inline(always)]
+pub(crate) fn voffset(slots: &[u8], slot: usize) -> usize {
+    // `2 * slot + 2` cannot wrap for a slot read from a `u16`, so this is one bounds check.
+    let at = slot.wrapping_mul(2);
+    match slots.get(at..at.wrapping_add(2)).and_then(|s| s.first_chunk::<2>()) {
+        Some(b) => usize::from(u16::from_le_bytes(*b)),
+        None => 0,
+    }
+}

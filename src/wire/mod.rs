@@ -9,8 +9,8 @@ mod scalar;
 mod table;
 mod vector;
 
-pub(crate) use bytes::vtable_position;
 pub use bytes::{read_scalar, read_u32, read_uoffset};
+pub(crate) use bytes::{voffset, vtable_position};
 pub use root::{has_identifier, root_position, size_prefixed, Identifier};
 pub use scalar::Scalar;
 pub use table::Table;

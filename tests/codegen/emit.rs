@@ -73,10 +73,24 @@ pub fn emit(layout: &Layout, schema_path: &str, grammar_version: u32) -> Result<
         Some(id) => format!("Some(*b\"{id}\")"),
         None => "None".to_string(),
     };
-    line(
-        0,
-        &format!("crate::fb_schema! {{ namespace \"{}\", identifier {identifier}, root {root} }}", layout.namespace),
-    );
+    // Tables and unions in index order, for the verifier's schema layout.
+    let mut tables: Vec<(u64, &str)> = Vec::new();
+    let mut unions: Vec<(u64, &str)> = Vec::new();
+    for item in &layout.items {
+        match &item.body {
+            ItemBody::Table { id, .. } => tables.push((*id as u64, &item.name)),
+            ItemBody::Union { id, .. } => unions.push((*id as u64, &item.name)),
+            _ => {}
+        }
+    }
+    tables.sort();
+    unions.sort();
+    let list = |items: &[(u64, &str)]| items.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", ");
+    line(0, "crate::fb_schema! {");
+    line(1, &format!("namespace \"{}\", identifier {identifier}, root {root},", layout.namespace));
+    line(1, &format!("tables [{}],", list(&tables)));
+    line(1, &format!("unions [{}],", list(&unions)));
+    line(0, "}");
     Ok(out)
 }
 
@@ -168,7 +182,11 @@ crate::fb_table! {
     }
 }
 
-crate::fb_schema! { namespace "demo.ns", identifier Some(*b"DEMO"), root Node }
+crate::fb_schema! {
+    namespace "demo.ns", identifier Some(*b"DEMO"), root Node,
+    tables [Leaf, Node],
+    unions [Any],
+}
 "#;
         assert_eq!(text, want);
     }
@@ -186,6 +204,9 @@ crate::fb_schema! { namespace "demo.ns", identifier Some(*b"DEMO"), root Node }
     fn no_identifier_prints_none() {
         let text =
             emit(&resolve(&parse_str("table T {}\nroot_type T;", "t.fbs").unwrap()).unwrap(), "t.fbs", 1).unwrap();
-        assert!(text.ends_with("crate::fb_schema! { namespace \"\", identifier None, root T }\n"), "{text}");
+        assert!(
+            text.ends_with("crate::fb_schema! {\n    namespace \"\", identifier None, root T,\n    tables [T],\n    unions [],\n}\n"),
+            "{text}"
+        );
     }
 }

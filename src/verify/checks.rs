@@ -1,0 +1,360 @@
+//! The checks for each kind of object: tables (read through their [`SchemaLayout`]), strings,
+//! vectors and unions.
+//!
+//! [`Verifier::table`] is the one interpreter every schema goes through: it reads a table's
+//! vtable once, then walks the table type's [`FieldLayout`]s, checking each present field's
+//! inline bytes (inside the table, aligned) and following offset fields to what they point at.
+
+use super::layout::{FieldKind, FieldLayout, SchemaLayout};
+use super::{VResult, Verifier};
+use crate::error::ErrorKind;
+use crate::wire;
+
+/// A table being verified: its position, inline size and its vtable's field offsets.
+#[derive(Clone, Copy)]
+struct TableCheck<'b> {
+    pos: usize,
+    inline_len: usize,
+    slots: &'b [u8],
+}
+
+impl TableCheck<'_> {
+    /// The field offset of `slot` within the table; 0 when absent.
+    #[inline(always)]
+    fn voffset(&self, slot: usize) -> usize {
+        wire::voffset(self.slots, slot)
+    }
+}
+
+/// Memo tags: what kind of object, and which table or union type.
+const TAG_TABLE: u32 = 1 << 16;
+const TAG_TABLE_VECTOR: u32 = 2 << 16;
+const TAG_STRING: u32 = 3 << 16;
+const TAG_STRING_VECTOR: u32 = 4 << 16;
+const TAG_UNION_VECTOR: u32 = 5 << 16;
+
+/// Strings shorter than this are re-checked rather than looked up in the memo.
+const MEMO_MIN_STRING: usize = 64;
+
+/// Strings this long are looked up in the memo from the start, so a shared long string is
+/// validated once however many offsets point at it (real names are far shorter).
+const MEMO_ALWAYS_STRING: usize = 256;
+
+/// Whether `bytes` are all ASCII: for names (mostly under 64 bytes), a branch-light OR of
+/// 8-byte words, the last one overlapping the others, instead of a loop over the tail bytes.
+#[inline(always)]
+fn is_ascii(bytes: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    if let Some(last) = bytes.last_chunk::<8>() {
+        let (words, _) = bytes.as_chunks::<8>();
+        let any = words.iter().fold(u64::from_le_bytes(*last), |acc, w| acc | u64::from_le_bytes(*w));
+        return any & HIGH == 0;
+    }
+    if let (Some(first), Some(last)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        return (u32::from_le_bytes(*first) | u32::from_le_bytes(*last)) & 0x8080_8080 == 0;
+    }
+    bytes.iter().fold(0, |acc, &b| acc | b) < 0x80
+}
+
+impl<'b> Verifier<'b> {
+    /// Verifies the table of type `table` (an index of `schema`) at `pos` and everything it
+    /// reaches, once however many offsets share it.
+    pub(super) fn table(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
+        if self.memoized(pos, TAG_TABLE | u32::from(table)) {
+            return self.charge(1, pos);
+        }
+        let (fields, first) = schema.table_fields(table);
+        let t = self.enter_table(pos, fields.len())?;
+        for (i, &field) in fields.iter().enumerate() {
+            if self.field(schema, &t, field).is_err() {
+                return Err(self.unwind_field(schema, first.wrapping_add(i)));
+            }
+        }
+        self.depth_left = self.depth_left.saturating_add(1);
+        Ok(())
+    }
+
+    /// Checks the table header at `pos` (its soffset, vtable and inline size) and the limits,
+    /// charges a table of `fields` fields, and enters it (the caller leaves it).
+    #[inline(always)]
+    fn enter_table(&mut self, pos: usize, fields: usize) -> VResult<TableCheck<'b>> {
+        self.aligned(pos, 4)?;
+        let Some(vt) = wire::vtable_position(self.buf, pos) else {
+            return Err(self.fail(ErrorKind::OutOfBounds, pos));
+        };
+        let header = vt.checked_add(4).and_then(|end| self.buf.get(vt..end));
+        let Some(&[a, b, c, d]) = header else {
+            return Err(self.fail(ErrorKind::BadVtable, vt));
+        };
+        let vt_len = usize::from(u16::from_le_bytes([a, b]));
+        let inline_len = usize::from(u16::from_le_bytes([c, d]));
+        let Some(slots) = vt.checked_add(vt_len).and_then(|end| self.buf.get(vt.wrapping_add(4)..end)) else {
+            return Err(self.fail(ErrorKind::BadVtable, vt));
+        };
+        self.aligned(vt, 2)?;
+        if vt_len < 4 || !vt_len.is_multiple_of(2) || inline_len < 4 {
+            return Err(self.fail(ErrorKind::BadVtable, vt));
+        }
+        self.check_range(pos, inline_len)?;
+        let Some(depth_left) = self.depth_left.checked_sub(1) else {
+            return Err(self.fail(ErrorKind::DepthLimit, pos));
+        };
+        let Some(tables_left) = self.tables_left.checked_sub(1) else {
+            return Err(self.fail(ErrorKind::TableLimit, pos));
+        };
+        self.depth_left = depth_left;
+        self.tables_left = tables_left;
+        self.charge(u64::try_from(fields).unwrap_or(u64::MAX).saturating_add(1), pos)?;
+        Ok(TableCheck { pos, inline_len, slots })
+    }
+
+    /// Checks one field of the table `t`: its inline bytes, then what it points at.
+    #[inline(always)]
+    fn field(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout) -> VResult {
+        let slot = usize::from(f.slot());
+        let kind = f.kind();
+        if matches!(kind, FieldKind::Union | FieldKind::UnionVector) {
+            return self.union_field(schema, t, f);
+        }
+        let Some(at) = self.inline(t, slot, f)? else {
+            return self.absent(t, f);
+        };
+        if kind == FieldKind::Inline {
+            return Ok(());
+        }
+        let target = self.deref(at)?;
+        match kind {
+            FieldKind::String => self.string(target),
+            FieldKind::Table => self.table(schema, f.arg(), target),
+            FieldKind::Vector => self.vector_aligned(target, usize::from(f.arg()), f.align_mask()).map(drop),
+            FieldKind::StringVector => self.string_vector(target),
+            FieldKind::TableVector => self.table_vector(schema, f.arg(), target),
+            FieldKind::Inline | FieldKind::Union | FieldKind::UnionVector => Ok(()),
+        }
+    }
+
+    /// The position of field `slot` of `t` when present, after checking that its inline bytes
+    /// (`f`'s inline size and alignment, or an offset's) lie inside the table, aligned.
+    #[inline(always)]
+    fn inline(&mut self, t: &TableCheck<'_>, slot: usize, f: FieldLayout) -> VResult<Option<usize>> {
+        let v = t.voffset(slot);
+        if v == 0 {
+            return Ok(None);
+        }
+        let (size, mask) = match f.kind() {
+            FieldKind::Inline => (usize::from(f.arg()), f.align_mask()),
+            _ => (4, 3),
+        };
+        let at = t.pos.wrapping_add(v);
+        if v < 4 || v.wrapping_add(size) > t.inline_len {
+            return Err(self.fail(ErrorKind::FieldOutsideTable, at));
+        }
+        self.aligned(at, mask.wrapping_add(1))?;
+        Ok(Some(at))
+    }
+
+    /// An absent field: an error when the schema requires it.
+    #[inline(always)]
+    fn absent(&mut self, t: &TableCheck<'_>, f: FieldLayout) -> VResult {
+        if f.required() {
+            return Err(self.fail(ErrorKind::MissingRequired, t.pos));
+        }
+        Ok(())
+    }
+
+    /// Checks a union or union-vector field: its type in the slot before, its value here.
+    fn union_field(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout) -> VResult {
+        let slot = usize::from(f.slot());
+        let type_slot = slot.wrapping_sub(1);
+        let vector = f.kind() == FieldKind::UnionVector;
+        // The type slot: one byte, or the offset of a `[ubyte]` for a vector of unions.
+        let type_layout = if vector { f } else { FieldLayout::new(0, FieldKind::Inline, 1, 1, false) };
+        let types = self.inline(t, type_slot, type_layout)?;
+        let value = self.inline(t, slot, f)?;
+        if value.is_none() && types.is_none() {
+            return self.absent(t, f);
+        }
+        let value = match value {
+            Some(at) => Some(self.deref(at)?),
+            None => None,
+        };
+        if vector {
+            let types = match types {
+                Some(at) => {
+                    let p = self.deref(at)?;
+                    let n = self.vector(p, 1)?;
+                    self.buf.get(p.wrapping_add(4)..).and_then(|b| b.get(..n)).unwrap_or(&[])
+                }
+                None => &[],
+            };
+            return match value {
+                Some(values) => self.union_vector(schema, f.arg(), types, values),
+                None if types.is_empty() && !f.required() => Ok(()),
+                None if types.is_empty() => Err(self.fail(ErrorKind::MissingRequired, t.pos)),
+                None => Err(self.fail(ErrorKind::UnionMismatch, t.pos)),
+            };
+        }
+        let tag = types.and_then(|at| self.buf.get(at).copied()).unwrap_or(0);
+        match (tag, value) {
+            (0, None) => self.absent(t, f),
+            (_, Some(pos)) if tag != 0 => self.union_member(schema, f.arg(), tag, pos),
+            _ => Err(self.fail(ErrorKind::UnionMismatch, t.pos)),
+        }
+    }
+
+    /// Checks the value at `pos` of union `union`'s member `tag`; tags the schema does not name
+    /// (newer writers) are accepted without looking inside.
+    #[inline(always)]
+    fn union_member(&mut self, schema: &SchemaLayout<'_>, union: u16, tag: u8, pos: usize) -> VResult {
+        match schema.member(union, tag) {
+            Some(table) => self.table(schema, table, pos),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks the union vector at `values` whose types are `types`.
+    fn union_vector(&mut self, schema: &SchemaLayout<'_>, union: u16, types: &[u8], values: usize) -> VResult {
+        let mut tags = types.iter();
+        let tag = TAG_UNION_VECTOR | u32::from(union);
+        let len = self.offset_vector(values, tag, |v, pos| match tags.next() {
+            Some(&tag) if tag != 0 => v.union_member(schema, union, tag, pos),
+            _ => Err(v.fail(ErrorKind::UnionMismatch, pos)),
+        })?;
+        if len != types.len() {
+            return Err(self.fail(ErrorKind::UnionMismatch, values));
+        }
+        Ok(())
+    }
+
+    /// Checks the string at `pos`: length, bounds, NUL terminator, UTF-8.
+    #[inline]
+    fn string(&mut self, pos: usize) -> VResult {
+        self.aligned(pos, 4)?;
+        let Some(len) = wire::read_u32(self.buf, pos).and_then(|n| usize::try_from(n).ok()) else {
+            return Err(self.fail(ErrorKind::Truncated, pos));
+        };
+        let start = pos.wrapping_add(4);
+        // The bytes and the NUL after them.
+        let Some(with_nul) = start.checked_add(len).and_then(|end| self.buf.get(start..=end)) else {
+            return Err(self.fail(ErrorKind::OutOfBounds, pos));
+        };
+        let Some((&0, bytes)) = with_nul.split_last() else {
+            return Err(self.fail(ErrorKind::UnterminatedString, start.saturating_add(len)));
+        };
+        self.stats.strings = self.stats.strings.saturating_add(1);
+        let seen = match len {
+            MEMO_ALWAYS_STRING.. => self.memo_lookup(pos, TAG_STRING),
+            MEMO_MIN_STRING.. => self.memoized(pos, TAG_STRING),
+            _ => false,
+        };
+        if seen {
+            return self.charge(1, pos);
+        }
+        self.charge(1u64.saturating_add(u64::try_from(len / 16).unwrap_or(u64::MAX)), pos)?;
+        // Most names are ASCII, which a word-at-a-time scan settles.
+        if !is_ascii(bytes) {
+            if let Err(e) = core::str::from_utf8(bytes) {
+                return Err(self.fail(ErrorKind::InvalidUtf8, start.saturating_add(e.valid_up_to())));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the vector at `pos` whose elements are `elem_size` bytes; returns its length.
+    #[inline(always)]
+    fn vector(&mut self, pos: usize, elem_size: usize) -> VResult<usize> {
+        self.aligned(pos, 4)?;
+        let Some(len) = wire::read_u32(self.buf, pos).and_then(|n| usize::try_from(n).ok()) else {
+            return Err(self.fail(ErrorKind::Truncated, pos));
+        };
+        match len.checked_mul(elem_size) {
+            Some(size) => self.check_range(pos.wrapping_add(4), size)?,
+            None => return Err(self.fail(ErrorKind::OutOfBounds, pos)),
+        }
+        self.stats.vectors = self.stats.vectors.saturating_add(1);
+        self.charge(1, pos)?;
+        Ok(len)
+    }
+
+    /// Checks the vector at `pos` whose elements are `elem_size` bytes aligned to
+    /// `align_mask + 1`; returns its length. This is [`Verifier::vector`] plus, with
+    /// [`crate::verify::Options::check_alignment`] and elements aligned to more than 4, the
+    /// alignment of the element data (which starts after the 4-byte length): one check per
+    /// vector, whatever its length, as writers align the data even of an empty vector.
+    #[inline(always)]
+    fn vector_aligned(&mut self, pos: usize, elem_size: usize, align_mask: usize) -> VResult<usize> {
+        let len = self.vector(pos, elem_size)?;
+        if align_mask > 3 {
+            self.aligned(pos.wrapping_add(4), align_mask.wrapping_add(1))?;
+        }
+        Ok(len)
+    }
+
+    /// Verifies each element of the vector of offsets at `pos` with `element`.
+    #[inline(always)]
+    fn offset_vector(
+        &mut self,
+        pos: usize,
+        tag: u32,
+        mut element: impl FnMut(&mut Self, usize) -> VResult,
+    ) -> VResult<usize> {
+        let len = self.vector(pos, 4)?;
+        if self.memoized(pos, tag) {
+            return Ok(len);
+        }
+        self.charge(u64::try_from(len).unwrap_or(u64::MAX), pos)?;
+        let mut at = pos.wrapping_add(4);
+        for i in 0..len {
+            let checked = match self.deref(at) {
+                Ok(target) => element(self, target),
+                Err(f) => Err(f),
+            };
+            if checked.is_err() {
+                return Err(self.unwind_index(i));
+            }
+            at = at.wrapping_add(4);
+        }
+        Ok(len)
+    }
+
+    /// Verifies the vector of tables of type `table` at `pos`.
+    fn table_vector(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
+        self.offset_vector(pos, TAG_TABLE_VECTOR | u32::from(table), |v, t| v.table(schema, table, t)).map(drop)
+    }
+
+    /// Verifies the vector of strings at `pos`.
+    fn string_vector(&mut self, pos: usize) -> VResult {
+        self.offset_vector(pos, TAG_STRING_VECTOR, |v, t| v.string(t)).map(drop)
+    }
+
+    /// Follows the uoffset at `at`, which is known to be aligned.
+    #[inline(always)]
+    fn deref(&mut self, at: usize) -> VResult<usize> {
+        match wire::read_uoffset(self.buf, at) {
+            Some(t) if t < self.buf.len() => Ok(t),
+            Some(_) => Err(self.fail(ErrorKind::OutOfBounds, at)),
+            None => Err(self.fail(ErrorKind::Truncated, at)),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // in tests a panic is a failure
+mod tests {
+    use super::is_ascii;
+
+    #[test]
+    fn is_ascii_agrees_with_core_for_every_length_and_position() {
+        let mut bytes = [b'a'; 80];
+        for len in 0..bytes.len() {
+            assert!(is_ascii(&bytes[..len]), "ASCII, length {len}");
+            for at in 0..len {
+                for high in [0x80, 0xc3, 0xff] {
+                    bytes[at] = high;
+                    assert!(!is_ascii(&bytes[..len]), "byte {high:#x} at {at} of {len}");
+                    bytes[at] = b'a';
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! The verifier's description of a schema: every table's fields as plain numbers (slot, kind,
+//! size or target), linked by index, so that one interpreter checks any table of any schema.
+//!
+//! The schema macros build a [`SchemaLayout`] for each generated schema at compile time, from
+//! the same field lists as the typed views and the dump descriptors. Nothing here points at
+//! code, and everything is indexed rather than linked by reference, so a schema read at run
+//! time can fill the same structure from its own vectors.
+
+use super::Name;
+
+/// What a table field holds, as the verifier sees it: an inline value of some size, or an
+/// offset to an object of some kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum FieldKind {
+    /// Inline bytes (a scalar, an enum or a struct): `arg` is their size.
+    Inline = 0,
+    /// An offset to a string.
+    String = 1,
+    /// An offset to a table: `arg` is its table index.
+    Table = 2,
+    /// An offset to a vector of inline elements: `arg` is the element size.
+    Vector = 3,
+    /// An offset to a vector of strings.
+    StringVector = 4,
+    /// An offset to a vector of tables: `arg` is their table index.
+    TableVector = 5,
+    /// A union: its type tag in the slot before, an offset to its value here; `arg` is the
+    /// union index.
+    Union = 6,
+    /// A vector of unions: a `[ubyte]` of types in the slot before, offsets here; `arg` is the
+    /// union index.
+    UnionVector = 7,
+}
+
+/// One field of a table: 4 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldLayout {
+    slot: u8,
+    /// Bits 0..=2: the [`FieldKind`]; 3..=6: log2 of the alignment of the inline value or of a
+    /// vector's elements; 7: `required`.
+    bits: u8,
+    arg: u16,
+}
+
+const KIND_MASK: u8 = 0b111;
+const ALIGN_SHIFT: u32 = 3;
+const ALIGN_MASK: u8 = 0b1111;
+const REQUIRED: u8 = 1 << 7;
+
+impl FieldLayout {
+    /// A field in vtable `slot` of `kind`, with `arg` as that kind defines it, inline values or
+    /// vector elements aligned to `align` (a power of two up to 2^15; others are treated as 1).
+    pub const fn new(slot: u8, kind: FieldKind, arg: u16, align: usize, required: bool) -> Self {
+        let log2 = if align.is_power_of_two() && align <= 1 << 15 { align.trailing_zeros() as u8 } else { 0 };
+        let bits = kind as u8 | (log2 << ALIGN_SHIFT) | if required { REQUIRED } else { 0 };
+        FieldLayout { slot, bits, arg }
+    }
+
+    /// The vtable slot (for unions, the value's slot).
+    #[inline(always)]
+    pub const fn slot(self) -> u8 {
+        self.slot
+    }
+
+    /// What the field holds.
+    #[inline(always)]
+    pub const fn kind(self) -> FieldKind {
+        match self.bits & KIND_MASK {
+            0 => FieldKind::Inline,
+            1 => FieldKind::String,
+            2 => FieldKind::Table,
+            3 => FieldKind::Vector,
+            4 => FieldKind::StringVector,
+            5 => FieldKind::TableVector,
+            6 => FieldKind::Union,
+            _ => FieldKind::UnionVector,
+        }
+    }
+
+    /// The size, element size, table index or union index, depending on the kind.
+    #[inline(always)]
+    pub const fn arg(self) -> u16 {
+        self.arg
+    }
+
+    /// The alignment of the inline value or of a vector's elements, minus one.
+    #[inline(always)]
+    pub const fn align_mask(self) -> usize {
+        (1usize << ((self.bits >> ALIGN_SHIFT) & ALIGN_MASK)).wrapping_sub(1)
+    }
+
+    /// Whether the schema marks the field `required`.
+    #[inline(always)]
+    pub const fn required(self) -> bool {
+        self.bits & REQUIRED != 0
+    }
+}
+
+/// Where a table's fields (or a union's members) lie in their schema-wide list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// The index of the first.
+    pub first: u16,
+    /// How many.
+    pub len: u16,
+}
+
+/// A union member tag no table answers to: a type this schema revision does not name.
+pub const NO_TABLE: u16 = u16::MAX;
+
+/// A whole schema for the verifier, indexed by the table and union numbers the generator gives.
+#[derive(Debug)]
+pub struct SchemaLayout<'s> {
+    /// Each table's fields in `fields`, by table index.
+    pub tables: &'s [Span],
+    /// Every table's fields, table after table, each table's in declaration order.
+    pub fields: &'s [FieldLayout],
+    /// Each union's members in `members`, by union index: the member for tag `t` is at
+    /// `first + t - 1`.
+    pub unions: &'s [Span],
+    /// Union members' table indices ([`NO_TABLE`] for tags the schema does not name).
+    pub members: &'s [u16],
+    /// The name of each field of `fields`, for error paths; empty when errors carry field
+    /// numbers instead (the `numeric-paths` feature, or a schema without names).
+    pub names: &'static [&'static str],
+}
+
+impl SchemaLayout<'_> {
+    /// The fields of table `table` and the index of the first in [`SchemaLayout::fields`].
+    #[inline(always)]
+    pub fn table_fields(&self, table: u16) -> (&[FieldLayout], usize) {
+        let Some(span) = self.tables.get(usize::from(table)) else {
+            return (&[], 0);
+        };
+        let first = usize::from(span.first);
+        let fields = self.fields.get(first..).and_then(|f| f.get(..usize::from(span.len))).unwrap_or(&[]);
+        (fields, first)
+    }
+
+    /// The table index of union `union`'s member `tag` (not 0), or `None` for a tag this schema
+    /// does not name.
+    #[inline(always)]
+    pub fn member(&self, union: u16, tag: u8) -> Option<u16> {
+        let span = self.unions.get(usize::from(union))?;
+        let at = usize::from(tag).checked_sub(1).filter(|&t| t < usize::from(span.len))?;
+        self.members.get(usize::from(span.first).wrapping_add(at)).copied().filter(|&t| t != NO_TABLE)
+    }
+
+    /// The name of field `index` of [`SchemaLayout::fields`], if the layout carries names.
+    #[inline(always)]
+    pub fn name(&self, index: usize) -> Option<Name> {
+        self.names.get(index)
+    }
+}
+
+/// Compile-time builders for the schema macros: flatten per-type lists into one schema's.
+#[doc(hidden)]
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // compile time: a panic is a build error
+pub mod build {
+    use super::{FieldKind, FieldLayout, Span, NO_TABLE};
+
+    /// A placeholder to fill arrays with.
+    pub const EMPTY_FIELD: FieldLayout = FieldLayout::new(0, FieldKind::Inline, 0, 1, false);
+
+    /// The total length of `lists`.
+    pub const fn total<T>(lists: &[&[T]]) -> usize {
+        let mut n = 0;
+        let mut i = 0;
+        while i < lists.len() {
+            n += lists[i].len();
+            i += 1;
+        }
+        n
+    }
+
+    /// `lists` concatenated into an array of `N` (their total length).
+    pub const fn concat<T: Copy, const N: usize>(lists: &[&[T]], fill: T) -> [T; N] {
+        let mut out = [fill; N];
+        let mut at = 0;
+        let mut i = 0;
+        while i < lists.len() {
+            let mut j = 0;
+            while j < lists[i].len() {
+                out[at] = lists[i][j];
+                at += 1;
+                j += 1;
+            }
+            i += 1;
+        }
+        assert!(at == N, "lists longer than the array");
+        out
+    }
+
+    /// Each list's span in the concatenation of `lists`.
+    pub const fn spans<T, const N: usize>(lists: &[&[T]]) -> [Span; N] {
+        assert!(lists.len() == N, "one span per list");
+        let mut out = [Span { first: 0, len: 0 }; N];
+        let mut at = 0;
+        let mut i = 0;
+        while i < N {
+            let len = lists[i].len();
+            assert!(at + len <= u16::MAX as usize, "a schema of over 65535 fields or members");
+            out[i] = Span { first: at as u16, len: len as u16 };
+            at += len;
+            i += 1;
+        }
+        out
+    }
+
+    /// The dense member list of a union whose members are `(tag, table index)`: one entry per
+    /// tag from 1 to the highest, [`NO_TABLE`] where the schema names none.
+    pub const fn members<const N: usize>(members: &[(u8, u16)]) -> [u16; N] {
+        let mut out = [NO_TABLE; N];
+        let mut i = 0;
+        while i < members.len() {
+            let (tag, table) = members[i];
+            assert!(tag >= 1, "union member tag 0");
+            out[tag as usize - 1] = table;
+            i += 1;
+        }
+        out
+    }
+
+    /// The highest tag of `members` (the length of its dense list).
+    pub const fn max_tag(members: &[(u8, u16)]) -> usize {
+        let mut max = 0;
+        let mut i = 0;
+        while i < members.len() {
+            if members[i].0 as usize > max {
+                max = members[i].0 as usize;
+            }
+            i += 1;
+        }
+        max
+    }
+}
