@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+use crate::verify::FieldNames;
+
 /// How many path segments an [`Error`] keeps; deeper paths keep their innermost segments.
 pub const MAX_PATH: usize = 6;
 
@@ -70,12 +72,12 @@ pub enum ErrorKind {
 }
 
 /// One step of a [`Location`]'s path: a field's name, or its number in its schema's layout
-/// (`#12`) where the layout carries no names (the `numeric-paths` feature, which leaves the
+/// (`#12`) where the build carries no names (the `numeric-paths` feature, which leaves the
 /// names out of flash; `flatmodel path` turns the numbers back into names).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum PathName {
     /// A name.
-    Name(&'static &'static str),
+    Name(&'static str),
     /// A field's index in its schema's [`crate::verify::SchemaLayout::fields`].
     Field(u16),
 }
@@ -98,8 +100,12 @@ pub struct Location {
     root: &'static &'static str,
     /// Innermost segment first.
     names: [&'static &'static str; MAX_PATH],
-    /// For a segment named by number ([`PathName::Field`]), its number; else `NAMED`.
+    /// For a schema field's segment, its field index (below `SCHEMA_BIT`) plus `SCHEMA_BIT`
+    /// when its names are `schemas[1]` rather than `schemas[0]`; `NAMED` for the others.
     fields: [u16; MAX_PATH],
+    /// The field names of the (at most two: a buffer and one nested in it) schemas whose
+    /// fields the path crosses.
+    schemas: [Option<&'static FieldNames>; 2],
     indices: [u32; MAX_PATH],
     len: u8,
     truncated: bool,
@@ -107,6 +113,7 @@ pub struct Location {
 
 const NO_INDEX: u32 = u32::MAX;
 const NAMED: u16 = u16::MAX;
+const SCHEMA_BIT: u16 = 1 << 15;
 static EMPTY: &str = "";
 
 impl Location {
@@ -116,6 +123,7 @@ impl Location {
             root,
             names: [&EMPTY; MAX_PATH],
             fields: [NAMED; MAX_PATH],
+            schemas: [None; 2],
             indices: [NO_INDEX; MAX_PATH],
             len: 0,
             truncated: false,
@@ -135,7 +143,13 @@ impl Location {
         let indices = self.indices.get(..len).unwrap_or(&[]);
         let name = |(&name, &field): (&&'static &'static str, &u16)| match field {
             NAMED => PathName::Name(name),
-            field => PathName::Field(field),
+            field => {
+                let (schema, index) = (usize::from(field >= SCHEMA_BIT), field & !SCHEMA_BIT);
+                match self.schemas.get(schema).copied().flatten().and_then(|n| n.get(usize::from(index))) {
+                    Some(name) => PathName::Name(name),
+                    None => PathName::Field(index),
+                }
+            }
         };
         names.iter().zip(fields).map(name).zip(indices).rev().map(|(n, &i)| (n, (i != NO_INDEX).then_some(i)))
     }
@@ -145,16 +159,37 @@ impl Location {
         self.truncated
     }
 
-    /// Adds a segment outside the ones already held (used while unwinding).
-    pub(crate) fn push_outer(&mut self, name: PathName, index: Option<u32>) {
+    /// Adds a segment named `name` outside the ones already held (used while unwinding).
+    pub(crate) fn push_outer(&mut self, name: &'static &'static str, index: Option<u32>) {
+        self.push(name, NAMED, index);
+    }
+
+    /// Adds the segment of field `field` of the schema whose field names are `names`.
+    pub(crate) fn push_field(&mut self, names: &'static FieldNames, field: u16, index: Option<u32>) {
+        let field = field.min(SCHEMA_BIT - 1);
+        let slot = self.schemas.iter().position(|s| s.is_none_or(|s| core::ptr::eq(s, names)));
+        let field = match slot {
+            Some(slot) => {
+                if let Some(s) = self.schemas.get_mut(slot) {
+                    *s = Some(names);
+                }
+                if slot == 1 {
+                    field | SCHEMA_BIT
+                } else {
+                    field
+                }
+            }
+            // A third schema: its fields show as numbers (`FieldNames::NONE` never names).
+            None => field,
+        };
+        self.push(&EMPTY, field, index);
+    }
+
+    fn push(&mut self, name: &'static &'static str, field: u16, index: Option<u32>) {
         let at = usize::from(self.len);
         match (self.names.get_mut(at), self.fields.get_mut(at), self.indices.get_mut(at)) {
             (Some(n), Some(f), Some(i)) => {
-                (*n, *f) = match name {
-                    PathName::Name(name) => (name, NAMED),
-                    PathName::Field(field) => (&EMPTY, field.min(NAMED - 1)),
-                };
-                *i = index.unwrap_or(NO_INDEX);
+                (*n, *f, *i) = (name, field, index.unwrap_or(NO_INDEX));
                 self.len = self.len.saturating_add(1);
             }
             _ => self.truncated = true,
@@ -250,14 +285,16 @@ mod tests {
 
     static ROOT: &str = "Model";
     static NAMES: [&str; 8] = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"];
+    static FIELDS: FieldNames = FieldNames { text: "alpha beta ", starts: &[0, 6] };
 
     #[test]
     fn paths_print_outermost_first_with_indices() {
         let mut l = Location::at(&ROOT);
-        l.push_outer(PathName::Name(&NAMES[0]), None);
-        l.push_outer(PathName::Field(7), Some(12));
-        l.push_outer(PathName::Name(&NAMES[2]), Some(0));
-        assert_eq!(l.to_string(), "Model.s2[0].#7[12].s0");
+        l.push_outer(&NAMES[0], None);
+        l.push_field(&FIELDS, 1, Some(12));
+        l.push_outer(&NAMES[2], Some(0));
+        l.push_field(&FieldNames::NONE, 7, None);
+        assert_eq!(l.to_string(), "Model.#7.s2[0].beta[12].s0");
         assert!(!l.is_truncated());
     }
 
@@ -265,7 +302,7 @@ mod tests {
     fn deep_paths_keep_the_innermost_segments() {
         let mut l = Location::at(&ROOT);
         for name in &NAMES {
-            l.push_outer(PathName::Name(name), None);
+            l.push_outer(name, None);
         }
         assert!(l.is_truncated());
         assert_eq!(l.segments().count(), MAX_PATH);

@@ -1,6 +1,6 @@
 //! Errors located by a schema path, such as `Model.subgraphs[0].tensors[12].name`.
 
-use crate::error::{Error, ErrorKind, Location, PathName};
+use crate::error::{Error, ErrorKind, Location};
 use crate::verify::Name;
 
 /// One step of a path: a field and, for a vector element, its index.
@@ -12,7 +12,7 @@ pub(crate) type Segment = (Name, Option<usize>);
 pub(crate) fn path_error(kind: ErrorKind, offset: u64, root: Name, outer: &[Segment], inner: &[Segment]) -> Error {
     let mut location = Location::at(root);
     for &(name, index) in outer.iter().chain(inner).rev() {
-        location.push_outer(PathName::Name(name), index.and_then(|i| u32::try_from(i).ok()));
+        location.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
     }
     Error::new(kind, offset, location)
 }

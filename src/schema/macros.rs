@@ -394,12 +394,13 @@ macro_rules! fb_schema {
             static FIELDS: [FieldLayout; FIELD_COUNT] = build::concat(TABLES, build::EMPTY_FIELD);
             static SPANS: [Span; TABLES.len()] = build::spans(TABLES);
             #[cfg(not(feature = "numeric-paths"))]
-            static FIELD_NAMES: [&str; FIELD_COUNT] = {
+            static FIELD_NAMES: $crate::verify::FieldNames = {
                 const NAMES: &[&[&str]] = &[$(<$table<'static> as VerifyTable>::FIELD_NAMES),*];
-                build::concat(NAMES, "")
+                const PACKED: ([u8; build::packed_len(NAMES)], [u16; FIELD_COUNT]) = build::pack(NAMES);
+                $crate::verify::FieldNames { text: build::text(&PACKED.0), starts: &PACKED.1 }
             };
             #[cfg(feature = "numeric-paths")]
-            static FIELD_NAMES: [&str; 0] = [];
+            static FIELD_NAMES: $crate::verify::FieldNames = $crate::verify::FieldNames::NONE;
             const DENSE: &[&[u16]] = &[$({
                 const MEMBERS: &[(u8, u16)] = <$union<'static> as $crate::verify::VerifyUnion>::MEMBERS;
                 const DENSE: [u16; build::max_tag(MEMBERS)] = build::members(MEMBERS);

@@ -6,8 +6,6 @@
 //! code, and everything is indexed rather than linked by reference, so a schema read at run
 //! time can fill the same structure from its own vectors.
 
-use super::Name;
-
 /// What a table field holds, as the verifier sees it: an inline value of some size, or an
 /// offset to an object of some kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,7 +121,7 @@ pub struct SchemaLayout<'s> {
     pub members: &'s [u16],
     /// The name of each field of `fields`, for error paths; empty when errors carry field
     /// numbers instead (the `numeric-paths` feature, or a schema without names).
-    pub names: &'static [&'static str],
+    pub names: &'static FieldNames,
 }
 
 impl SchemaLayout<'_> {
@@ -146,11 +144,27 @@ impl SchemaLayout<'_> {
         let at = usize::from(tag).checked_sub(1).filter(|&t| t < usize::from(span.len))?;
         self.members.get(usize::from(span.first).wrapping_add(at)).copied().filter(|&t| t != NO_TABLE)
     }
+}
 
-    /// The name of field `index` of [`SchemaLayout::fields`], if the layout carries names.
-    #[inline(always)]
-    pub fn name(&self, index: usize) -> Option<Name> {
-        self.names.get(index)
+/// The names of a schema's fields, packed: each field's name is a run of `text` from its start
+/// to the next space (names are identifiers), and fields of the same name share it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct FieldNames {
+    /// The distinct names, each followed by a space.
+    pub text: &'static str,
+    /// Where each field's name starts in `text`, by field index.
+    pub starts: &'static [u16],
+}
+
+impl FieldNames {
+    /// No names: paths show field numbers.
+    pub const NONE: FieldNames = FieldNames { text: "", starts: &[] };
+
+    /// The name of field `index`, if these names cover it.
+    pub fn get(&self, index: usize) -> Option<&'static str> {
+        let start = usize::from(*self.starts.get(index)?);
+        let rest = self.text.get(start..)?;
+        Some(rest.split(' ').next().unwrap_or(rest))
     }
 }
 
@@ -220,6 +234,109 @@ pub mod build {
             i += 1;
         }
         out
+    }
+
+    /// Whether `a` and `b` hold the same bytes.
+    const fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// Where the first field named like field `i` of `names` (the lists concatenated) is, as
+    /// (list, index), so that repeated names are stored once.
+    const fn first_like(names: &[&[&str]], list: usize, index: usize) -> (usize, usize) {
+        let name = names[list][index];
+        let mut l = 0;
+        while l <= list {
+            let mut j = 0;
+            while j < names[l].len() && (l < list || j < index) {
+                if same(names[l][j], name) {
+                    return (l, j);
+                }
+                j += 1;
+            }
+            l += 1;
+        }
+        (list, index)
+    }
+
+    /// The length of the packed text of `names`: each distinct name and a space.
+    pub const fn packed_len(names: &[&[&str]]) -> usize {
+        let mut n = 0;
+        let mut l = 0;
+        while l < names.len() {
+            let mut j = 0;
+            while j < names[l].len() {
+                let (fl, fj) = first_like(names, l, j);
+                if fl == l && fj == j {
+                    n += names[l][j].len() + 1;
+                }
+                j += 1;
+            }
+            l += 1;
+        }
+        n
+    }
+
+    /// The packed text of `names` (`N`: [`packed_len`]) and each field's start in it (`M`:
+    /// the number of fields).
+    pub const fn pack<const N: usize, const M: usize>(names: &[&[&str]]) -> ([u8; N], [u16; M]) {
+        let mut text = [b' '; N];
+        let mut starts = [0u16; M];
+        let mut at = 0;
+        let mut field = 0;
+        let mut l = 0;
+        while l < names.len() {
+            let mut j = 0;
+            while j < names[l].len() {
+                let (fl, fj) = first_like(names, l, j);
+                if fl == l && fj == j {
+                    assert!(at <= u16::MAX as usize, "field names past 64 KiB");
+                    starts[field] = at as u16;
+                    let bytes = names[l][j].as_bytes();
+                    let mut k = 0;
+                    while k < bytes.len() {
+                        assert!(bytes[k] != b' ', "a field name with a space");
+                        text[at] = bytes[k];
+                        at += 1;
+                        k += 1;
+                    }
+                    at += 1;
+                } else {
+                    // The earlier field of the same name: its global index.
+                    let mut earlier = fj;
+                    let mut p = 0;
+                    while p < fl {
+                        earlier += names[p].len();
+                        p += 1;
+                    }
+                    starts[field] = starts[earlier];
+                }
+                field += 1;
+                j += 1;
+            }
+            l += 1;
+        }
+        assert!(at == N && field == M, "packed sizes");
+        (text, starts)
+    }
+
+    /// `bytes` as text (names are identifiers, so this holds for generated schemas).
+    pub const fn text(bytes: &[u8]) -> &str {
+        match core::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(_) => panic!("field names are not UTF-8"),
+        }
     }
 
     /// The highest tag of `members` (the length of its dense list).

@@ -12,10 +12,10 @@ pub mod layout;
 mod memo;
 mod options;
 
-pub use layout::{FieldKind, FieldLayout, SchemaLayout, Span};
+pub use layout::{FieldKind, FieldLayout, FieldNames, SchemaLayout, Span};
 pub use options::{Options, Stats};
 
-use crate::error::{Error, ErrorKind, Location, PathName};
+use crate::error::{Error, ErrorKind, Location};
 use crate::wire::{self, Identifier};
 use memo::Memo;
 
@@ -163,7 +163,7 @@ impl<'b> Verifier<'b> {
         if outcome.is_err() {
             self.error = self.error.shifted(u64::try_from(base).unwrap_or(u64::MAX));
             let root = T::NAME;
-            self.error.location_mut().push_outer(PathName::Name(root), None);
+            self.error.location_mut().push_outer(root, None);
         }
         outcome
     }
@@ -189,17 +189,9 @@ impl<'b> Verifier<'b> {
     #[cold]
     #[inline(never)]
     fn unwind_field(&mut self, schema: &SchemaLayout<'_>, index: usize) -> Fail {
-        let name = match schema.name(index) {
-            Some(name) => PathName::Name(name),
-            None => PathName::Field(u16::try_from(index).unwrap_or(u16::MAX)),
-        };
-        self.unwind_to(name)
-    }
-
-    /// Adds the segment `name` (with the pending vector index, if any) to the error's path.
-    fn unwind_to(&mut self, name: PathName) -> Fail {
-        let index = self.pending_index.take();
-        self.error.location_mut().push_outer(name, index);
+        let index = u16::try_from(index).unwrap_or(u16::MAX);
+        let at = self.pending_index.take();
+        self.error.location_mut().push_field(schema.names, index, at);
         Fail
     }
 
