@@ -16,8 +16,9 @@
 //! Every benchmark's throughput is `Elements(objects)`, with `objects` the tables, vectors and
 //! strings flatmodel's verifier counted for that model, so criterion's element rate reads as
 //! objects per second for every column. Files are read once, outside the timed loops.
-//! `benches/README.md` says how to regenerate the peers' code and `benches/results.py` turns a run
-//! into the table in `benches/RESULTS.md`.
+//! `benches/README.md` says how to regenerate the peers' code; `benches/run.sh` runs the benchmarks
+//! issue 9 compares, with the C++ verifier (`benches/cpp/`), and `benches/results.py` turns the run
+//! into the per-file ratio table in `benches/RESULTS.md`.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
