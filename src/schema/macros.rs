@@ -308,10 +308,25 @@ macro_rules! fb_table {
                 &NAME
             };
             const ID: u16 = $id;
-            const FIELDS: &'static [$crate::verify::FieldLayout] = &[
-                $($crate::__fb_field!(layout $slot, $crate::__fb_field!(required; $($req)?); $kind($($arg)*))),*
-            ];
-            const FIELD_NAMES: &'static [&'static str] = &[$($fname),*];
+            // Inline fields first, then offset fields (`SchemaLayout::fields`), names alike.
+            const FIELDS: &'static [$crate::verify::FieldLayout] = {
+                use $crate::verify::layout::build;
+                const RAW: &[$crate::verify::FieldLayout] = &[
+                    $($crate::__fb_field!(layout $slot, $crate::__fb_field!(required; $($req)?); $kind($($arg)*))),*
+                ];
+                const ORDER: [usize; RAW.len()] = build::inline_first(RAW);
+                const SORTED: [$crate::verify::FieldLayout; RAW.len()] = build::permute(RAW, &ORDER, build::EMPTY_FIELD);
+                &SORTED
+            };
+            const FIELD_NAMES: &'static [&'static str] = {
+                use $crate::verify::layout::build;
+                const RAW: &[$crate::verify::FieldLayout] = &[
+                    $($crate::__fb_field!(layout $slot, $crate::__fb_field!(required; $($req)?); $kind($($arg)*))),*
+                ];
+                const ORDER: [usize; RAW.len()] = build::inline_first(RAW);
+                const SORTED: [&str; RAW.len()] = build::permute(&[$($fname),*], &ORDER, "");
+                &SORTED
+            };
             fn schema() -> &'static $crate::verify::SchemaLayout<'static> {
                 &__FB_LAYOUT
             }
@@ -392,7 +407,7 @@ macro_rules! fb_schema {
             };
             const FIELD_COUNT: usize = build::total(TABLES);
             static FIELDS: [FieldLayout; FIELD_COUNT] = build::concat(TABLES, build::EMPTY_FIELD);
-            static SPANS: [Span; TABLES.len()] = build::spans(TABLES);
+            static SPANS: [$crate::verify::TableSpan; TABLES.len()] = build::table_spans(TABLES);
             #[cfg(not(feature = "numeric-paths"))]
             static FIELD_NAMES: $crate::verify::FieldNames = {
                 const NAMES: &[&[&str]] = &[$(<$table<'static> as VerifyTable>::FIELD_NAMES),*];

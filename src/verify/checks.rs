@@ -63,11 +63,24 @@ impl<'b> Verifier<'b> {
         if self.memoized(pos, TAG_TABLE | u32::from(table)) {
             return self.charge(1, pos);
         }
-        let (fields, first) = schema.table_fields(table);
-        let t = self.enter_table(pos, fields.len())?;
-        for (i, &field) in fields.iter().enumerate() {
-            if self.field(schema, &t, field).is_err() {
-                return Err(self.unwind_field(schema, first.wrapping_add(i)));
+        let (fields, first, inline) = schema.table_fields(table);
+        let t = self.enter_table(schema, pos, table, fields, first)?;
+        // The inline bytes are checked; follow the offset fields (they come after the inline).
+        let offsets = fields.get(inline..).unwrap_or(&[]);
+        for (i, &field) in offsets.iter().enumerate() {
+            let v = t.voffset(usize::from(field.slot()));
+            let checked = if v == 0 {
+                if !field.absence_matters() {
+                    continue;
+                }
+                self.field(schema, &t, field)
+            } else if field.is_union() {
+                self.union_field(schema, &t, field)
+            } else {
+                self.follow(schema, field, t.pos.wrapping_add(v))
+            };
+            if checked.is_err() {
+                return Err(self.unwind_field(schema, first.wrapping_add(inline).wrapping_add(i)));
             }
         }
         self.depth_left = self.depth_left.saturating_add(1);
@@ -75,9 +88,22 @@ impl<'b> Verifier<'b> {
     }
 
     /// Checks the table header at `pos` (its soffset, vtable and inline size) and the limits,
-    /// charges a table of `fields` fields, and enters it (the caller leaves it).
+    /// charges it, checks the inline bytes of its `fields` (the fields of table type `table`,
+    /// `first` in the schema's list) and enters it (the caller leaves it).
+    ///
+    /// The inline check depends only on the vtable, the table type and the table's position
+    /// modulo its widest field alignment, and writers share vtables between many tables, so it
+    /// is done once per such triple and remembered in a small cache (for alignments up to 8,
+    /// which the key's position class covers).
     #[inline(always)]
-    fn enter_table(&mut self, pos: usize, fields: usize) -> VResult<TableCheck<'b>> {
+    fn enter_table(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        pos: usize,
+        table: u16,
+        fields: &[FieldLayout],
+        first: usize,
+    ) -> VResult<TableCheck<'b>> {
         self.aligned(pos, 4)?;
         let Some(vt) = wire::vtable_position(self.buf, pos) else {
             return Err(self.fail(ErrorKind::OutOfBounds, pos));
@@ -96,6 +122,19 @@ impl<'b> Verifier<'b> {
             return Err(self.fail(ErrorKind::BadVtable, vt));
         }
         self.check_range(pos, inline_len)?;
+        let t = TableCheck { pos, inline_len, slots };
+        // Key: a marker bit, the vtable position, the table type, the position modulo 8.
+        let key = u64::try_from(vt)
+            .ok()
+            .filter(|&vt| vt < 1 << 38)
+            .map(|vt| 1 << 63 | vt << 24 | u64::from(table) << 8 | u64::try_from(pos & 7).unwrap_or(0));
+        let entry = key.map_or(0, |k| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize);
+        if key.is_none() || self.vtables.get(entry).copied() != key {
+            let widest = self.check_inline(schema, &t, fields, first)?;
+            if let (Some(k), Some(e), true) = (key, self.vtables.get_mut(entry), widest < 8) {
+                *e = k;
+            }
+        }
         let Some(depth_left) = self.depth_left.checked_sub(1) else {
             return Err(self.fail(ErrorKind::DepthLimit, pos));
         };
@@ -104,26 +143,74 @@ impl<'b> Verifier<'b> {
         };
         self.depth_left = depth_left;
         self.tables_left = tables_left;
-        self.charge(u64::try_from(fields).unwrap_or(u64::MAX).saturating_add(1), pos)?;
-        Ok(TableCheck { pos, inline_len, slots })
+        self.charge(u64::try_from(fields.len()).unwrap_or(u64::MAX).saturating_add(1), pos)?;
+        Ok(t)
+    }
+
+    /// Checks that every present field of `t` lies inside the table, aligned (a union's type
+    /// slot too), and that its required inline fields are present. Returns the widest
+    /// alignment of a present field, minus one.
+    fn check_inline(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        t: &TableCheck<'_>,
+        fields: &[FieldLayout],
+        first: usize,
+    ) -> VResult<usize> {
+        let mut widest = 0;
+        for (i, &f) in fields.iter().enumerate() {
+            let type_slot = match f.kind() {
+                FieldKind::Union => Some(FieldLayout::new(0, FieldKind::Inline, 1, 1, false)),
+                FieldKind::UnionVector => Some(f),
+                _ => None,
+            };
+            let mut checked = self.inline(t, usize::from(f.slot()), f);
+            if let (Ok(_), Some(layout)) = (checked, type_slot) {
+                checked = self.inline(t, usize::from(f.slot()).wrapping_sub(1), layout);
+            }
+            let checked = match checked {
+                Ok(None) if f.is_inline() => self.absent(t, f),
+                Ok(_) => Ok(()),
+                Err(fail) => Err(fail),
+            };
+            if checked.is_err() {
+                return Err(self.unwind_field(schema, first.wrapping_add(i)));
+            }
+            if t.voffset(usize::from(f.slot())) != 0 {
+                widest |= if f.is_inline() { f.align_mask() } else { 3 };
+            }
+        }
+        Ok(widest)
+    }
+
+    /// Follows the offset field `f` at `at` (inline bytes checked) to what it points at.
+    #[inline(always)]
+    fn follow(&mut self, schema: &SchemaLayout<'_>, f: FieldLayout, at: usize) -> VResult {
+        let target = self.deref(at)?;
+        match f.kind() {
+            FieldKind::String => self.string(target),
+            FieldKind::Table => self.table(schema, f.arg(), target),
+            FieldKind::Vector => self.vector_aligned(target, usize::from(f.arg()), f.align_mask()).map(drop),
+            FieldKind::StringVector => self.string_vector(target),
+            FieldKind::TableVector => self.table_vector(schema, f.arg(), target),
+            FieldKind::Inline | FieldKind::Union | FieldKind::UnionVector => Ok(()),
+        }
     }
 
     /// Checks one field of the table `t`: its inline bytes, then what it points at.
     #[inline(always)]
     fn field(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout) -> VResult {
-        let slot = usize::from(f.slot());
-        let kind = f.kind();
-        if matches!(kind, FieldKind::Union | FieldKind::UnionVector) {
+        if f.is_union() {
             return self.union_field(schema, t, f);
         }
-        let Some(at) = self.inline(t, slot, f)? else {
+        let Some(at) = self.inline(t, usize::from(f.slot()), f)? else {
             return self.absent(t, f);
         };
-        if kind == FieldKind::Inline {
+        if f.is_inline() {
             return Ok(());
         }
         let target = self.deref(at)?;
-        match kind {
+        match f.kind() {
             FieldKind::String => self.string(target),
             FieldKind::Table => self.table(schema, f.arg(), target),
             FieldKind::Vector => self.vector_aligned(target, usize::from(f.arg()), f.align_mask()).map(drop),
@@ -141,16 +228,23 @@ impl<'b> Verifier<'b> {
         if v == 0 {
             return Ok(None);
         }
-        let (size, mask) = match f.kind() {
-            FieldKind::Inline => (usize::from(f.arg()), f.align_mask()),
-            _ => (4, 3),
+        let (size, mask) = match f.is_inline() {
+            true => (usize::from(f.arg()), f.align_mask()),
+            false => (4, 3),
         };
+        self.inline_at(t, v, size, mask).map(Some)
+    }
+
+    /// Checks that the `size` bytes at field offset `v` (not 0) lie inside table `t`, aligned
+    /// to `mask + 1`; returns their position.
+    #[inline(always)]
+    fn inline_at(&mut self, t: &TableCheck<'_>, v: usize, size: usize, mask: usize) -> VResult<usize> {
         let at = t.pos.wrapping_add(v);
         if v < 4 || v.wrapping_add(size) > t.inline_len {
             return Err(self.fail(ErrorKind::FieldOutsideTable, at));
         }
         self.aligned(at, mask.wrapping_add(1))?;
-        Ok(Some(at))
+        Ok(at)
     }
 
     /// An absent field: an error when the schema requires it.

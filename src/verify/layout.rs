@@ -88,6 +88,25 @@ impl FieldLayout {
         (1usize << ((self.bits >> ALIGN_SHIFT) & ALIGN_MASK)).wrapping_sub(1)
     }
 
+    /// Whether the field is inline (a scalar, an enum or a struct), without decoding its kind.
+    #[inline(always)]
+    pub const fn is_inline(self) -> bool {
+        self.bits & KIND_MASK == FieldKind::Inline as u8
+    }
+
+    /// Whether the field is a union or a vector of unions (kinds 6 and 7).
+    #[inline(always)]
+    pub const fn is_union(self) -> bool {
+        self.bits & 0b110 == 0b110
+    }
+
+    /// Whether an absent field needs a look: it is required, or a union (whose type may be
+    /// present without its value).
+    #[inline(always)]
+    pub const fn absence_matters(self) -> bool {
+        self.bits & REQUIRED != 0 || self.is_union()
+    }
+
     /// Whether the schema marks the field `required`.
     #[inline(always)]
     pub const fn required(self) -> bool {
@@ -104,6 +123,18 @@ pub struct Span {
     pub len: u16,
 }
 
+/// Where a table's fields lie in their schema's list: its inline fields (scalars, enums,
+/// structs) first, then the fields holding offsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableSpan {
+    /// The index of the first field.
+    pub first: u16,
+    /// How many of the fields are inline (they come first).
+    pub inline: u16,
+    /// How many fields in all.
+    pub len: u16,
+}
+
 /// A union member tag no table answers to: a type this schema revision does not name.
 pub const NO_TABLE: u16 = u16::MAX;
 
@@ -111,8 +142,9 @@ pub const NO_TABLE: u16 = u16::MAX;
 #[derive(Debug)]
 pub struct SchemaLayout<'s> {
     /// Each table's fields in `fields`, by table index.
-    pub tables: &'s [Span],
-    /// Every table's fields, table after table, each table's in declaration order.
+    pub tables: &'s [TableSpan],
+    /// Every table's fields, table after table; each table's inline fields first, then its
+    /// offset fields, each group in declaration order.
     pub fields: &'s [FieldLayout],
     /// Each union's members in `members`, by union index: the member for tag `t` is at
     /// `first + t - 1`.
@@ -125,15 +157,16 @@ pub struct SchemaLayout<'s> {
 }
 
 impl SchemaLayout<'_> {
-    /// The fields of table `table` and the index of the first in [`SchemaLayout::fields`].
+    /// The fields of table `table`, the index of the first in [`SchemaLayout::fields`] and how
+    /// many of them are inline (they come first).
     #[inline(always)]
-    pub fn table_fields(&self, table: u16) -> (&[FieldLayout], usize) {
+    pub fn table_fields(&self, table: u16) -> (&[FieldLayout], usize, usize) {
         let Some(span) = self.tables.get(usize::from(table)) else {
-            return (&[], 0);
+            return (&[], 0, 0);
         };
         let first = usize::from(span.first);
         let fields = self.fields.get(first..).and_then(|f| f.get(..usize::from(span.len))).unwrap_or(&[]);
-        (fields, first)
+        (fields, first, usize::from(span.inline))
     }
 
     /// The table index of union `union`'s member `tag` (not 0), or `None` for a tag this schema
@@ -172,7 +205,7 @@ impl FieldNames {
 #[doc(hidden)]
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // compile time: a panic is a build error
 pub mod build {
-    use super::{FieldKind, FieldLayout, Span, NO_TABLE};
+    use super::{FieldKind, FieldLayout, Span, TableSpan, NO_TABLE};
 
     /// A placeholder to fill arrays with.
     pub const EMPTY_FIELD: FieldLayout = FieldLayout::new(0, FieldKind::Inline, 0, 1, false);
@@ -217,6 +250,58 @@ pub mod build {
             assert!(at + len <= u16::MAX as usize, "a schema of over 65535 fields or members");
             out[i] = Span { first: at as u16, len: len as u16 };
             at += len;
+            i += 1;
+        }
+        out
+    }
+
+    /// Each table's span in the concatenation of `tables`, with its inline fields counted.
+    pub const fn table_spans<const N: usize>(tables: &[&[FieldLayout]]) -> [TableSpan; N] {
+        let spans: [Span; N] = spans(tables);
+        let mut out = [TableSpan { first: 0, inline: 0, len: 0 }; N];
+        let mut i = 0;
+        while i < N {
+            let mut inline = 0;
+            let mut j = 0;
+            while j < tables[i].len() {
+                if tables[i][j].is_inline() {
+                    inline += 1;
+                }
+                j += 1;
+            }
+            out[i] = TableSpan { first: spans[i].first, inline, len: spans[i].len };
+            i += 1;
+        }
+        out
+    }
+
+    /// The order that puts the inline fields of `fields` first, then the others, each group
+    /// in its original order: `order[k]` is the index in `fields` of the `k`th.
+    pub const fn inline_first<const N: usize>(fields: &[FieldLayout]) -> [usize; N] {
+        assert!(fields.len() == N, "one entry per field");
+        let mut order = [0; N];
+        let mut at = 0;
+        let mut pass = 0;
+        while pass < 2 {
+            let mut i = 0;
+            while i < N {
+                if fields[i].is_inline() == (pass == 0) {
+                    order[at] = i;
+                    at += 1;
+                }
+                i += 1;
+            }
+            pass += 1;
+        }
+        order
+    }
+
+    /// `list` in `order` (see [`inline_first`]).
+    pub const fn permute<T: Copy, const N: usize>(list: &[T], order: &[usize; N], fill: T) -> [T; N] {
+        let mut out = [fill; N];
+        let mut i = 0;
+        while i < N {
+            out[i] = list[order[i]];
             i += 1;
         }
         out

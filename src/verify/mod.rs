@@ -12,7 +12,7 @@ pub mod layout;
 mod memo;
 mod options;
 
-pub use layout::{FieldKind, FieldLayout, FieldNames, SchemaLayout, Span};
+pub use layout::{FieldKind, FieldLayout, FieldNames, SchemaLayout, Span, TableSpan};
 pub use options::{Options, Stats};
 
 use crate::error::{Error, ErrorKind, Location};
@@ -70,6 +70,8 @@ pub struct Verifier<'b> {
     /// Shared objects already verified; made when first consulted, so that a buffer which
     /// never needs it does not pay for clearing it.
     memo: Option<Memo>,
+    /// Inline checks already done: (vtable, table type, position modulo 8), hashed.
+    vtables: [u64; 64],
     error: Error,
     /// The element index to attach to the next path segment, set by vector loops.
     pending_index: Option<u32>,
@@ -91,6 +93,7 @@ impl<'b> Verifier<'b> {
             budget_left: budget,
             memo_below: budget.saturating_sub(u64::try_from(buf.len()).unwrap_or(u64::MAX)),
             memo: None,
+            vtables: [0; 64],
             error: Error::new(ErrorKind::Truncated, 0, Location::at(&UNKNOWN)),
             pending_index: None,
         }
@@ -148,6 +151,7 @@ impl<'b> Verifier<'b> {
         let outer_buf = core::mem::replace(&mut self.buf, bytes);
         let outer_memo_below = core::mem::replace(&mut self.memo_below, 0);
         self.memo = None;
+        self.vtables = [0; 64];
         let outcome = match self.depth_left.checked_sub(1) {
             Some(left) => {
                 self.depth_left = left;
@@ -160,6 +164,7 @@ impl<'b> Verifier<'b> {
         self.buf = outer_buf;
         self.memo_below = outer_memo_below;
         self.memo = None;
+        self.vtables = [0; 64];
         if outcome.is_err() {
             self.error = self.error.shifted(u64::try_from(base).unwrap_or(u64::MAX));
             let root = T::NAME;
