@@ -75,8 +75,6 @@ mod container;
 pub mod dump;
 mod error;
 pub mod formats;
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod graph;
 #[cfg(feature = "nnpackage")]
 pub mod nnpackage;

@@ -206,8 +206,7 @@ fn values_from_newer_writers_read_as_raw_numbers() {
     assert!(matches!(op.builtin_options(), BuiltinOptions::Unknown(250)));
     // The dump shows them as numbers, as flatc does.
     let mut text = String::new();
-    use flatmodel::schema::TableType;
-    flatmodel::dump::dump_table(&mut text, model.raw(), Model::desc(), &Options::DEFAULT).unwrap();
+    flatmodel::dump::dump_table(&mut text, flatmodel::dump::Dumpable::new(model), &Options::DEFAULT).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(json["subgraphs"][0]["tensors"][0]["type"], 99);
     assert_eq!(json["subgraphs"][0]["operators"][0]["builtin_options_type"], 250);

@@ -127,7 +127,7 @@ macro_rules! fb_union {
 
         impl<'a> $crate::wire::FromUnion<'a> for $name<'a> {
             #[inline]
-            fn from_union(tag: u8, value: $crate::wire::UnionValue<'a>) -> Self {
+            fn from_union(tag: u8, value: $crate::wire::UnionValue<'a>, _: $crate::wire::Seal) -> Self {
                 match tag {
                     0 => $name::NONE,
                     $($tag => match value.table() {
@@ -191,7 +191,7 @@ macro_rules! fb_struct {
             const SIZE: usize = $size;
             const ALIGN: usize = $align;
             #[inline(always)]
-            fn from_bytes(bytes: &'a [u8]) -> Self {
+            fn from_bytes(bytes: &'a [u8], _: $crate::wire::Seal) -> Self {
                 $name { bytes }
             }
         }
@@ -254,7 +254,7 @@ macro_rules! __fb_struct_field {
         pub fn $field(&self) -> $s<$lt> {
             let size = <$s<$lt> as $crate::wire::FromStruct<$lt>>::SIZE;
             let bytes = self.bytes.get($offset..).and_then(|b| b.get(..size)).unwrap_or_else(|| $crate::wire::broken(&[]));
-            <$s<$lt> as $crate::wire::FromStruct<$lt>>::from_bytes(bytes)
+            <$s<$lt> as $crate::wire::FromStruct<$lt>>::from_bytes(bytes, $crate::wire::Seal)
         }
     };
     (accessor $lt:lifetime; $(#[$fmeta:meta])* $field:ident $fname:literal $offset:literal array($t:ident, $n:literal)) => {
@@ -293,8 +293,13 @@ macro_rules! fb_table {
 
         impl<'a> $crate::wire::FromTable<'a> for $name<'a> {
             #[inline(always)]
-            fn from_table(table: $crate::wire::Table<'a>) -> Self {
+            fn from_table(table: $crate::wire::Table<'a>, _: $crate::wire::Seal) -> Self {
                 $name { table }
+            }
+
+            #[inline(always)]
+            fn as_table(&self) -> $crate::wire::Table<'a> {
+                self.table
             }
         }
 
