@@ -7,6 +7,7 @@ mod bytes;
 mod root;
 mod scalar;
 mod table;
+mod utf8;
 mod vector;
 
 pub(crate) use bytes::vtable_position;
@@ -26,7 +27,7 @@ mod seal {
     /// signatures, so it can use the views the traits describe but cannot build one, nor
     /// implement the traits for its own types (nor expand the `fb_*!` macros, which name it).
     /// Every view therefore lies over verified bytes, which is what lets string accessors skip
-    /// the UTF-8 check the verifier already made (see `wire::str`).
+    /// the UTF-8 check the verifier already made (see `wire/utf8.rs`).
     #[derive(Clone, Copy)]
     pub struct Seal;
 }

@@ -123,11 +123,7 @@ impl<'a> Table<'a> {
     /// String field `slot`.
     #[inline(always)]
     pub(crate) fn string(&self, slot: u16) -> Option<&'a str> {
-        let (bytes, _) = self.vector_bytes(slot, 1)?;
-        match core::str::from_utf8(bytes) {
-            Ok(s) => Some(s),
-            Err(_) => broken(None),
-        }
+        super::utf8::verified_str(self.buf, self.target(slot)?)
     }
 
     /// The bytes of string field `slot`, without UTF-8 decoding.

@@ -1,7 +1,7 @@
 //! Vectors: scalars as zero-copy slices, and vectors of tables, strings, structs and unions.
 
 use super::bytes::read_uoffset;
-use super::table::vector_bytes_at;
+use super::utf8::verified_str;
 use super::{broken, FromStruct, FromTable, FromUnion, Scalar, Seal, Table};
 use core::marker::PhantomData;
 use zerocopy::FromBytes;
@@ -174,19 +174,6 @@ impl<'a> Iterator for StrIter<'a> {
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         (0, self.targets.size_hint().1)
-    }
-}
-
-/// The verified string whose length prefix is at `at`.
-#[inline(always)]
-fn verified_str(buf: &[u8], at: usize) -> Option<&str> {
-    let bytes = match vector_bytes_at(buf, at, 1) {
-        Some((b, _)) => b,
-        None => return broken(None),
-    };
-    match core::str::from_utf8(bytes) {
-        Ok(s) => Some(s),
-        Err(_) => broken(None),
     }
 }
 
