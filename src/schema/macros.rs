@@ -1,6 +1,8 @@
 //! The schema macros. Each generated `generated.rs` describes every type of its schema once;
 //! these macros expand that one description into the typed view, the verifier and the static
-//! descriptor (which drives the JSON dump), so the three cannot drift.
+//! descriptor (which drives the JSON dump), so the three cannot drift. They are exported for
+//! `crate::` paths but expand only inside this crate: the views they define are built with the
+//! crate-private `wire::Seal`, so only this crate's verified roots lead to them.
 //!
 //! Input grammar (written by the generator in `tests/codegen`, never by hand):
 //!
