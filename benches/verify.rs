@@ -430,7 +430,8 @@ fn benches(c: &mut Criterion) {
 
 /// The shared-subtree inputs of the linear-work tests: 500 offsets to one SubGraph whose 1000
 /// tensor offsets point at one Tensor (about 6 KB), and 30,000 offsets to one Tensor named with
-/// a 64 KiB string (about 186 KB). Each reader verifies them with its default limits.
+/// a 64 KiB string (about 186 KB). Each reader verifies them with its default limits; flatmodel
+/// then reads every tensor's name.
 fn attacks(c: &mut Criterion) {
     let long_name = vec![b'a'; 64 * 1024];
     let cases = [
@@ -442,6 +443,16 @@ fn attacks(c: &mut Criterion) {
     for (name, bytes) in &cases {
         g.bench_function(format!("flatmodel/{name}"), |b| {
             b.iter(|| Model::parse_structure_with(black_box(bytes), &Options::DEFAULT).is_ok())
+        });
+        // After verification, reading every tensor's name: no second UTF-8 check, so this
+        // costs the references, not their 30,000 x 64 KiB.
+        let model = Model::parse_structure_with(bytes, &Options::DEFAULT).expect("a valid attack").model;
+        g.bench_function(format!("flatmodel_read_names/{name}"), |b| {
+            b.iter(|| {
+                let subgraphs = black_box(model).subgraphs().into_iter().flat_map(|s| s.iter());
+                let tensors = subgraphs.flat_map(|sg| sg.tensors().into_iter().flat_map(|t| t.iter()));
+                tensors.map(|t| t.name().map_or(0, str::len)).sum::<usize>()
+            })
         });
         let default = flatbuffers::VerifierOptions::default();
         g.bench_function(format!("peer_flatbuffers/{name}"), |b| {

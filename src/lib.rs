@@ -11,7 +11,9 @@
 //! - **Verify first, then read in place.** [`tflite::Model::parse`] (and
 //!   [`circle::Model::parse`]) runs one verification pass over the bytes; only then does it
 //!   hand out views, which borrow the input and read straight from it. View accessors are
-//!   infallible and do not allocate or copy.
+//!   infallible and do not allocate or copy. Only the crate builds views, and only over bytes
+//!   it verified: the view constructors (`wire::FromTable`, `FromStruct`, `FromUnion`) take a
+//!   seal outside code cannot name, and [`wire::Table`] cannot be made or read from outside.
 //! - **Any input is safe.** Every byte string yields an [`Error`] (its kind, byte offset and
 //!   schema path such as `Model.subgraphs[0].tensors[12].name`) or a valid model. No input makes
 //!   the library panic, hang or recurse without bound.
@@ -31,8 +33,16 @@
 //!   (expanded) size: [`schema::Walk::walk`] with an unbudgeted [`schema::Walker`] (bounded:
 //!   [`schema::Walker::with_budget`], [`schema::walk_bounded`]) and the lazy
 //!   [`pte::PteFile::delegates`] (bounded: `take`).
-//! - **No `unsafe`.** The library forbids it; the panicking operations (`unwrap`, indexing,
-//!   unchecked arithmetic) are denied by lint.
+//! - **One `unsafe` block, audited.** The library denies `unsafe_code` but for one function,
+//!   `verified_str` in `src/wire/utf8.rs`: it hands out a view's string with
+//!   `core::str::from_utf8_unchecked`, so that reading a string costs O(1) in its length instead
+//!   of re-checking UTF-8 the verifier already checked. It is sound because the verifier
+//!   rejects any buffer with a string that is not UTF-8 among those it reaches, and views exist
+//!   only over accepted buffers and follow only the fields their schema verified (the sealed
+//!   constructors above); its `SAFETY` comment gives the argument. Debug builds (tests,
+//!   fuzzing) check the UTF-8 again as an assertion, and CI runs the library's tests that read
+//!   strings under Miri. The panicking operations (`unwrap`, indexing, unchecked arithmetic)
+//!   are denied by lint.
 //! - **`no_std`.** The core needs neither `std` nor an allocator; the `alloc` and `std` features
 //!   add conveniences, and `cli` (default) builds the `flatmodel` tool.
 //! - **Newer writers are not errors.** Enum values and union types this crate's schemas do not
@@ -56,7 +66,8 @@
 //! - `nnpackage` (feature `nnpackage`, with `std`): Samsung ONE's model packages, a directory
 //!   or zip holding a JSON MANIFEST and models, checked end to end.
 #![no_std]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
 #![deny(
     clippy::unwrap_used,
@@ -75,8 +86,6 @@ mod container;
 pub mod dump;
 mod error;
 pub mod formats;
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod graph;
 #[cfg(feature = "nnpackage")]
 pub mod nnpackage;

@@ -5,7 +5,6 @@
 mod support;
 
 use flatmodel::graph::ModelView;
-use flatmodel::schema::TableType;
 use flatmodel::tflite::{BuiltinOperator, Model};
 use flatmodel::verify::Options;
 use serde_json::Value;
@@ -60,7 +59,7 @@ fn library_verdict(bytes: &[u8]) -> Option<String> {
 fn library_dump(bytes: &[u8]) -> Value {
     let model = Model::parse_structure(bytes).expect("structurally valid");
     let mut text = String::new();
-    flatmodel::dump::dump_table(&mut text, model.raw(), Model::desc(), &Options::DEFAULT).unwrap();
+    flatmodel::dump::dump_table(&mut text, flatmodel::dump::Dumpable::new(model), &Options::DEFAULT).unwrap();
     serde_json::from_str(&text).expect("the library's dump is JSON")
 }
 

@@ -4,7 +4,6 @@
 
 mod support;
 
-use flatmodel::schema::TableType;
 use flatmodel::verify::Options;
 use flatmodel::{circle, pte, tflite, vkgraph};
 use serde_json::Value;
@@ -93,7 +92,7 @@ fn to_json(text: &str) -> Value {
 fn dump_tflite(bytes: &[u8]) -> Value {
     let model = tflite::Model::parse_structure(bytes).expect("structurally valid");
     let mut text = String::new();
-    flatmodel::dump::dump_table(&mut text, model.raw(), tflite::Model::desc(), &Options::DEFAULT).unwrap();
+    flatmodel::dump::dump_table(&mut text, flatmodel::dump::Dumpable::new(model), &Options::DEFAULT).unwrap();
     to_json(&text)
 }
 
@@ -102,14 +101,14 @@ fn dump_cvimodel(bytes: &[u8]) -> Value {
     use flatmodel::cvimodel;
     let file = cvimodel::CviModel::parse_structure(bytes).expect("structurally valid");
     let mut text = String::new();
-    flatmodel::dump::dump_table(&mut text, file.model().raw(), cvimodel::Model::desc(), &Options::DEFAULT).unwrap();
+    flatmodel::dump::dump_table(&mut text, flatmodel::dump::Dumpable::new(file.model()), &Options::DEFAULT).unwrap();
     to_json(&text)
 }
 
 fn dump_circle(bytes: &[u8]) -> Value {
     let model = circle::Model::parse_structure(bytes).expect("structurally valid");
     let mut text = String::new();
-    flatmodel::dump::dump_table(&mut text, model.raw(), circle::Model::desc(), &Options::DEFAULT).unwrap();
+    flatmodel::dump::dump_table(&mut text, flatmodel::dump::Dumpable::new(model), &Options::DEFAULT).unwrap();
     to_json(&text)
 }
 
@@ -117,14 +116,14 @@ fn dump_circle(bytes: &[u8]) -> Value {
 fn dump_vkgraph(bytes: &[u8]) -> Value {
     let blob = vkgraph::Blob::parse_structure(bytes).expect("structurally valid");
     let mut text = String::new();
-    flatmodel::dump::dump_table(&mut text, blob.graph().raw(), vkgraph::VkGraph::desc(), &Options::DEFAULT).unwrap();
+    flatmodel::dump::dump_table(&mut text, flatmodel::dump::Dumpable::new(blob.graph()), &Options::DEFAULT).unwrap();
     to_json(&text)
 }
 
 fn dump_pte(bytes: &[u8]) -> Value {
     let file = pte::PteFile::parse_structure(bytes).expect("structurally valid");
     let mut text = String::new();
-    flatmodel::dump::dump_table(&mut text, file.program().raw(), pte::Program::desc(), &Options::DEFAULT).unwrap();
+    flatmodel::dump::dump_table(&mut text, flatmodel::dump::Dumpable::new(file.program()), &Options::DEFAULT).unwrap();
     to_json(&text)
 }
 

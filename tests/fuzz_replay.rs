@@ -1,5 +1,5 @@
-//! Replays the fuzz target bodies (`flatmodel::fuzzing::tflite` and `circle`) on stable: over every file in
-//! `testdata/` (regressions included), over the corpus when `FLATMODEL_CORPUS` is set, over
+//! Replays the fuzz target bodies (`flatmodel_fuzz`, in `fuzz/src/lib.rs`) on stable: over every
+//! file in `testdata/` (regressions included), over the corpus when `FLATMODEL_CORPUS` is set, over
 //! deterministic mutations of the testdata models, and over proptest's arbitrary bytes.
 //! Nothing may panic; in debug builds a read that fails on verified bytes panics too.
 
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// Runs the target on `data`, turning a panic into an error.
 fn run(data: &[u8]) -> Result<Option<Walker>, String> {
-    catch_unwind(AssertUnwindSafe(|| flatmodel::fuzzing::any(data))).map_err(|e| {
+    catch_unwind(AssertUnwindSafe(|| flatmodel_fuzz::any(data))).map_err(|e| {
         e.downcast_ref::<&str>()
             .map(|s| s.to_string())
             .or_else(|| e.downcast_ref::<String>().cloned())
@@ -73,9 +73,9 @@ fn valid_models_walk() {
     assert!(models.iter().any(|p| p.extension().is_some_and(|e| e == "circle")), "no Circle model");
     for path in models {
         let data = std::fs::read(&path).unwrap();
-        let walk = flatmodel::fuzzing::any(&data).unwrap_or_else(|| panic!("{}: rejected", path.display()));
+        let walk = flatmodel_fuzz::any(&data).unwrap_or_else(|| panic!("{}: rejected", path.display()));
         assert!(walk.objects() > 0, "{}: walked nothing", path.display());
-        assert_eq!(flatmodel::fuzzing::any(&data), Some(walk), "{}: walk not deterministic", path.display());
+        assert_eq!(flatmodel_fuzz::any(&data), Some(walk), "{}: walk not deterministic", path.display());
     }
 }
 
@@ -276,7 +276,7 @@ proptest! {
     fn arbitrary_bytes_do_not_panic(
         data in prop_oneof![proptest::collection::vec(any::<u8>(), 0..2048), model_like()]
     ) {
-        let _ = flatmodel::fuzzing::any(&data);
+        let _ = flatmodel_fuzz::any(&data);
         let _ = flatmodel::tflite::Model::parse(&data);
         let _ = flatmodel::circle::Model::parse(&data);
     }

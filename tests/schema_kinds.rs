@@ -4,33 +4,12 @@
 
 mod support;
 
-use flatmodel::schema::TableType;
 use flatmodel::verify::{Options, Verifier};
 use flatmodel::ErrorKind;
 use support::Bytes;
 
-mod sample {
-    #![allow(missing_docs)]
-    flatmodel::fb_enum! { Color: i8 { RED = 0, GREEN = 1, BLUE = 2 } }
-    flatmodel::fb_struct! { Vec3 (size = 12, align = 4) { x "x" @0: scalar(f32), y "y" @4: scalar(f32), z "z" @8: scalar(f32) } }
-    flatmodel::fb_struct! { Pair (size = 16, align = 8) { id "id" @0: enumeration(Color, i8), value "value" @8: scalar(u64) } }
-    flatmodel::fb_table! { Leaf = 0 { name "name" @0: string() required, v "v" @1: scalar(u32, 7) } }
-    flatmodel::fb_union! { Any = 0 { 1 => Leaf, 2 => Node } }
-    flatmodel::fb_table! {
-        Node = 1 {
-            color "color" @0: enumeration(Color, i8, 1),
-            pos "pos" @1: structure(Vec3),
-            pairs "pairs" @2: struct_vector(Pair),
-            tags "tags" @3: string_vector(),
-            any "any" @5: union(Any, any_type),
-            anys "anys" @7: union_vector(Any),
-            kids "kids" @8: table_vector(Leaf),
-            big "big" @9: scalar(u64, 0),
-        }
-    }
-    flatmodel::fb_schema! { namespace "sample", identifier Some(*b"NODE"), root Node, tables [Leaf, Node], unions [Any] }
-}
-
+// The schema lives in the crate (`flatmodel::schema::sample`): only the crate builds views.
+use flatmodel::schema::sample;
 use sample::{Any, Color, Node};
 
 /// Node { color: BLUE, pos: (1, 2, 3), pairs: [(GREEN, 2^40)], tags: ["a", "bc"],
@@ -93,10 +72,7 @@ fn node(kid_name: Option<&[u8]>, union_types: &[u8]) -> Vec<u8> {
 }
 
 fn parse(bytes: &[u8]) -> Result<Node<'_>, flatmodel::Error> {
-    let mut v = Verifier::new(bytes, Options::DEFAULT);
-    let root = v.verify_root::<Node<'static>>(sample::SCHEMA.identifier)?;
-    let table = flatmodel::wire::Table::at(bytes, root).unwrap();
-    Ok(<Node<'_> as flatmodel::wire::FromTable<'_>>::from_table(table))
+    sample::parse(bytes, &Options::DEFAULT)
 }
 
 #[test]
@@ -118,7 +94,7 @@ fn every_field_kind_reads_back() {
     assert_eq!(n.kids().unwrap().get(0).unwrap().name(), "kid");
     // The descriptor-driven dump sees the same values.
     let mut text = String::new();
-    flatmodel::dump::dump_table(&mut text, n.raw(), Node::desc(), &Options::DEFAULT).unwrap();
+    flatmodel::dump::dump_table(&mut text, flatmodel::dump::Dumpable::new(n), &Options::DEFAULT).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(json["color"], "BLUE");
     assert_eq!(json["pos"], serde_json::json!({"x": 1.0, "y": 2.0, "z": 3.0}));

@@ -6,12 +6,12 @@
 #[cfg(fuzzing)]
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     // Invalid inputs stay in the corpus: a partly valid input is a stepping stone.
-    let _ = flatmodel::fuzzing::cvimodel(data);
+    let _ = flatmodel_fuzz::cvimodel(data);
 });
 
 #[cfg(not(fuzzing))]
 fn main() -> std::process::ExitCode {
-    match flatmodel::fuzzing::replay_args(flatmodel::fuzzing::cvimodel) {
+    match flatmodel_fuzz::replay_args(flatmodel_fuzz::cvimodel) {
         true => std::process::ExitCode::SUCCESS,
         false => std::process::ExitCode::from(2),
     }

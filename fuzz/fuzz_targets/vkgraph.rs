@@ -5,12 +5,12 @@
 #[cfg(fuzzing)]
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     // Invalid inputs stay in the corpus: a partly valid input is a stepping stone.
-    let _ = flatmodel::fuzzing::vkgraph(data);
+    let _ = flatmodel_fuzz::vkgraph(data);
 });
 
 #[cfg(not(fuzzing))]
 fn main() -> std::process::ExitCode {
-    match flatmodel::fuzzing::replay_args(flatmodel::fuzzing::vkgraph) {
+    match flatmodel_fuzz::replay_args(flatmodel_fuzz::vkgraph) {
         true => std::process::ExitCode::SUCCESS,
         false => std::process::ExitCode::from(2),
     }

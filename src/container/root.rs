@@ -2,7 +2,7 @@
 
 use crate::error::{Error, ErrorKind, Location};
 use crate::verify::{Options, Stats, Verifier, VerifyTable};
-use crate::wire::{FromTable, Identifier, Table};
+use crate::wire::{FromTable, Identifier, Seal, Table};
 
 /// Verifies `bytes` as a flatbuffer whose root is a `T` (carrying `identifier`, when the format
 /// has one) and returns the view of its root with what the verifier counted. `base` is where
@@ -16,5 +16,5 @@ pub(crate) fn verified_root<'a, T: VerifyTable + FromTable<'a>>(
     let mut v = Verifier::new(bytes, *options);
     let root = v.verify_root::<T>(identifier).map_err(|e| e.shifted(base))?;
     let table = Table::verified(bytes, root).ok_or(Error::new(ErrorKind::Truncated, base, Location::at(T::NAME)))?;
-    Ok((T::from_table(table), v.stats()))
+    Ok((T::from_table(table, Seal), v.stats()))
 }

@@ -2,10 +2,11 @@
 
 use crate::container::Budget;
 use crate::schema::{
-    EnumDesc, FieldDesc, FieldKind, ScalarType, ScalarValue, StructDesc, StructFieldKind, TableDesc, UnionDesc,
+    EnumDesc, FieldDesc, FieldKind, ScalarType, ScalarValue, StructDesc, StructFieldKind, TableDesc, TableType,
+    UnionDesc,
 };
 use crate::verify::Options;
-use crate::wire::{self, FromUnion, Scalar, Table, UnionValue};
+use crate::wire::{self, FromTable, FromUnion, Scalar, Seal, Table, UnionValue};
 use core::fmt::{self, Write};
 
 /// Why a dump stopped.
@@ -25,16 +26,35 @@ impl From<fmt::Error> for DumpError {
     }
 }
 
-/// Writes `table`, whose type is `desc`, as JSON to `out`.
+/// A verified table and the descriptor of its type: what [`dump_table`] prints.
 ///
-/// `table` must come from verified bytes (a view's `raw()`); the dump prints at most the
-/// apparent-size budget `options` gives the buffer's length in values.
-pub fn dump_table<W: Write>(
-    out: &mut W,
-    table: Table<'_>,
-    desc: &TableDesc,
-    options: &Options,
-) -> Result<(), DumpError> {
+/// Made only from a view, so the descriptor the dump follows is the one the table was verified
+/// against.
+#[derive(Clone, Copy)]
+pub struct Dumpable<'a> {
+    table: Table<'a>,
+    desc: &'static TableDesc,
+}
+
+impl<'a> Dumpable<'a> {
+    /// The table `view` reads, with its type's descriptor.
+    pub fn new<T: FromTable<'a> + TableType>(view: T) -> Self {
+        Dumpable { table: view.as_table(), desc: T::desc() }
+    }
+}
+
+impl core::fmt::Debug for Dumpable<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}@{}", self.desc.name, self.table.position())
+    }
+}
+
+/// Writes `root` as JSON to `out`.
+///
+/// The dump prints at most the apparent-size budget `options` gives the buffer's length in
+/// values.
+pub fn dump_table<W: Write>(out: &mut W, root: Dumpable<'_>, options: &Options) -> Result<(), DumpError> {
+    let Dumpable { table, desc } = root;
     // The budget's own error is not reported: a spent budget is `DumpError::TooLarge`.
     static DUMP: &str = "dump";
     let budget = Budget::new(options, table.buffer().len(), &DUMP);
@@ -55,7 +75,7 @@ struct Dumper<'w, W: Write> {
 struct RawUnion<'a>(u8, UnionValue<'a>);
 
 impl<'a> FromUnion<'a> for RawUnion<'a> {
-    fn from_union(tag: u8, value: UnionValue<'a>) -> Self {
+    fn from_union(tag: u8, value: UnionValue<'a>, _: Seal) -> Self {
         RawUnion(tag, value)
     }
 }

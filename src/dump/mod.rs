@@ -9,4 +9,4 @@
 
 mod json;
 
-pub use json::{dump_table, DumpError};
+pub use json::{dump_table, DumpError, Dumpable};

@@ -1,6 +1,8 @@
 //! The schema macros. Each generated `generated.rs` describes every type of its schema once;
 //! these macros expand that one description into the typed view, the verifier and the static
-//! descriptor (which drives the JSON dump), so the three cannot drift.
+//! descriptor (which drives the JSON dump), so the three cannot drift. They are exported for
+//! `crate::` paths but expand only inside this crate: the views they define are built with the
+//! crate-private `wire::Seal`, so only this crate's verified roots lead to them.
 //!
 //! Input grammar (written by the generator in `tests/codegen`, never by hand):
 //!
@@ -127,7 +129,7 @@ macro_rules! fb_union {
 
         impl<'a> $crate::wire::FromUnion<'a> for $name<'a> {
             #[inline]
-            fn from_union(tag: u8, value: $crate::wire::UnionValue<'a>) -> Self {
+            fn from_union(tag: u8, value: $crate::wire::UnionValue<'a>, _: $crate::wire::Seal) -> Self {
                 match tag {
                     0 => $name::NONE,
                     $($tag => match value.table() {
@@ -187,7 +189,7 @@ macro_rules! fb_struct {
             const SIZE: usize = $size;
             const ALIGN: usize = $align;
             #[inline(always)]
-            fn from_bytes(bytes: &'a [u8]) -> Self {
+            fn from_bytes(bytes: &'a [u8], _: $crate::wire::Seal) -> Self {
                 $name { bytes }
             }
         }
@@ -250,7 +252,7 @@ macro_rules! __fb_struct_field {
         pub fn $field(&self) -> $s<$lt> {
             let size = <$s<$lt> as $crate::wire::FromStruct<$lt>>::SIZE;
             let bytes = self.bytes.get($offset..).and_then(|b| b.get(..size)).unwrap_or_else(|| $crate::wire::broken(&[]));
-            <$s<$lt> as $crate::wire::FromStruct<$lt>>::from_bytes(bytes)
+            <$s<$lt> as $crate::wire::FromStruct<$lt>>::from_bytes(bytes, $crate::wire::Seal)
         }
     };
     (accessor $lt:lifetime; $(#[$fmeta:meta])* $field:ident $fname:literal $offset:literal array($t:ident, $n:literal)) => {
@@ -289,8 +291,13 @@ macro_rules! fb_table {
 
         impl<'a> $crate::wire::FromTable<'a> for $name<'a> {
             #[inline(always)]
-            fn from_table(table: $crate::wire::Table<'a>) -> Self {
+            fn from_table(table: $crate::wire::Table<'a>, _: $crate::wire::Seal) -> Self {
                 $name { table }
+            }
+
+            #[inline(always)]
+            fn as_table(&self) -> $crate::wire::Table<'a> {
+                self.table
             }
         }
 

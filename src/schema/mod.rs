@@ -6,6 +6,8 @@
 
 mod desc;
 mod macros;
+#[doc(hidden)]
+pub mod sample;
 mod walk;
 
 pub use desc::{

@@ -7,6 +7,7 @@ mod bytes;
 mod root;
 mod scalar;
 mod table;
+mod utf8;
 mod vector;
 
 pub use bytes::{read_scalar, read_u32, read_uoffset};
@@ -16,26 +17,47 @@ pub use scalar::Scalar;
 pub use table::Table;
 pub use vector::{StrVector, StructVector, TableVector, UnionVector, Vector};
 
-/// A table type of some schema, viewed over verified bytes.
+/// The seal on view construction.
+mod seal {
+    /// The proof that a view is being built by this crate over bytes its verifier accepted.
+    ///
+    /// The constructors of [`FromTable`](super::FromTable), [`FromStruct`](super::FromStruct)
+    /// and [`FromUnion`](super::FromUnion) take one. It is public in a private module, the
+    /// sealed-trait pattern: outside code can name neither the type nor these constructors'
+    /// signatures, so it can use the views the traits describe but cannot build one, nor
+    /// implement the traits for its own types (nor expand the `fb_*!` macros, which name it).
+    /// Every view therefore lies over verified bytes, which is what lets string accessors skip
+    /// the UTF-8 check the verifier already made (see `wire/utf8.rs`).
+    #[derive(Clone, Copy)]
+    pub struct Seal;
+}
+pub(crate) use seal::Seal;
+
+/// A table type of some schema, viewed over verified bytes. Sealed: only this crate builds
+/// views (see [`Table`]).
 pub trait FromTable<'a>: Copy + 'a {
-    /// The view of `table`.
-    fn from_table(table: Table<'a>) -> Self;
+    /// The view of `table`, which the verifier checked as this type.
+    fn from_table(table: Table<'a>, seal: Seal) -> Self;
+    /// The table the view reads.
+    fn as_table(&self) -> Table<'a>;
 }
 
-/// A fixed-size struct type of some schema, viewed over its inline bytes.
+/// A fixed-size struct type of some schema, viewed over its inline bytes. Sealed like
+/// [`FromTable`].
 pub trait FromStruct<'a>: Copy + 'a {
     /// The struct's size in bytes.
     const SIZE: usize;
     /// The struct's alignment in bytes.
     const ALIGN: usize;
     /// The view of `bytes`, which are exactly [`Self::SIZE`] long.
-    fn from_bytes(bytes: &'a [u8]) -> Self;
+    fn from_bytes(bytes: &'a [u8], seal: Seal) -> Self;
 }
 
-/// A union type of some schema: a type tag and the table it selects.
+/// A union type of some schema: a type tag and the table it selects. Sealed like
+/// [`FromTable`].
 pub trait FromUnion<'a>: Copy + 'a {
     /// The value for type `tag` whose table is `value`.
-    fn from_union(tag: u8, value: UnionValue<'a>) -> Self;
+    fn from_union(tag: u8, value: UnionValue<'a>, seal: Seal) -> Self;
 }
 
 /// Where a union's value table is, read only for the types a schema names (a type from a newer
@@ -51,10 +73,11 @@ impl<'a> UnionValue<'a> {
         UnionValue { buf, pos }
     }
 
-    /// The value as a table of type `T`.
+    /// The value as a table of type `T` (which the union's tag selected, so the verifier
+    /// checked it as a `T`).
     #[inline]
-    pub fn table<T: FromTable<'a>>(&self) -> Option<T> {
-        Table::verified(self.buf, self.pos?).map(T::from_table)
+    pub(crate) fn table<T: FromTable<'a>>(&self) -> Option<T> {
+        Table::verified(self.buf, self.pos?).map(|t| T::from_table(t, Seal))
     }
 }
 
@@ -71,7 +94,12 @@ pub fn broken<T>(fallback: T) -> T {
 
 impl<'a> FromTable<'a> for Table<'a> {
     #[inline(always)]
-    fn from_table(table: Table<'a>) -> Self {
+    fn from_table(table: Table<'a>, _: Seal) -> Self {
         table
+    }
+
+    #[inline(always)]
+    fn as_table(&self) -> Table<'a> {
+        *self
     }
 }

@@ -1,10 +1,14 @@
 //! Tables: a position, its vtable, and field reads by slot.
 
-use super::bytes::{read_u16, vtable_position};
-use super::{broken, FromStruct, FromTable, FromUnion, Scalar};
+use super::bytes::read_u16;
+use super::{broken, FromStruct, FromTable, FromUnion, Scalar, Seal};
 use super::{StrVector, StructVector, TableVector, UnionVector, Vector};
 
 /// A table in a buffer: the position of its soffset and the slot area of its vtable.
+///
+/// Only this crate makes one, over a table its verifier accepted, and only this crate reads
+/// fields through it: outside code gets one from a view's `raw()` for its position and field
+/// positions, and reads the fields through the typed views.
 #[derive(Clone, Copy)]
 pub struct Table<'a> {
     buf: &'a [u8],
@@ -14,15 +18,6 @@ pub struct Table<'a> {
 }
 
 impl<'a> Table<'a> {
-    /// The table at `pos`, or `None` when its vtable cannot be read.
-    #[inline(always)]
-    pub fn at(buf: &'a [u8], pos: usize) -> Option<Self> {
-        let vt = vtable_position(buf, pos)?;
-        let vt_len = usize::from(read_u16(buf, vt)?);
-        let slots = buf.get(vt.checked_add(4)?..vt.checked_add(vt_len)?)?;
-        Some(Table { buf, pos, slots })
-    }
-
     /// The table at `pos` in verified bytes. The verifier checked the vtable lies in the
     /// buffer, so the wrapping arithmetic is exact; the slice bounds checks still guard reads.
     #[inline(always)]
@@ -65,23 +60,13 @@ impl<'a> Table<'a> {
 
     /// Scalar field `slot`, or `default` when absent.
     #[inline(always)]
-    pub fn scalar<T: Scalar>(&self, slot: u16, default: T) -> T {
+    pub(crate) fn scalar<T: Scalar>(&self, slot: u16, default: T) -> T {
         match self.field(slot) {
             None => default,
             Some(p) => match super::read_scalar(self.buf, p) {
                 Some(v) => v,
                 None => broken(default),
             },
-        }
-    }
-
-    /// Scalar field `slot`, or `None` when absent (for fields without a default).
-    #[inline(always)]
-    pub fn optional_scalar<T: Scalar>(&self, slot: u16) -> Option<T> {
-        let p = self.field(slot)?;
-        match super::read_scalar(self.buf, p) {
-            Some(v) => Some(v),
-            None => broken(None),
         }
     }
 
@@ -98,23 +83,23 @@ impl<'a> Table<'a> {
 
     /// Table field `slot`.
     #[inline(always)]
-    pub fn table<T: FromTable<'a>>(&self, slot: u16) -> Option<T> {
+    pub(crate) fn table<T: FromTable<'a>>(&self, slot: u16) -> Option<T> {
         let t = self.target(slot)?;
-        Table::verified(self.buf, t).map(T::from_table)
+        Table::verified(self.buf, t).map(|t| T::from_table(t, Seal))
     }
 
     /// The raw table of field `slot`, whatever its type.
     #[inline(always)]
-    pub fn raw_table(&self, slot: u16) -> Option<Table<'a>> {
+    pub(crate) fn raw_table(&self, slot: u16) -> Option<Table<'a>> {
         Table::verified(self.buf, self.target(slot)?)
     }
 
     /// Struct field `slot` (stored inline).
     #[inline(always)]
-    pub fn structure<S: FromStruct<'a>>(&self, slot: u16) -> Option<S> {
+    pub(crate) fn structure<S: FromStruct<'a>>(&self, slot: u16) -> Option<S> {
         let p = self.field(slot)?;
         match self.buf.get(p..).and_then(|b| b.get(..S::SIZE)) {
-            Some(b) => Some(S::from_bytes(b)),
+            Some(b) => Some(S::from_bytes(b, Seal)),
             None => broken(None),
         }
     }
@@ -131,29 +116,25 @@ impl<'a> Table<'a> {
 
     /// Vector field `slot` of `elem_size`-byte elements: its bytes and its length.
     #[inline(always)]
-    pub fn raw_vector(&self, slot: u16, elem_size: usize) -> Option<(&'a [u8], usize)> {
+    pub(crate) fn raw_vector(&self, slot: u16, elem_size: usize) -> Option<(&'a [u8], usize)> {
         self.vector_bytes(slot, elem_size)
     }
 
     /// String field `slot`.
     #[inline(always)]
-    pub fn string(&self, slot: u16) -> Option<&'a str> {
-        let (bytes, _) = self.vector_bytes(slot, 1)?;
-        match core::str::from_utf8(bytes) {
-            Ok(s) => Some(s),
-            Err(_) => broken(None),
-        }
+    pub(crate) fn string(&self, slot: u16) -> Option<&'a str> {
+        super::utf8::verified_str(self.buf, self.target(slot)?)
     }
 
     /// The bytes of string field `slot`, without UTF-8 decoding.
     #[inline(always)]
-    pub fn string_bytes(&self, slot: u16) -> Option<&'a [u8]> {
+    pub(crate) fn string_bytes(&self, slot: u16) -> Option<&'a [u8]> {
         self.vector_bytes(slot, 1).map(|(b, _)| b)
     }
 
     /// Scalar vector field `slot`, as a zero-copy slice.
     #[inline(always)]
-    pub fn vector<T: Scalar>(&self, slot: u16) -> Option<Vector<'a, T>> {
+    pub(crate) fn vector<T: Scalar>(&self, slot: u16) -> Option<Vector<'a, T>> {
         let (bytes, len) = self.vector_bytes(slot, T::SIZE)?;
         match Vector::from_bytes_with_len(bytes, len) {
             Some(v) => Some(v),
@@ -163,7 +144,7 @@ impl<'a> Table<'a> {
 
     /// Table vector field `slot`.
     #[inline(always)]
-    pub fn table_vector<T: FromTable<'a>>(&self, slot: u16) -> Option<TableVector<'a, T>> {
+    pub(crate) fn table_vector<T: FromTable<'a>>(&self, slot: u16) -> Option<TableVector<'a, T>> {
         let t = self.target(slot)?;
         let len = self.vector_len(t)?;
         Some(TableVector::new(self.buf, t.checked_add(4)?, len))
@@ -171,7 +152,7 @@ impl<'a> Table<'a> {
 
     /// String vector field `slot`.
     #[inline(always)]
-    pub fn string_vector(&self, slot: u16) -> Option<StrVector<'a>> {
+    pub(crate) fn string_vector(&self, slot: u16) -> Option<StrVector<'a>> {
         let t = self.target(slot)?;
         let len = self.vector_len(t)?;
         Some(StrVector::new(self.buf, t.checked_add(4)?, len))
@@ -179,28 +160,28 @@ impl<'a> Table<'a> {
 
     /// Struct vector field `slot`.
     #[inline(always)]
-    pub fn struct_vector<S: FromStruct<'a>>(&self, slot: u16) -> Option<StructVector<'a, S>> {
+    pub(crate) fn struct_vector<S: FromStruct<'a>>(&self, slot: u16) -> Option<StructVector<'a, S>> {
         let (bytes, _) = self.vector_bytes(slot, S::SIZE)?;
         Some(StructVector::new(bytes))
     }
 
     /// Union field whose type is in slot `value_slot - 1` and whose value is in `value_slot`.
     #[inline(always)]
-    pub fn union<U: FromUnion<'a>>(&self, value_slot: u16) -> U {
+    pub(crate) fn union<U: FromUnion<'a>>(&self, value_slot: u16) -> U {
         let tag = self.scalar::<u8>(value_slot.wrapping_sub(1), 0);
         let pos = if tag == 0 { None } else { self.target(value_slot) };
-        U::from_union(tag, super::UnionValue::new(self.buf, pos))
+        U::from_union(tag, super::UnionValue::new(self.buf, pos), Seal)
     }
 
     /// The type tag of the union whose value is in `value_slot`.
     #[inline(always)]
-    pub fn union_tag(&self, value_slot: u16) -> u8 {
+    pub(crate) fn union_tag(&self, value_slot: u16) -> u8 {
         self.scalar::<u8>(value_slot.wrapping_sub(1), 0)
     }
 
     /// Union vector field: types in `value_slot - 1`, values in `value_slot`.
     #[inline(always)]
-    pub fn union_vector<U: FromUnion<'a>>(&self, value_slot: u16) -> Option<UnionVector<'a, U>> {
+    pub(crate) fn union_vector<U: FromUnion<'a>>(&self, value_slot: u16) -> Option<UnionVector<'a, U>> {
         let types = self.vector::<u8>(value_slot.wrapping_sub(1))?.as_slice();
         let t = self.target(value_slot)?;
         let len = self.vector_len(t)?;

@@ -1,8 +1,8 @@
 //! Vectors: scalars as zero-copy slices, and vectors of tables, strings, structs and unions.
 
 use super::bytes::read_uoffset;
-use super::table::vector_bytes_at;
-use super::{broken, FromStruct, FromTable, FromUnion, Scalar, Table};
+use super::utf8::verified_str;
+use super::{broken, FromStruct, FromTable, FromUnion, Scalar, Seal, Table};
 use core::marker::PhantomData;
 use zerocopy::FromBytes;
 
@@ -14,7 +14,7 @@ pub struct Vector<'a, T: Scalar> {
 
 impl<'a, T: Scalar> Vector<'a, T> {
     /// The vector over `bytes`, whose length must be a multiple of `T::SIZE`.
-    pub fn from_bytes(bytes: &'a [u8]) -> Option<Self> {
+    pub(crate) fn from_bytes(bytes: &'a [u8]) -> Option<Self> {
         <[T::Wire]>::ref_from_bytes(bytes).ok().map(|slice| Vector { slice })
     }
 
@@ -140,7 +140,7 @@ impl<'a, T: FromTable<'a>> Iterator for TableIter<'a, T> {
             let t = self.targets.next()?;
             // `None` only on a verifier bug (after `broken`): skip the element.
             if let Some(table) = Table::verified(self.buf, t) {
-                return Some(T::from_table(table));
+                return Some(T::from_table(table, Seal));
             }
         }
     }
@@ -177,19 +177,6 @@ impl<'a> Iterator for StrIter<'a> {
     }
 }
 
-/// The verified string whose length prefix is at `at`.
-#[inline(always)]
-fn verified_str(buf: &[u8], at: usize) -> Option<&str> {
-    let bytes = match vector_bytes_at(buf, at, 1) {
-        Some((b, _)) => b,
-        None => return broken(None),
-    };
-    match core::str::from_utf8(bytes) {
-        Ok(s) => Some(s),
-        Err(_) => broken(None),
-    }
-}
-
 /// A vector of tables of type `T`.
 #[derive(Clone, Copy)]
 pub struct TableVector<'a, T> {
@@ -216,7 +203,7 @@ impl<'a, T: FromTable<'a>> TableVector<'a, T> {
     #[inline(always)]
     pub fn get(&self, i: usize) -> Option<T> {
         let t = self.offsets.target(i)?;
-        Table::verified(self.offsets.buf, t).map(T::from_table)
+        Table::verified(self.offsets.buf, t).map(|t| T::from_table(t, Seal))
     }
 
     /// The elements.
@@ -287,12 +274,12 @@ impl<'a, S: FromStruct<'a>> StructVector<'a, S> {
     pub fn get(&self, i: usize) -> Option<S> {
         let start = i.checked_mul(S::SIZE)?;
         let b = self.bytes.get(start..start.checked_add(S::SIZE)?)?;
-        Some(S::from_bytes(b))
+        Some(S::from_bytes(b, Seal))
     }
 
     /// The elements.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = S> + 'a {
-        self.bytes.chunks_exact(S::SIZE.max(1)).map(S::from_bytes)
+        self.bytes.chunks_exact(S::SIZE.max(1)).map(|b| S::from_bytes(b, Seal))
     }
 
     /// The raw bytes of all elements.
@@ -328,7 +315,7 @@ impl<'a, U: FromUnion<'a>> UnionVector<'a, U> {
     pub fn get(&self, i: usize) -> Option<U> {
         let tag = *self.types.get(i)?;
         let pos = if tag == 0 { None } else { self.values.target(i) };
-        Some(U::from_union(tag, super::UnionValue::new(self.values.buf, pos)))
+        Some(U::from_union(tag, super::UnionValue::new(self.values.buf, pos), Seal))
     }
 
     /// The elements.

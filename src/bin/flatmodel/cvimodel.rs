@@ -6,7 +6,7 @@ use crate::budget::{Budget, OverBudget};
 use crate::output::Out;
 use crate::{Failure, Outcome};
 use flatmodel::cvimodel::{self, CviModel, DType, MemoryRegion, SectionType, Warning};
-use flatmodel::schema::TableType;
+use flatmodel::dump::Dumpable;
 use flatmodel::verify::Options;
 use serde_json::{json, Value};
 use std::borrow::Cow;
@@ -412,7 +412,7 @@ fn print_text(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
 /// `flatmodel dump` on a cvimodel: the flatbuffer body's root table.
 pub fn root(bytes: &[u8]) -> Result<crate::open::Root<'_>, String> {
     let file = CviModel::parse_structure(bytes).map_err(|e| e.to_string())?;
-    Ok((file.model().raw(), cvimodel::Model::desc()))
+    Ok(Dumpable::new(file.model()))
 }
 
 /// `flatmodel extract` on a cvimodel: `section:NAME` (the stored payload), `section-data:NAME`

@@ -7,10 +7,8 @@
 use crate::open::{self, Graph, Kind, Root};
 use crate::output::{Counter, FmtWriter, Out};
 use crate::{Failure, Outcome};
-use flatmodel::dump::{dump_table, DumpError};
-use flatmodel::schema::TableType;
+use flatmodel::dump::{dump_table, DumpError, Dumpable};
 use flatmodel::verify::Options;
-use flatmodel::{circle, tflite};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -22,23 +20,23 @@ pub fn run(out: &mut Out, path: &OsString) -> Result<Outcome, Failure> {
         Err(outcome) => return Ok(outcome),
     };
     let root: Result<Root<'_>, String> = match open::kind(input.bytes()) {
-        Kind::Graph(Graph::Tflite(m)) => Ok((m.raw(), tflite::Model::desc())),
-        Kind::Graph(Graph::Circle(m)) => Ok((m.raw(), circle::Model::desc())),
+        Kind::Graph(Graph::Tflite(m)) => Ok(Dumpable::new(m)),
+        Kind::Graph(Graph::Circle(m)) => Ok(Dumpable::new(m)),
         Kind::Container(container) => (container.root)(input.bytes()),
         Kind::Invalid(reason) => Err(reason),
     };
-    let (table, desc) = match root {
+    let root = match root {
         Ok(root) => root,
         Err(reason) => return open::report_invalid(out, &name, &reason),
     };
     let options = Options::DEFAULT;
-    match dump_table(&mut Counter::default(), table, desc, &options) {
+    match dump_table(&mut Counter::default(), root, &options) {
         Ok(()) => {}
         Err(e @ DumpError::TooLarge) => return open::report_invalid(out, &name, &e.to_string()),
         Err(e) => return Err(Failure::new(format!("{name}: {e}"))),
     }
     let mut writer = FmtWriter::new(out);
-    let written = dump_table(&mut writer, table, desc, &options);
+    let written = dump_table(&mut writer, root, &options);
     if let Some(e) = writer.error.take() {
         return Err(e.into());
     }

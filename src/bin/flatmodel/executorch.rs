@@ -5,8 +5,8 @@ use crate::budget::{Budget, OverBudget};
 use crate::output::Out;
 use crate::verify::Verdict;
 use crate::{Failure, Outcome};
+use flatmodel::dump::Dumpable;
 use flatmodel::pte::{DataLocation, PteFile};
-use flatmodel::schema::TableType;
 use flatmodel::vkgraph::{Blob, Constant, GraphTypes};
 use flatmodel::Format;
 use serde_json::{json, Value};
@@ -56,11 +56,11 @@ pub fn root(bytes: &[u8]) -> Result<crate::open::Root<'_>, String> {
     match flatmodel::detect(bytes) {
         Some(Format::Pte) => {
             let file = PteFile::parse_structure(bytes).map_err(|e| e.to_string())?;
-            Ok((file.program().raw(), flatmodel::pte::Program::desc()))
+            Ok(Dumpable::new(file.program()))
         }
         _ => {
             let blob = Blob::parse_structure(bytes).map_err(|e| e.to_string())?;
-            Ok((blob.graph().raw(), flatmodel::vkgraph::VkGraph::desc()))
+            Ok(Dumpable::new(blob.graph()))
         }
     }
 }

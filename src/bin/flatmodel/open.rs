@@ -94,7 +94,7 @@ pub struct Container {
 }
 
 /// A verified root table and its type's descriptor, for `dump`.
-pub type Root<'a> = (flatmodel::wire::Table<'a>, &'static flatmodel::schema::TableDesc);
+pub type Root<'a> = flatmodel::dump::Dumpable<'a>;
 
 /// What `extract` gives: the bytes, or (inner error) why the file is invalid; the outer error
 /// is a usage error.

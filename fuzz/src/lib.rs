@@ -1,13 +1,14 @@
-//! The bodies of the fuzz targets in `fuzz/`, kept in the library so `cargo test` can replay
-//! them on stable. Each takes arbitrary bytes, must never panic on them, and on bytes that
-//! verify reads everything reachable: a read that fails on verified bytes fires the debug
-//! assertion in [`crate::wire::broken`].
+//! The bodies of the fuzz targets in `fuzz_targets/`, a library so that the main crate's
+//! `tests/fuzz_replay.rs` can replay them on stable. Each takes arbitrary bytes, must never
+//! panic on them, and on bytes that verify reads everything reachable through flatmodel's
+//! public API: a read that fails on verified bytes fires flatmodel's debug assertion
+//! (`wire::broken`).
 
-use crate::container::Budget;
-use crate::graph::{ModelView, SubGraphView};
-use crate::schema::{TableType, Walk, Walker};
-use crate::verify::Options;
-use crate::{circle, tflite, Format};
+use flatmodel::dump::{dump_table, Dumpable};
+use flatmodel::graph::{ModelView, SubGraphView};
+use flatmodel::schema::{Walk, Walker};
+use flatmodel::verify::Options;
+use flatmodel::{circle, tflite, Format};
 
 /// A `fmt::Write` that only counts, so dumps run without allocating.
 struct Sink(usize);
@@ -46,7 +47,7 @@ pub fn tflite(data: &[u8]) -> Option<Walker> {
     if let Some(key) = model.signature_defs().and_then(|s| s.get(0)).and_then(|s| s.signature_key()) {
         debug_assert!(model.signature(key).is_some(), "a signature must be found by its own key");
     }
-    let _ = crate::dump::dump_table(&mut Sink(0), model.raw(), tflite::Model::desc(), &Options::DEFAULT);
+    let _ = dump_table(&mut Sink(0), Dumpable::new(model), &Options::DEFAULT);
     Some(walker)
 }
 
@@ -64,13 +65,13 @@ pub fn circle(data: &[u8]) -> Option<Walker> {
     if valid {
         debug_assert!(warnings.is_ok(), "the warnings of a valid model must fit the rules' budget");
     }
-    let _ = crate::dump::dump_table(&mut Sink(0), model.raw(), circle::Model::desc(), &Options::DEFAULT);
+    let _ = dump_table(&mut Sink(0), Dumpable::new(model), &Options::DEFAULT);
     Some(walker)
 }
 
 /// [`tflite`] or [`circle`], as the bytes' identifier says ([`tflite`] when it names neither).
 pub fn any(data: &[u8]) -> Option<Walker> {
-    match crate::detect(data) {
+    match flatmodel::detect(data) {
         Some(Format::Circle) => circle(data),
         Some(Format::VkGraph) => vkgraph(data),
         Some(Format::Pte) => pte(data),
@@ -83,7 +84,7 @@ pub fn any(data: &[u8]) -> Option<Walker> {
 /// every section, weight, routine and tagged offset, and dumps the body. Returns the walk, or
 /// `None` if `data` is invalid.
 pub fn cvimodel(data: &[u8]) -> Option<Walker> {
-    use crate::cvimodel::{CviModel, Model};
+    use flatmodel::cvimodel::CviModel;
     let file = CviModel::parse_structure_with(data, &Options::DEFAULT).ok()?.cvimodel;
     let model = file.model();
     let mut walker = walker(data.len());
@@ -94,14 +95,12 @@ pub fn cvimodel(data: &[u8]) -> Option<Walker> {
         if valid {
             debug_assert!(section.is_ok(), "a valid model's sections must resolve");
         }
-        #[cfg(feature = "lz4")]
         if valid {
             // Verification walked every unencrypted LZ4 block: lz4_flex must inflate it exactly.
             let inflated = file.decompress_section(i);
             let encrypted = section.as_ref().is_ok_and(|r| r.section.encrypt());
             debug_assert!(inflated.is_ok() || encrypted, "a verified section must decompress: {inflated:?}");
         }
-        let _ = (i, section);
     }
     // Lookups by name scan the sections or weights: only the first few, so the target stays
     // linear in the input (`check` bounds its own lookups by the work budget).
@@ -127,7 +126,7 @@ pub fn cvimodel(data: &[u8]) -> Option<Walker> {
     }
     let _ = file.memory_usage();
     let _ = file.for_each_warning(|_| {});
-    let _ = crate::dump::dump_table(&mut Sink(0), model.raw(), Model::desc(), &Options::DEFAULT);
+    let _ = dump_table(&mut Sink(0), Dumpable::new(model), &Options::DEFAULT);
     Some(walker)
 }
 
@@ -143,14 +142,14 @@ fn graph_helpers<'a, M: ModelView<'a>>(model: M, valid: bool, mut per_op: impl F
         }
     }
     let _ = model.buffer_bytes();
-    static MODEL: &str = "Model";
-    let mut budget = Budget::new(&Options::DEFAULT, model.file().len(), &MODEL);
+    let mut budget = Options::DEFAULT.apparent_size_budget(model.file().len());
     for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
         let ops = sg.operators();
         let tensors = sg.tensors();
         let visits = ops.map_or(0, |o| o.len()).saturating_add(tensors.map_or(0, |t| t.len()));
-        if budget.charge(visits as u64, 0).is_err() {
-            return;
+        match budget.checked_sub(visits as u64) {
+            Some(left) => budget = left,
+            None => return,
         }
         for op in ops.into_iter().flat_map(|o| o.iter()) {
             let options = model.custom_options(&op);
@@ -169,13 +168,12 @@ fn graph_helpers<'a, M: ModelView<'a>>(model: M, valid: bool, mut per_op: impl F
 /// Reads `data` as a Vulkan delegate blob (or bare VkGraph); when its structure verifies,
 /// walks every table, resolves every constant and shader, runs the graph rules and the dump.
 pub fn vkgraph(data: &[u8]) -> Option<Walker> {
-    let blob = crate::vkgraph::Blob::parse_structure(data).ok()?;
+    let blob = flatmodel::vkgraph::Blob::parse_structure(data).ok()?;
     let mut walker = walker(data.len());
     blob.graph().walk(&mut walker);
     vkgraph_helpers(&blob, |_| None);
-    let _ = crate::vkgraph::Blob::parse(data);
-    let _ =
-        crate::dump::dump_table(&mut Sink(0), blob.graph().raw(), crate::vkgraph::VkGraph::desc(), &Options::DEFAULT);
+    let _ = flatmodel::vkgraph::Blob::parse(data);
+    let _ = dump_table(&mut Sink(0), Dumpable::new(blob.graph()), &Options::DEFAULT);
     Some(walker)
 }
 
@@ -184,7 +182,7 @@ pub fn vkgraph(data: &[u8]) -> Option<Walker> {
 /// named datum, runs the program's rules and the dump. One walker, with the work budget of
 /// `data`, walks the program and the blobs.
 pub fn pte(data: &[u8]) -> Option<Walker> {
-    let file = crate::pte::PteFile::parse_structure(data).ok()?;
+    let file = flatmodel::pte::PteFile::parse_structure(data).ok()?;
     let mut walker = walker(data.len());
     file.program().walk(&mut walker);
     for i in 0..file.program().segments().map_or(0, |s| s.len()) {
@@ -200,13 +198,13 @@ pub fn pte(data: &[u8]) -> Option<Walker> {
             vkgraph_helpers(&blob, |key| file.named_data(key));
         }
     }
-    let _ = crate::pte::PteFile::parse(data);
-    let _ = crate::dump::dump_table(&mut Sink(0), file.program().raw(), crate::pte::Program::desc(), &Options::DEFAULT);
+    let _ = flatmodel::pte::PteFile::parse(data);
+    let _ = dump_table(&mut Sink(0), Dumpable::new(file.program()), &Options::DEFAULT);
     Some(walker)
 }
 
 /// Every constant and shader of `blob`, resolved (bounded, as a fuzzed graph can be long).
-fn vkgraph_helpers<'a>(blob: &crate::vkgraph::Blob<'a>, named: impl Fn(&str) -> Option<&'a [u8]> + Copy) {
+fn vkgraph_helpers<'a>(blob: &flatmodel::vkgraph::Blob<'a>, named: impl Fn(&str) -> Option<&'a [u8]> + Copy) {
     for i in 0..blob.graph().constants().map_or(0, |c| c.len()).min(4096) {
         let _ = blob.constant_data(i, named);
     }
@@ -217,17 +215,16 @@ fn vkgraph_helpers<'a>(blob: &crate::vkgraph::Blob<'a>, named: impl Fn(&str) -> 
 
 /// For the fuzz targets' stable fallback: runs `target` on each file named on the command
 /// line. Returns whether every file could be read (a panic in `target` ends the process).
-#[cfg(feature = "std")]
 pub fn replay_args<T>(target: fn(&[u8]) -> T) -> bool {
     let mut all_read = true;
     for path in std::env::args_os().skip(1) {
         match std::fs::read(&path) {
             Ok(bytes) => {
                 target(&bytes);
-                std::println!("{}: ok", path.to_string_lossy());
+                println!("{}: ok", path.to_string_lossy());
             }
             Err(e) => {
-                std::eprintln!("{}: {e}", path.to_string_lossy());
+                eprintln!("{}: {e}", path.to_string_lossy());
                 all_read = false;
             }
         }
