@@ -126,14 +126,26 @@ macro_rules! fb_union {
         }
 
         impl<'a> $crate::wire::FromUnion<'a> for $name<'a> {
-            #[inline]
             fn from_union(tag: u8, value: $crate::wire::UnionValue<'a>) -> Self {
+                // Only the types this schema names are looked inside; their table is found
+                // once, before the match that wraps it (one small arm per member). The named
+                // tags are a bit set rather than a match, which the compiler would merge into
+                // the one below, finding the table again in every arm.
+                const NAMED: [u8; 32] = {
+                    #[allow(unused_mut)] // unions without members
+                    let mut bits = [0u8; 32];
+                    $(bits[$tag / 8] |= 1 << ($tag % 8);)*
+                    bits
+                };
+                let named = NAMED.get(usize::from(tag / 8)).is_some_and(|b| b >> (tag % 8) & 1 != 0);
+                if tag == 0 || !named {
+                    return if tag == 0 { $name::NONE } else { $name::Unknown(tag) };
+                }
+                let ::core::option::Option::Some(t) = value.table::<$crate::wire::Table<'a>>() else {
+                    return $crate::wire::broken($name::NONE);
+                };
                 match tag {
-                    0 => $name::NONE,
-                    $($tag => match value.table() {
-                        ::core::option::Option::Some(t) => $name::$variant(t),
-                        ::core::option::Option::None => $crate::wire::broken($name::NONE),
-                    },)*
+                    $($tag => $name::$variant($crate::wire::FromTable::from_table(t)),)*
                     other => $name::Unknown(other),
                 }
             }

@@ -15,7 +15,7 @@ pub struct Table<'a> {
 
 impl<'a> Table<'a> {
     /// The table at `pos`, or `None` when its vtable cannot be read.
-    #[inline(always)]
+    #[inline]
     pub fn at(buf: &'a [u8], pos: usize) -> Option<Self> {
         let vt = vtable_position(buf, pos)?;
         let vt_len = usize::from(read_u16(buf, vt)?);
@@ -25,7 +25,7 @@ impl<'a> Table<'a> {
 
     /// The table at `pos` in verified bytes. The verifier checked the vtable lies in the
     /// buffer, so the wrapping arithmetic is exact; the slice bounds checks still guard reads.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn verified(buf: &'a [u8], pos: usize) -> Option<Self> {
         let soffset = buf.get(pos..).and_then(|b| b.first_chunk::<4>()).map(|b| i32::from_le_bytes(*b));
         let Some(soffset) = soffset else { return broken(None) };
@@ -48,7 +48,7 @@ impl<'a> Table<'a> {
     }
 
     /// The absolute position of field `slot`, or `None` when the field is absent.
-    #[inline(always)]
+    #[inline]
     pub fn field(&self, slot: u16) -> Option<usize> {
         // `2 * slot` fits any usize; `pos + voffset` stays inside the (verified) table.
         let voff = read_u16(self.slots, usize::from(slot).wrapping_mul(2))?;
@@ -64,7 +64,7 @@ impl<'a> Table<'a> {
     }
 
     /// Scalar field `slot`, or `default` when absent.
-    #[inline(always)]
+    #[inline]
     pub fn scalar<T: Scalar>(&self, slot: u16, default: T) -> T {
         match self.field(slot) {
             None => default,
@@ -76,7 +76,7 @@ impl<'a> Table<'a> {
     }
 
     /// Scalar field `slot`, or `None` when absent (for fields without a default).
-    #[inline(always)]
+    #[inline]
     pub fn optional_scalar<T: Scalar>(&self, slot: u16) -> Option<T> {
         let p = self.field(slot)?;
         match super::read_scalar(self.buf, p) {
@@ -86,7 +86,7 @@ impl<'a> Table<'a> {
     }
 
     /// The position an offset field `slot` points to.
-    #[inline(always)]
+    #[inline]
     fn target(&self, slot: u16) -> Option<usize> {
         let p = self.field(slot)?;
         // The verifier checked `p + offset` lies in the buffer.
@@ -97,20 +97,20 @@ impl<'a> Table<'a> {
     }
 
     /// Table field `slot`.
-    #[inline(always)]
+    #[inline]
     pub fn table<T: FromTable<'a>>(&self, slot: u16) -> Option<T> {
         let t = self.target(slot)?;
         Table::verified(self.buf, t).map(T::from_table)
     }
 
     /// The raw table of field `slot`, whatever its type.
-    #[inline(always)]
+    #[inline]
     pub fn raw_table(&self, slot: u16) -> Option<Table<'a>> {
         Table::verified(self.buf, self.target(slot)?)
     }
 
     /// Struct field `slot` (stored inline).
-    #[inline(always)]
+    #[inline]
     pub fn structure<S: FromStruct<'a>>(&self, slot: u16) -> Option<S> {
         let p = self.field(slot)?;
         match self.buf.get(p..).and_then(|b| b.get(..S::SIZE)) {
@@ -120,7 +120,7 @@ impl<'a> Table<'a> {
     }
 
     /// The bytes of vector field `slot` whose elements are `elem_size` bytes, and its length.
-    #[inline(always)]
+    #[inline]
     fn vector_bytes(&self, slot: u16, elem_size: usize) -> Option<(&'a [u8], usize)> {
         let t = self.target(slot)?;
         match vector_bytes_at(self.buf, t, elem_size) {
@@ -130,13 +130,13 @@ impl<'a> Table<'a> {
     }
 
     /// Vector field `slot` of `elem_size`-byte elements: its bytes and its length.
-    #[inline(always)]
+    #[inline]
     pub fn raw_vector(&self, slot: u16, elem_size: usize) -> Option<(&'a [u8], usize)> {
         self.vector_bytes(slot, elem_size)
     }
 
     /// String field `slot`.
-    #[inline(always)]
+    #[inline]
     pub fn string(&self, slot: u16) -> Option<&'a str> {
         let (bytes, _) = self.vector_bytes(slot, 1)?;
         match core::str::from_utf8(bytes) {
@@ -146,13 +146,13 @@ impl<'a> Table<'a> {
     }
 
     /// The bytes of string field `slot`, without UTF-8 decoding.
-    #[inline(always)]
+    #[inline]
     pub fn string_bytes(&self, slot: u16) -> Option<&'a [u8]> {
         self.vector_bytes(slot, 1).map(|(b, _)| b)
     }
 
     /// Scalar vector field `slot`, as a zero-copy slice.
-    #[inline(always)]
+    #[inline]
     pub fn vector<T: Scalar>(&self, slot: u16) -> Option<Vector<'a, T>> {
         let (bytes, len) = self.vector_bytes(slot, T::SIZE)?;
         match Vector::from_bytes_with_len(bytes, len) {
@@ -162,7 +162,7 @@ impl<'a> Table<'a> {
     }
 
     /// Table vector field `slot`.
-    #[inline(always)]
+    #[inline]
     pub fn table_vector<T: FromTable<'a>>(&self, slot: u16) -> Option<TableVector<'a, T>> {
         let t = self.target(slot)?;
         let len = self.vector_len(t)?;
@@ -170,7 +170,7 @@ impl<'a> Table<'a> {
     }
 
     /// String vector field `slot`.
-    #[inline(always)]
+    #[inline]
     pub fn string_vector(&self, slot: u16) -> Option<StrVector<'a>> {
         let t = self.target(slot)?;
         let len = self.vector_len(t)?;
@@ -178,14 +178,14 @@ impl<'a> Table<'a> {
     }
 
     /// Struct vector field `slot`.
-    #[inline(always)]
+    #[inline]
     pub fn struct_vector<S: FromStruct<'a>>(&self, slot: u16) -> Option<StructVector<'a, S>> {
         let (bytes, _) = self.vector_bytes(slot, S::SIZE)?;
         Some(StructVector::new(bytes))
     }
 
     /// Union field whose type is in slot `value_slot - 1` and whose value is in `value_slot`.
-    #[inline(always)]
+    #[inline]
     pub fn union<U: FromUnion<'a>>(&self, value_slot: u16) -> U {
         let tag = self.scalar::<u8>(value_slot.wrapping_sub(1), 0);
         let pos = if tag == 0 { None } else { self.target(value_slot) };
@@ -193,13 +193,13 @@ impl<'a> Table<'a> {
     }
 
     /// The type tag of the union whose value is in `value_slot`.
-    #[inline(always)]
+    #[inline]
     pub fn union_tag(&self, value_slot: u16) -> u8 {
         self.scalar::<u8>(value_slot.wrapping_sub(1), 0)
     }
 
     /// Union vector field: types in `value_slot - 1`, values in `value_slot`.
-    #[inline(always)]
+    #[inline]
     pub fn union_vector<U: FromUnion<'a>>(&self, value_slot: u16) -> Option<UnionVector<'a, U>> {
         let types = self.vector::<u8>(value_slot.wrapping_sub(1))?.as_slice();
         let t = self.target(value_slot)?;
@@ -210,7 +210,7 @@ impl<'a> Table<'a> {
         Some(UnionVector::new(self.buf, types, t.checked_add(4)?))
     }
 
-    #[inline(always)]
+    #[inline]
     fn vector_len(&self, at: usize) -> Option<usize> {
         match super::read_u32(self.buf, at).and_then(|n| usize::try_from(n).ok()) {
             Some(n) => Some(n),
@@ -224,7 +224,7 @@ impl<'a> Table<'a> {
 /// Only for verified vectors: the verifier checked `at + 4 + len * elem_size` without
 /// overflow, so the wrapping arithmetic here is exact; the slice bounds check still guards
 /// every access.
-#[inline(always)]
+#[inline]
 pub(crate) fn vector_bytes_at(buf: &[u8], at: usize, elem_size: usize) -> Option<(&[u8], usize)> {
     let len = usize::try_from(super::read_u32(buf, at)?).ok()?;
     let start = at.wrapping_add(4);
