@@ -60,6 +60,19 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> {
     /// The `Model.version` the format's files carry.
     const VERSION: u32;
 
+    /// Whether operator code `index` is a CUSTOM operator without a `custom_code` (what the
+    /// rules ask of [`ModelView::operator_kind_at`], without naming the operator).
+    fn custom_without_code(&self, index: usize) -> bool {
+        matches!(self.operator_kind_at(index), Some(OperatorKind::Custom { name: "", .. }))
+    }
+
+    /// The element type code of `tensor` and its bytes per element (what the rules ask of
+    /// [`TensorView::element_type`], without naming the type).
+    fn element_size(tensor: &Self::Tensor) -> (i8, Option<u64>) {
+        let e = tensor.element_type();
+        (e.code, e.size)
+    }
+
     /// Rules on model-level fields only this format has, after the buffers are checked.
     fn model_rules(&self, _c: &mut Checker<'a, Self>) -> Result<(), Error> {
         Ok(())
@@ -90,7 +103,7 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> {
     }
 
     /// Calls `f(subgraph_index, options_field)` for every subgraph `op` calls.
-    fn called_subgraphs(_op: &Self::Operator, _f: impl FnMut(i64, Name)) {}
+    fn called_subgraphs(_op: &Self::Operator, _f: &mut dyn FnMut(i64, Name)) {}
 
     /// Rules on model-level tables that point into subgraphs (signatures), after them.
     fn graph_rules(
@@ -230,7 +243,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         m.model_rules(self)?;
         for i in 0..m.operator_code_count() {
             self.charge(1)?;
-            if let Some(OperatorKind::Custom { name: "", .. }) = m.operator_kind_at(i) {
+            if m.custom_without_code(i) {
                 let path = [(&OPERATOR_CODES, Some(i)), (&CUSTOM_CODE, None)];
                 return Err(self.rule("a CUSTOM operator needs a custom_code", m.operator_code_position(i), &path));
             }
@@ -329,15 +342,15 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         let data_path = [here[0], here[1], (&BUFFER, None)];
         let Some(shape) = shape else { return Ok(()) };
         self.charge(shape.len())?;
-        let element = tensor.element_type();
-        if element.code == STRING {
+        let (code, size) = M::element_size(tensor);
+        if code == STRING {
             return if string_layout_ok(data) {
                 Ok(())
             } else {
                 Err(self.rule("STRING tensor data has a malformed offset table", at, &data_path))
             };
         }
-        let Some(size) = element.size else { return Ok(()) };
+        let Some(size) = size else { return Ok(()) };
         let expected = shape.iter().try_fold(size, |acc, d| acc.checked_mul(u64::try_from(d).ok()?));
         if expected != Some(data.len() as u64) {
             return Err(self.rule("tensor data size does not match its shape and type", at, &data_path));
@@ -382,7 +395,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
 
     fn called_subgraphs_in_range(&mut self, op: &M::Operator, subgraphs: usize, here: &[Step; 2]) -> Result<(), Error> {
         let mut bad = None;
-        M::called_subgraphs(op, |index, field| {
+        M::called_subgraphs(op, &mut |index, field| {
             if bad.is_none() && usize::try_from(index).map_or(true, |i| i >= subgraphs) {
                 bad = Some(field);
             }
@@ -431,7 +444,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         let (indegree, ready) = (indegree.as_mut_slice(), ready.as_mut_slice());
         let callees = |sg: &M::SubGraph, f: &mut dyn FnMut(usize)| {
             for op in sg.operators().into_iter().flat_map(|v| v.iter()) {
-                M::called_subgraphs(&op, |callee, _| {
+                M::called_subgraphs(&op, &mut |callee, _| {
                     if let Ok(c) = usize::try_from(callee) {
                         f(c);
                     }

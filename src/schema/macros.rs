@@ -151,6 +151,10 @@ macro_rules! fb_union {
             }
         }
 
+        $(impl<'a> $crate::wire::UnionMember<'a, $name<'a>> for $variant<'a> {
+            const TAG: u8 = $tag;
+        })*
+
         impl $crate::verify::VerifyUnion for $name<'_> {
             const ID: u16 = $id;
             fn verify(v: &mut $crate::verify::Verifier<'_>, tag: u8, pos: usize) -> $crate::verify::VResult {

@@ -1,7 +1,7 @@
 //! Tables: a position, its vtable, and field reads by slot.
 
 use super::bytes::{read_u16, vtable_position};
-use super::{broken, FromStruct, FromTable, FromUnion, Scalar};
+use super::{broken, FromStruct, FromTable, FromUnion, Scalar, UnionMember};
 use super::{StrVector, StructVector, TableVector, UnionVector, Vector};
 
 /// A table in a buffer: the position of its soffset and the slot area of its vtable.
@@ -190,6 +190,16 @@ impl<'a> Table<'a> {
         let tag = self.scalar::<u8>(value_slot.wrapping_sub(1), 0);
         let pos = if tag == 0 { None } else { self.target(value_slot) };
         U::from_union(tag, super::UnionValue::new(self.buf, pos))
+    }
+
+    /// Union field `value_slot` as its member `T`, given the field's type `tag`: `None` unless
+    /// `tag` is `T`'s (nothing is read then).
+    #[inline]
+    pub(crate) fn union_member<U, T: UnionMember<'a, U>>(&self, value_slot: u16, tag: u8) -> Option<T> {
+        if tag != T::TAG {
+            return None;
+        }
+        self.table(value_slot)
     }
 
     /// The type tag of the union whose value is in `value_slot`.
