@@ -7,8 +7,8 @@ use super::{BuiltinOptions, BuiltinOptions2, DimensionType, SparseIndexVector, S
 use super::{CallOnceOptions, CallOptions, IfOptions, WhileOptions};
 use super::{StableHLOCompositeOptions, StablehloCaseOptions, StablehloCustomCallOptions, StablehloReduceOptions};
 use super::{StablehloReduceWindowOptions, StablehloScatterOptions, StablehloSortOptions, StablehloWhileOptions};
-use crate::error::{Error, ErrorKind};
-use crate::graph::{Checker, FormatRules, Step, Warning};
+use crate::error::ErrorKind;
+use crate::graph::{Checked, Checker, FormatRules, Step, Warning};
 use crate::verify::Name;
 use crate::wire::{TableVector, Vector};
 
@@ -39,7 +39,7 @@ impl<'a> FormatRules<'a> for Model<'a> {
         (t.0, super::element_size(t))
     }
 
-    fn model_rules(&self, c: &mut Checker<'a, Self>) -> Result<(), Error> {
+    fn model_rules(&self, c: &mut Checker<'a, Self>) -> Checked {
         let count = self.metadata().map_or(0, |m| m.len());
         for (i, meta) in self.metadata().into_iter().flat_map(|v| v.iter()).enumerate() {
             // The entry, and what the warnings' duplicate-name scan may spend on it.
@@ -60,7 +60,7 @@ impl<'a> FormatRules<'a> for Model<'a> {
         count: usize,
         at: usize,
         here: &[Step; 2],
-    ) -> Result<(), Error> {
+    ) -> Checked {
         let Some(q) = Tensor::quantization(tensor) else { return Ok(()) };
         let named = match q.details() {
             QuantizationDetails::BlockwiseQuantization(b) => Some((b.scales(), b.zero_points())),
@@ -84,7 +84,7 @@ impl<'a> FormatRules<'a> for Model<'a> {
         tensor: &Tensor<'a>,
         data: &[u8],
         here: &[Step; 2],
-    ) -> Result<bool, Error> {
+    ) -> Checked<bool> {
         if tensor.external_buffer() != 0 {
             return Ok(true);
         }
@@ -98,13 +98,13 @@ impl<'a> FormatRules<'a> for Model<'a> {
         for_each_called_subgraph(op, f);
     }
 
-    fn graph_rules(&self, c: &mut Checker<'a, Self>, subgraphs: &TableVector<'a, SubGraph<'a>>) -> Result<(), Error> {
+    fn graph_rules(&self, c: &mut Checker<'a, Self>, subgraphs: &TableVector<'a, SubGraph<'a>>) -> Checked {
         signature_rules(*self, c, subgraphs)
     }
 
     /// Metadata names repeated within [`DUPLICATE_WINDOW`] entries, each entry charged as
     /// `model_rules` charged it.
-    fn warnings(&self, c: &mut Checker<'a, Self>, f: &mut dyn FnMut(Warning)) -> Result<(), Error> {
+    fn warnings(&self, c: &mut Checker<'a, Self>, f: &mut dyn FnMut(Warning)) -> Checked {
         let Some(meta) = self.metadata() else { return Ok(()) };
         let name = |i: usize| meta.get(i).and_then(|m| m.name());
         for i in 0..meta.len() {
@@ -140,7 +140,7 @@ fn sparsity_rules<'a>(
     data_len: usize,
     at: usize,
     here: &[Step; 2],
-) -> Result<(), Error> {
+) -> Checked {
     let path = |f: Name| [here[0], here[1], (&SPARSITY, None), (f, None)];
     let (Some(order), Some(dims)) = (sp.traversal_order(), sp.dim_metadata()) else {
         return Err(c.rule("sparsity needs traversal_order and dim_metadata", at, &path(&TRAVERSAL_ORDER)));
@@ -244,7 +244,7 @@ fn signature_rules<'a>(
     model: Model<'a>,
     c: &mut Checker<'a, Model<'a>>,
     subgraphs: &TableVector<'a, SubGraph<'a>>,
-) -> Result<(), Error> {
+) -> Checked {
     for (i, sig) in model.signature_defs().into_iter().flat_map(|v| v.iter()).enumerate() {
         c.charge(1)?;
         let here = (&SIGNATURE_DEFS, Some(i));
