@@ -2,6 +2,7 @@
 //! block-wise quantization details, sparsity, external buffers, signatures, and the
 //! control-flow options that call subgraphs.
 
+use super::{BlockwiseQuantization, MultiAxisQuantization};
 use super::{BuiltinOperator, Model, Operator, QuantizationDetails, SubGraph, Tensor};
 use super::{BuiltinOptions, BuiltinOptions2, DimensionType, SparseIndexVector, SparsityParameters};
 use super::{CallOnceOptions, CallOptions, IfOptions, WhileOptions};
@@ -62,10 +63,12 @@ impl<'a> FormatRules<'a> for Model<'a> {
         here: &[Step; 2],
     ) -> Checked {
         let Some(q) = Tensor::quantization(tensor) else { return Ok(()) };
-        let named = match q.details() {
-            QuantizationDetails::BlockwiseQuantization(b) => Some((b.scales(), b.zero_points())),
-            QuantizationDetails::MultiAxisQuantization(m) => Some((m.scales(), m.zero_points())),
-            _ => None,
+        let (table, tag) = (q.raw(), q.details_type());
+        let named = match table.union_member::<QuantizationDetails, BlockwiseQuantization>(DETAILS_SLOT, tag) {
+            Some(b) => Some((b.scales(), b.zero_points())),
+            None => table
+                .union_member::<QuantizationDetails, MultiAxisQuantization>(DETAILS_SLOT, tag)
+                .map(|m| (m.scales(), m.zero_points())),
         };
         if let Some((scales, zero_points)) = named {
             let valid = |i: i32| usize::try_from(i).is_ok_and(|i| i < count);
@@ -268,6 +271,9 @@ fn signature_rules<'a>(
 /// `Operator.builtin_options`' value slot (a test checks it against the schema).
 const OPTIONS: u16 = 4;
 
+/// `QuantizationParameters.details`' value slot (a test checks it against the schema).
+const DETAILS_SLOT: u16 = 5;
+
 /// `Operator.builtin_options_2`' value slot (a test checks it against the schema).
 const OPTIONS_2: u16 = 12;
 
@@ -365,13 +371,16 @@ impl<'a> IndexValues<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Operator, OPTIONS, OPTIONS_2};
+    use super::{Operator, DETAILS_SLOT, OPTIONS, OPTIONS_2};
     use crate::schema::TableType;
+    use crate::tflite::QuantizationParameters;
 
     #[test]
     fn the_options_slots_are_the_schemas() {
         let slot = |name| Operator::desc().fields.iter().find(|f| f.name == name).map(|f| f.slot);
         assert_eq!(slot("builtin_options"), Some(OPTIONS));
         assert_eq!(slot("builtin_options_2"), Some(OPTIONS_2));
+        let slot = QuantizationParameters::desc().fields.iter().find(|f| f.name == "details").map(|f| f.slot);
+        assert_eq!(slot, Some(DETAILS_SLOT));
     }
 }
