@@ -19,7 +19,7 @@ mod warning_text;
 
 pub(crate) use impls::{graph_views, model_entry_points};
 pub use rules::Warning;
-pub(crate) use rules::{check, warnings, Checker, FormatRules, Step};
+pub(crate) use rules::{check, warnings, Checked, Checker, FormatRules, Step};
 pub use view::{BufferRef, ElementType, OperatorKind, QuantView};
 
 use crate::container::path_error;

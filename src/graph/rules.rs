@@ -11,7 +11,7 @@
 use super::scratch::{BitSet, Scratch};
 use super::{ModelView, OperatorKind, OperatorView, QuantView, SubGraphView, TensorView};
 use crate::container::{path_error, Budget, Segment};
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Location};
 use crate::verify::{Name, Options};
 use crate::wire::{TableVector, Vector};
 
@@ -60,8 +60,21 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> {
     /// The `Model.version` the format's files carry.
     const VERSION: u32;
 
+    /// Whether operator code `index` is a CUSTOM operator without a `custom_code` (what the
+    /// rules ask of [`ModelView::operator_kind_at`], without naming the operator).
+    fn custom_without_code(&self, index: usize) -> bool {
+        matches!(self.operator_kind_at(index), Some(OperatorKind::Custom { name: "", .. }))
+    }
+
+    /// The element type code of `tensor` and its bytes per element (what the rules ask of
+    /// [`TensorView::element_type`], without naming the type).
+    fn element_size(tensor: &Self::Tensor) -> (i8, Option<u64>) {
+        let e = tensor.element_type();
+        (e.code, e.size)
+    }
+
     /// Rules on model-level fields only this format has, after the buffers are checked.
-    fn model_rules(&self, _c: &mut Checker<'a, Self>) -> Result<(), Error> {
+    fn model_rules(&self, _c: &mut Checker<'a, Self>) -> Checked {
         Ok(())
     }
 
@@ -73,7 +86,7 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> {
         _count: usize,
         _at: usize,
         _here: &[Step; 2],
-    ) -> Result<(), Error> {
+    ) -> Checked {
         Ok(())
     }
 
@@ -85,35 +98,41 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> {
         _tensor: &Self::Tensor,
         _data: &[u8],
         _here: &[Step; 2],
-    ) -> Result<bool, Error> {
+    ) -> Checked<bool> {
         Ok(false)
     }
 
     /// Calls `f(subgraph_index, options_field)` for every subgraph `op` calls.
-    fn called_subgraphs(_op: &Self::Operator, _f: impl FnMut(i64, Name)) {}
+    fn called_subgraphs(_op: &Self::Operator, _f: &mut dyn FnMut(i64, Name)) {}
 
     /// Rules on model-level tables that point into subgraphs (signatures), after them.
-    fn graph_rules(
-        &self,
-        _c: &mut Checker<'a, Self>,
-        _subgraphs: &TableVector<'a, Self::SubGraph>,
-    ) -> Result<(), Error> {
+    fn graph_rules(&self, _c: &mut Checker<'a, Self>, _subgraphs: &TableVector<'a, Self::SubGraph>) -> Checked {
         Ok(())
     }
 
     /// Calls `f` for format-specific advisory findings, charging `c` for the work; the rules
     /// must have charged at least as much for the same model (so a model they accepted never
     /// runs out here).
-    fn warnings(&self, _c: &mut Checker<'a, Self>, _f: &mut dyn FnMut(Warning)) -> Result<(), Error> {
+    fn warnings(&self, _c: &mut Checker<'a, Self>, _f: &mut dyn FnMut(Warning)) -> Checked {
         Ok(())
     }
 }
+
+/// A broken rule or a spent budget, whose error the [`Checker`] keeps: the rules pass this
+/// zero-sized failure up, so that each `?` is a test of a flag rather than a copy of an
+/// [`Error`] (which costs code at every step on small targets).
+pub(crate) struct Failed;
+
+/// What a rule returns: a value, or [`Failed`] with the error kept in the [`Checker`].
+pub(crate) type Checked<T = ()> = Result<T, Failed>;
 
 /// The rule walk over one model: where to report and how much work is left.
 pub(crate) struct Checker<'a, M> {
     model: M,
     buffers: usize,
     budget: Budget,
+    /// The error of the last failure.
+    error: Option<Error>,
     _file: core::marker::PhantomData<&'a [u8]>,
 }
 
@@ -124,14 +143,30 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
             model,
             buffers: model.buffer_count().unwrap_or(0),
             budget: Budget::new(options, model.file().len(), &MODEL),
+            error: None,
             _file: core::marker::PhantomData,
         }
+    }
+
+    /// `outcome` with a failure's error.
+    fn finish(&mut self, outcome: Checked) -> Result<(), Error> {
+        outcome.map_err(|Failed| {
+            // Every `Failed` is made by `fail`, which keeps its error.
+            self.error.take().unwrap_or(Error::new(ErrorKind::Rule("model rule failed"), 0, Location::at(&MODEL)))
+        })
     }
 }
 
 /// Checks every rule; the first broken one is the error.
 pub(crate) fn check<'a, M: FormatRules<'a>>(model: M, options: &Options) -> Result<(), Error> {
     let mut c = Checker::new(model, options);
+    let outcome = check_all(&mut c);
+    c.finish(outcome)
+}
+
+#[inline(never)]
+fn check_all<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
+    let model = c.model;
     c.model_rules()?;
     let Some(subgraphs) = model.subgraph_list() else {
         return Err(c.rule("a model needs subgraphs", 0, &[(&SUBGRAPHS, None)]));
@@ -139,7 +174,7 @@ pub(crate) fn check<'a, M: FormatRules<'a>>(model: M, options: &Options) -> Resu
     for (s, subgraph) in subgraphs.iter().enumerate() {
         c.subgraph_rules(s, &subgraph, subgraphs.len())?;
     }
-    model.graph_rules(&mut c, &subgraphs)?;
+    model.graph_rules(c, &subgraphs)?;
     c.no_call_cycles(&subgraphs)?;
     Ok(())
 }
@@ -154,6 +189,12 @@ pub(crate) fn warnings<'a, M: FormatRules<'a>>(
     mut f: impl FnMut(Warning),
 ) -> Result<(), Error> {
     let mut c = Checker::new(model, options);
+    let outcome = all_warnings(&mut c, &mut f);
+    c.finish(outcome)
+}
+
+fn all_warnings<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, f: &mut dyn FnMut(Warning)) -> Checked {
+    let model = c.model;
     for (s, sg) in model.subgraph_list().into_iter().flat_map(|v| v.iter()).enumerate() {
         let Some(ops) = sg.operators().filter(|o| !o.is_empty()) else { continue };
         let count = sg.tensors().map_or(0, |t| t.len());
@@ -168,14 +209,14 @@ pub(crate) fn warnings<'a, M: FormatRules<'a>>(
             |units| c.charge(units),
             |o, j| f(Warning::UnproducedInput { subgraph: index(s), operator: index(o), input: index(j) }),
         );
-        if let Err(Stop::Budget(e)) = outcome {
-            return Err(e);
+        if let Err(Stop::Budget(failed)) = outcome {
+            return Err(failed);
         }
     }
     if model.buffer_data(0).is_ok_and(|d| !d.is_empty()) {
         f(Warning::SentinelBufferNotEmpty);
     }
-    model.warnings(&mut c, &mut f)
+    model.warnings(c, f)
 }
 
 impl<'a, M: FormatRules<'a>> Checker<'a, M> {
@@ -184,33 +225,45 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         self.buffers
     }
 
+    /// Keeps `error` as the walk's error.
+    #[cold]
+    pub(crate) fn fail(&mut self, error: Error) -> Failed {
+        self.error = Some(error);
+        Failed
+    }
+
     /// An error of `kind` at `offset`, at `Model.<path>`.
     #[cold]
-    pub(crate) fn error(&self, kind: ErrorKind, offset: usize, path: &[Step]) -> Error {
-        path_error(kind, offset as u64, &MODEL, path, &[])
+    pub(crate) fn error(&mut self, kind: ErrorKind, offset: usize, path: &[Step]) -> Failed {
+        self.fail(path_error(kind, offset as u64, &MODEL, path, &[]))
     }
 
     /// An error at `Model.<path>`, at element `element` of the innermost step.
     #[cold]
-    fn element_error(&self, kind: ErrorKind, offset: usize, path: &[Step], element: usize) -> Error {
+    fn element_error(&mut self, kind: ErrorKind, offset: usize, path: &[Step], element: usize) -> Failed {
         match path.split_last() {
-            Some((&(name, _), outer)) => path_error(kind, offset as u64, &MODEL, outer, &[(name, Some(element))]),
+            Some((&(name, _), outer)) => {
+                self.fail(path_error(kind, offset as u64, &MODEL, outer, &[(name, Some(element))]))
+            }
             None => self.error(kind, offset, path),
         }
     }
 
     /// A broken model rule, named by `rule`.
     #[cold]
-    pub(crate) fn rule(&self, rule: &'static str, offset: usize, path: &[Step]) -> Error {
+    pub(crate) fn rule(&mut self, rule: &'static str, offset: usize, path: &[Step]) -> Failed {
         self.error(ErrorKind::Rule(rule), offset, path)
     }
 
     /// Counts `units` of work against the budget.
-    pub(crate) fn charge(&mut self, units: usize) -> Result<(), Error> {
-        self.budget.charge(units as u64, 0)
+    pub(crate) fn charge(&mut self, units: usize) -> Checked {
+        match self.budget.charge(units as u64, 0) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.fail(e)),
+        }
     }
 
-    fn model_rules(&mut self) -> Result<(), Error> {
+    fn model_rules(&mut self) -> Checked {
         let m = self.model;
         if m.schema_version() != M::VERSION {
             return Err(self.rule(version_rule(M::VERSION), m.position(), &[(&VERSION, None)]));
@@ -230,7 +283,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         m.model_rules(self)?;
         for i in 0..m.operator_code_count() {
             self.charge(1)?;
-            if let Some(OperatorKind::Custom { name: "", .. }) = m.operator_kind_at(i) {
+            if m.custom_without_code(i) {
                 let path = [(&OPERATOR_CODES, Some(i)), (&CUSTOM_CODE, None)];
                 return Err(self.rule("a CUSTOM operator needs a custom_code", m.operator_code_position(i), &path));
             }
@@ -241,7 +294,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         Ok(())
     }
 
-    fn subgraph_rules(&mut self, s: usize, sg: &M::SubGraph, subgraphs: usize) -> Result<(), Error> {
+    fn subgraph_rules(&mut self, s: usize, sg: &M::SubGraph, subgraphs: usize) -> Checked {
         let tensors = sg.tensors();
         let count = tensors.map_or(0, |t| t.len());
         let at = sg.position();
@@ -286,13 +339,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
     }
 
     /// Every index is -1 (an omitted optional tensor) or names one of `count` tensors.
-    fn indices_in_range(
-        &mut self,
-        list: Option<Vector<'a, i32>>,
-        count: usize,
-        at: usize,
-        path: &[Step],
-    ) -> Result<(), Error> {
+    fn indices_in_range(&mut self, list: Option<Vector<'a, i32>>, count: usize, at: usize, path: &[Step]) -> Checked {
         let Some(list) = list else { return Ok(()) };
         self.charge(list.len())?;
         for (i, index) in list.iter().enumerate() {
@@ -303,13 +350,16 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         Ok(())
     }
 
-    fn tensor_rules(&mut self, tensor: &M::Tensor, count: usize, here: &[Step; 2]) -> Result<(), Error> {
+    fn tensor_rules(&mut self, tensor: &M::Tensor, count: usize, here: &[Step; 2]) -> Checked {
         let at = tensor.position();
         let buffer = tensor.buffer();
         if usize::try_from(buffer).map_or(true, |b| b >= self.buffers) {
             return Err(self.error(ErrorKind::IndexOutOfRange, at, &[here[0], here[1], (&BUFFER, None)]));
         }
-        let data = self.model.tensor_data(tensor)?;
+        let data = match self.model.tensor_data(tensor) {
+            Ok(data) => data,
+            Err(e) => return Err(self.fail(e)),
+        };
         let shape = tensor.shape();
         let model = self.model;
         model.quantization_rules(self, tensor, count, at, here)?;
@@ -329,15 +379,15 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         let data_path = [here[0], here[1], (&BUFFER, None)];
         let Some(shape) = shape else { return Ok(()) };
         self.charge(shape.len())?;
-        let element = tensor.element_type();
-        if element.code == STRING {
+        let (code, size) = M::element_size(tensor);
+        if code == STRING {
             return if string_layout_ok(data) {
                 Ok(())
             } else {
                 Err(self.rule("STRING tensor data has a malformed offset table", at, &data_path))
             };
         }
-        let Some(size) = element.size else { return Ok(()) };
+        let Some(size) = size else { return Ok(()) };
         let expected = shape.iter().try_fold(size, |acc, d| acc.checked_mul(u64::try_from(d).ok()?));
         if expected != Some(data.len() as u64) {
             return Err(self.rule("tensor data size does not match its shape and type", at, &data_path));
@@ -351,7 +401,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         shape: Option<Vector<'a, i32>>,
         at: usize,
         here: &[Step; 2],
-    ) -> Result<(), Error> {
+    ) -> Checked {
         let path = |f: Name| [here[0], here[1], (&QUANTIZATION, None), (f, None)];
         let Some(scale) = q.scale.filter(|s| !s.is_empty()) else { return Ok(()) };
         let Some(zero_point) = q.zero_point else {
@@ -380,9 +430,9 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         Ok(())
     }
 
-    fn called_subgraphs_in_range(&mut self, op: &M::Operator, subgraphs: usize, here: &[Step; 2]) -> Result<(), Error> {
+    fn called_subgraphs_in_range(&mut self, op: &M::Operator, subgraphs: usize, here: &[Step; 2]) -> Checked {
         let mut bad = None;
-        M::called_subgraphs(op, |index, field| {
+        M::called_subgraphs(op, &mut |index, field| {
             if bad.is_none() && usize::try_from(index).map_or(true, |i| i >= subgraphs) {
                 bad = Some(field);
             }
@@ -398,13 +448,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
     /// TFLite's dataflow rule for outputs: no operator writes a constant, a variable, a
     /// subgraph input, or a tensor an earlier operator wrote (which would be a cycle). Inputs
     /// nothing produces are only warnings (see [`Warning::UnproducedInput`]).
-    fn dataflow(
-        &mut self,
-        s: usize,
-        sg: &M::SubGraph,
-        ops: &TableVector<'a, M::Operator>,
-        count: usize,
-    ) -> Result<(), Error> {
+    fn dataflow(&mut self, s: usize, sg: &M::SubGraph, ops: &TableVector<'a, M::Operator>, count: usize) -> Checked {
         // The walk's other quantities (inputs and outputs) were charged by `indices_in_range`.
         self.charge(count)?;
         match dataflow(self.model, sg, ops, count, |_| Ok(()), |_, _| {}) {
@@ -422,7 +466,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
     /// order of the subgraphs puts every callee after its callers, there is a cycle. Callees are
     /// read from the operators again rather than stored, so this needs only two numbers per
     /// subgraph.
-    fn no_call_cycles(&mut self, subgraphs: &TableVector<'a, M::SubGraph>) -> Result<(), Error> {
+    fn no_call_cycles(&mut self, subgraphs: &TableVector<'a, M::SubGraph>) -> Checked {
         let n = subgraphs.len();
         let (Some(mut indegree), Some(mut ready)) = (Scratch::<u32, 256>::new(n, 0), Scratch::<u32, 256>::new(n, 0))
         else {
@@ -431,7 +475,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         let (indegree, ready) = (indegree.as_mut_slice(), ready.as_mut_slice());
         let callees = |sg: &M::SubGraph, f: &mut dyn FnMut(usize)| {
             for op in sg.operators().into_iter().flat_map(|v| v.iter()) {
-                M::called_subgraphs(&op, |callee, _| {
+                M::called_subgraphs(&op, &mut |callee, _| {
                     if let Ok(c) = usize::try_from(callee) {
                         f(c);
                     }
@@ -493,7 +537,7 @@ enum Stop {
     /// Output `output` of operator `op` (at byte `at`) already holds a value.
     ProducedTwice { op: usize, output: usize, at: usize },
     /// The work budget ran out.
-    Budget(Error),
+    Budget(Failed),
 }
 
 /// Walks the operators of `sg` in order, tracking which tensors hold values: constants,
@@ -506,7 +550,7 @@ fn dataflow<'a, M: ModelView<'a>>(
     sg: &M::SubGraph,
     ops: &TableVector<'a, M::Operator>,
     count: usize,
-    mut charge: impl FnMut(usize) -> Result<(), Error>,
+    mut charge: impl FnMut(usize) -> Checked,
     mut unproduced: impl FnMut(usize, usize),
 ) -> Result<(), Stop> {
     let Some(mut available) = BitSet::new(count) else {

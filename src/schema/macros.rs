@@ -128,18 +128,34 @@ macro_rules! fb_union {
         }
 
         impl<'a> $crate::wire::FromUnion<'a> for $name<'a> {
-            #[inline]
             fn from_union(tag: u8, value: $crate::wire::UnionValue<'a>, _: $crate::wire::Seal) -> Self {
+                // Only the types this schema names are looked inside; their table is found
+                // once, before the match that wraps it (one small arm per member). The named
+                // tags are a bit set rather than a match, which the compiler would merge into
+                // the one below, finding the table again in every arm.
+                const NAMED: [u8; 32] = {
+                    #[allow(unused_mut)] // unions without members
+                    let mut bits = [0u8; 32];
+                    $(bits[$tag / 8] |= 1 << ($tag % 8);)*
+                    bits
+                };
+                let named = NAMED.get(usize::from(tag / 8)).is_some_and(|b| b >> (tag % 8) & 1 != 0);
+                if tag == 0 || !named {
+                    return if tag == 0 { $name::NONE } else { $name::Unknown(tag) };
+                }
+                let ::core::option::Option::Some(t) = value.table::<$crate::wire::Table<'a>>() else {
+                    return $crate::wire::broken($name::NONE);
+                };
                 match tag {
-                    0 => $name::NONE,
-                    $($tag => match value.table() {
-                        ::core::option::Option::Some(t) => $name::$variant(t),
-                        ::core::option::Option::None => $crate::wire::broken($name::NONE),
-                    },)*
+                    $($tag => $name::$variant($crate::wire::FromTable::from_table(t, $crate::wire::Seal)),)*
                     other => $name::Unknown(other),
                 }
             }
         }
+
+        $(impl<'a> $crate::wire::UnionMember<'a, $name<'a>> for $variant<'a> {
+            const TAG: u8 = $tag;
+        })*
 
         impl $crate::verify::VerifyUnion for $name<'_> {
             const ID: u16 = $id;

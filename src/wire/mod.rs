@@ -60,6 +60,13 @@ pub trait FromUnion<'a>: Copy + 'a {
     fn from_union(tag: u8, value: UnionValue<'a>, seal: Seal) -> Self;
 }
 
+/// A member table of union `U`, with the type tag that selects it: lets the crate read one
+/// member of a union field without building the union's value (a match over all its members).
+pub trait UnionMember<'a, U>: FromTable<'a> {
+    /// The member's type tag in `U`.
+    const TAG: u8;
+}
+
 /// Where a union's value table is, read only for the types a schema names (a type from a newer
 /// writer is never looked inside, as it was not verified).
 #[derive(Clone, Copy)]

@@ -1,7 +1,7 @@
 //! Tables: a position, its vtable, and field reads by slot.
 
 use super::bytes::read_u16;
-use super::{broken, FromStruct, FromTable, FromUnion, Scalar, Seal};
+use super::{broken, FromStruct, FromTable, FromUnion, Scalar, Seal, UnionMember};
 use super::{StrVector, StructVector, TableVector, UnionVector, Vector};
 
 /// A table in a buffer: the position of its soffset and the slot area of its vtable.
@@ -20,7 +20,7 @@ pub struct Table<'a> {
 impl<'a> Table<'a> {
     /// The table at `pos` in verified bytes. The verifier checked the vtable lies in the
     /// buffer, so the wrapping arithmetic is exact; the slice bounds checks still guard reads.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn verified(buf: &'a [u8], pos: usize) -> Option<Self> {
         let soffset = buf.get(pos..).and_then(|b| b.first_chunk::<4>()).map(|b| i32::from_le_bytes(*b));
         let Some(soffset) = soffset else { return broken(None) };
@@ -43,7 +43,7 @@ impl<'a> Table<'a> {
     }
 
     /// The absolute position of field `slot`, or `None` when the field is absent.
-    #[inline(always)]
+    #[inline]
     pub fn field(&self, slot: u16) -> Option<usize> {
         // `2 * slot` fits any usize; `pos + voffset` stays inside the (verified) table.
         let voff = read_u16(self.slots, usize::from(slot).wrapping_mul(2))?;
@@ -59,7 +59,7 @@ impl<'a> Table<'a> {
     }
 
     /// Scalar field `slot`, or `default` when absent.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn scalar<T: Scalar>(&self, slot: u16, default: T) -> T {
         match self.field(slot) {
             None => default,
@@ -71,7 +71,7 @@ impl<'a> Table<'a> {
     }
 
     /// The position an offset field `slot` points to.
-    #[inline(always)]
+    #[inline]
     fn target(&self, slot: u16) -> Option<usize> {
         let p = self.field(slot)?;
         // The verifier checked `p + offset` lies in the buffer.
@@ -82,20 +82,20 @@ impl<'a> Table<'a> {
     }
 
     /// Table field `slot`.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn table<T: FromTable<'a>>(&self, slot: u16) -> Option<T> {
         let t = self.target(slot)?;
         Table::verified(self.buf, t).map(|t| T::from_table(t, Seal))
     }
 
     /// The raw table of field `slot`, whatever its type.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn raw_table(&self, slot: u16) -> Option<Table<'a>> {
         Table::verified(self.buf, self.target(slot)?)
     }
 
     /// Struct field `slot` (stored inline).
-    #[inline(always)]
+    #[inline]
     pub(crate) fn structure<S: FromStruct<'a>>(&self, slot: u16) -> Option<S> {
         let p = self.field(slot)?;
         match self.buf.get(p..).and_then(|b| b.get(..S::SIZE)) {
@@ -105,7 +105,7 @@ impl<'a> Table<'a> {
     }
 
     /// The bytes of vector field `slot` whose elements are `elem_size` bytes, and its length.
-    #[inline(always)]
+    #[inline]
     fn vector_bytes(&self, slot: u16, elem_size: usize) -> Option<(&'a [u8], usize)> {
         let t = self.target(slot)?;
         match vector_bytes_at(self.buf, t, elem_size) {
@@ -115,25 +115,25 @@ impl<'a> Table<'a> {
     }
 
     /// Vector field `slot` of `elem_size`-byte elements: its bytes and its length.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn raw_vector(&self, slot: u16, elem_size: usize) -> Option<(&'a [u8], usize)> {
         self.vector_bytes(slot, elem_size)
     }
 
     /// String field `slot`.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn string(&self, slot: u16) -> Option<&'a str> {
         super::utf8::verified_str(self.buf, self.target(slot)?)
     }
 
     /// The bytes of string field `slot`, without UTF-8 decoding.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn string_bytes(&self, slot: u16) -> Option<&'a [u8]> {
         self.vector_bytes(slot, 1).map(|(b, _)| b)
     }
 
     /// Scalar vector field `slot`, as a zero-copy slice.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn vector<T: Scalar>(&self, slot: u16) -> Option<Vector<'a, T>> {
         let (bytes, len) = self.vector_bytes(slot, T::SIZE)?;
         match Vector::from_bytes_with_len(bytes, len) {
@@ -143,7 +143,7 @@ impl<'a> Table<'a> {
     }
 
     /// Table vector field `slot`.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn table_vector<T: FromTable<'a>>(&self, slot: u16) -> Option<TableVector<'a, T>> {
         let t = self.target(slot)?;
         let len = self.vector_len(t)?;
@@ -151,7 +151,7 @@ impl<'a> Table<'a> {
     }
 
     /// String vector field `slot`.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn string_vector(&self, slot: u16) -> Option<StrVector<'a>> {
         let t = self.target(slot)?;
         let len = self.vector_len(t)?;
@@ -159,28 +159,38 @@ impl<'a> Table<'a> {
     }
 
     /// Struct vector field `slot`.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn struct_vector<S: FromStruct<'a>>(&self, slot: u16) -> Option<StructVector<'a, S>> {
         let (bytes, _) = self.vector_bytes(slot, S::SIZE)?;
         Some(StructVector::new(bytes))
     }
 
     /// Union field whose type is in slot `value_slot - 1` and whose value is in `value_slot`.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn union<U: FromUnion<'a>>(&self, value_slot: u16) -> U {
         let tag = self.scalar::<u8>(value_slot.wrapping_sub(1), 0);
         let pos = if tag == 0 { None } else { self.target(value_slot) };
         U::from_union(tag, super::UnionValue::new(self.buf, pos), Seal)
     }
 
+    /// Union field `value_slot` as its member `T`, given the field's type `tag`: `None` unless
+    /// `tag` is `T`'s (nothing is read then).
+    #[inline]
+    pub(crate) fn union_member<U, T: UnionMember<'a, U>>(&self, value_slot: u16, tag: u8) -> Option<T> {
+        if tag != T::TAG {
+            return None;
+        }
+        self.table(value_slot)
+    }
+
     /// The type tag of the union whose value is in `value_slot`.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn union_tag(&self, value_slot: u16) -> u8 {
         self.scalar::<u8>(value_slot.wrapping_sub(1), 0)
     }
 
     /// Union vector field: types in `value_slot - 1`, values in `value_slot`.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn union_vector<U: FromUnion<'a>>(&self, value_slot: u16) -> Option<UnionVector<'a, U>> {
         let types = self.vector::<u8>(value_slot.wrapping_sub(1))?.as_slice();
         let t = self.target(value_slot)?;
@@ -191,7 +201,7 @@ impl<'a> Table<'a> {
         Some(UnionVector::new(self.buf, types, t.checked_add(4)?))
     }
 
-    #[inline(always)]
+    #[inline]
     fn vector_len(&self, at: usize) -> Option<usize> {
         match super::read_u32(self.buf, at).and_then(|n| usize::try_from(n).ok()) {
             Some(n) => Some(n),
@@ -205,7 +215,7 @@ impl<'a> Table<'a> {
 /// Only for verified vectors: the verifier checked `at + 4 + len * elem_size` without
 /// overflow, so the wrapping arithmetic here is exact; the slice bounds check still guards
 /// every access.
-#[inline(always)]
+#[inline]
 pub(crate) fn vector_bytes_at(buf: &[u8], at: usize, elem_size: usize) -> Option<(&[u8], usize)> {
     let len = usize::try_from(super::read_u32(buf, at)?).ok()?;
     let start = at.wrapping_add(4);

@@ -19,7 +19,7 @@ impl<'a, T: Scalar> Vector<'a, T> {
     }
 
     /// The vector of `len` elements over `bytes` (which hold exactly that many).
-    #[inline(always)]
+    #[inline]
     pub(crate) fn from_bytes_with_len(bytes: &'a [u8], len: usize) -> Option<Self> {
         <[T::Wire]>::ref_from_bytes_with_elems(bytes, len).ok().map(|slice| Vector { slice })
     }
@@ -73,7 +73,7 @@ struct Offsets<'a> {
 impl<'a> Offsets<'a> {
     /// The position element `i` points to. The verifier checked the vector lies in the buffer,
     /// so `pos + 4 * i` for `i < len` cannot overflow.
-    #[inline(always)]
+    #[inline]
     fn target(&self, i: usize) -> Option<usize> {
         if i >= self.len {
             return None;
@@ -85,7 +85,7 @@ impl<'a> Offsets<'a> {
     }
 
     /// The positions the elements point to, in order.
-    #[inline(always)]
+    #[inline]
     fn targets(&self) -> Targets<'a> {
         let bytes = self.len.checked_mul(4).and_then(|n| self.buf.get(self.pos..)?.get(..n));
         let Some(bytes) = bytes else {
@@ -109,7 +109,7 @@ impl Iterator for Targets<'_> {
 
     /// The verifier checked every `at + offset` lies in the buffer, so the wrapping
     /// arithmetic is exact.
-    #[inline(always)]
+    #[inline]
     fn next(&mut self) -> Option<usize> {
         let (first, rest) = self.rest.split_first()?;
         let at = self.at;
@@ -134,7 +134,7 @@ struct TableIter<'a, T> {
 impl<'a, T: FromTable<'a>> Iterator for TableIter<'a, T> {
     type Item = T;
 
-    #[inline(always)]
+    #[inline]
     fn next(&mut self) -> Option<T> {
         loop {
             let t = self.targets.next()?;
@@ -160,7 +160,7 @@ struct StrIter<'a> {
 impl<'a> Iterator for StrIter<'a> {
     type Item = &'a str;
 
-    #[inline(always)]
+    #[inline]
     fn next(&mut self) -> Option<&'a str> {
         loop {
             let t = self.targets.next()?;
@@ -200,7 +200,7 @@ impl<'a, T: FromTable<'a>> TableVector<'a, T> {
     }
 
     /// Element `i`.
-    #[inline(always)]
+    #[inline]
     pub fn get(&self, i: usize) -> Option<T> {
         let t = self.offsets.target(i)?;
         Table::verified(self.offsets.buf, t).map(|t| T::from_table(t, Seal))

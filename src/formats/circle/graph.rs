@@ -1,22 +1,31 @@
 //! Circle's views as the shared model graph (`crate::graph`), and the rules Circle adds. The
 //! trait impls come from `graph_views!`; this file holds what is Circle's own.
 
-use super::{BuiltinOperator, BuiltinOptions, Model, Operator, OperatorCode, SubGraph, Tensor};
+use super::{BuiltinOperator, BuiltinOptions, CallOptions, Model, Operator, OperatorCode, SubGraph, Tensor};
 use crate::graph::{ElementType, FormatRules, OperatorKind};
 use crate::verify::Name;
 use crate::wire::Vector;
 
 static BUILTIN_OPTIONS: &str = "builtin_options";
 
+/// `Operator.builtin_options`' value slot (a test checks it against the schema).
+const OPTIONS: u16 = 4;
+
 crate::graph::graph_views!(crate::Format::Circle);
 
 /// What `code` means by Circle's rule ([`OperatorCode::builtin_operator_code`]).
 fn operator_kind<'a>(code: OperatorCode<'a>) -> OperatorKind<'a> {
-    let (op, version) = (code.builtin_operator_code(), code.version());
-    if op == i32::from(BuiltinOperator::CUSTOM.0) {
+    let version = code.version();
+    if is_custom(&code) {
         return OperatorKind::Custom { name: code.custom_code().unwrap_or(""), version };
     }
+    let op = code.builtin_operator_code();
     OperatorKind::Builtin { code: op, name: super::model::operator_name(op), version }
+}
+
+/// Whether `code` is a CUSTOM operator, by Circle's rule.
+fn is_custom(code: &OperatorCode<'_>) -> bool {
+    code.builtin_operator_code() == i32::from(BuiltinOperator::CUSTOM.0)
 }
 
 fn element_type(t: &Tensor<'_>) -> ElementType {
@@ -34,10 +43,34 @@ impl<'a> FormatRules<'a> for Model<'a> {
     /// Every Circle revision stores version 0 (FORMATS.md 2).
     const VERSION: u32 = 0;
 
-    /// Revision 0's only control-flow operator is CALL.
-    fn called_subgraphs(op: &Operator<'a>, mut f: impl FnMut(i64, Name)) {
-        if let BuiltinOptions::CallOptions(o) = op.builtin_options() {
+    fn custom_without_code(&self, index: usize) -> bool {
+        let code = self.operator_codes().and_then(|c| c.get(index));
+        code.is_some_and(|c| is_custom(&c) && c.custom_code().unwrap_or("").is_empty())
+    }
+
+    fn element_size(tensor: &Tensor<'a>) -> (i8, Option<u64>) {
+        let t = tensor.type_();
+        (t.0, super::model::type_size(t))
+    }
+
+    /// Revision 0's only control-flow operator is CALL. Reads only that member of the options
+    /// union, without building the union's value.
+    fn called_subgraphs(op: &Operator<'a>, f: &mut dyn FnMut(i64, Name)) {
+        let tag = op.builtin_options_type();
+        if let Some(o) = op.raw().union_member::<BuiltinOptions, CallOptions>(OPTIONS, tag) {
             f(i64::from(o.subgraph()), &BUILTIN_OPTIONS);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Operator, OPTIONS};
+    use crate::schema::TableType;
+
+    #[test]
+    fn the_options_slot_is_the_schemas() {
+        let slot = Operator::desc().fields.iter().find(|f| f.name == "builtin_options").map(|f| f.slot);
+        assert_eq!(slot, Some(OPTIONS));
     }
 }

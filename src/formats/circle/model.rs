@@ -43,5 +43,14 @@ pub(crate) fn type_name_and_size(t: TensorType) -> (Option<&'static str>, Option
     }
     let tflite = crate::tflite::TensorType(t.0);
     let name = if t.0 >= FIRST_TFLITE_ONLY_TYPE { tflite.name() } else { t.name() };
-    (name, crate::tflite::element_size(tflite).filter(|_| t.0 <= 17))
+    (name, type_size(t))
+}
+
+/// The element size of tensor type `t`: TFLite's for the codes Circle shares with it, none for
+/// Circle's own (negative) types.
+pub(crate) fn type_size(t: TensorType) -> Option<u64> {
+    if t.0 < 0 {
+        return None; // UINT4 packs two per byte; GGML types are blocks
+    }
+    crate::tflite::element_size(crate::tflite::TensorType(t.0)).filter(|_| t.0 <= 17)
 }

@@ -2,10 +2,14 @@
 //! block-wise quantization details, sparsity, external buffers, signatures, and the
 //! control-flow options that call subgraphs.
 
+use super::{BlockwiseQuantization, MultiAxisQuantization};
+use super::{BuiltinOperator, Model, Operator, QuantizationDetails, SubGraph, Tensor};
 use super::{BuiltinOptions, BuiltinOptions2, DimensionType, SparseIndexVector, SparsityParameters};
-use super::{Model, Operator, QuantizationDetails, SubGraph, Tensor};
-use crate::error::{Error, ErrorKind};
-use crate::graph::{Checker, FormatRules, Step, TensorView, Warning};
+use super::{CallOnceOptions, CallOptions, IfOptions, WhileOptions};
+use super::{StableHLOCompositeOptions, StablehloCaseOptions, StablehloCustomCallOptions, StablehloReduceOptions};
+use super::{StablehloReduceWindowOptions, StablehloScatterOptions, StablehloSortOptions, StablehloWhileOptions};
+use crate::error::ErrorKind;
+use crate::graph::{Checked, Checker, FormatRules, Step, Warning};
 use crate::verify::Name;
 use crate::wire::{TableVector, Vector};
 
@@ -24,7 +28,19 @@ names! {
 impl<'a> FormatRules<'a> for Model<'a> {
     const VERSION: u32 = 3;
 
-    fn model_rules(&self, c: &mut Checker<'a, Self>) -> Result<(), Error> {
+    fn custom_without_code(&self, index: usize) -> bool {
+        let code = self.operator_codes().and_then(|c| c.get(index));
+        code.is_some_and(|c| {
+            c.builtin_operator() == BuiltinOperator::CUSTOM && c.custom_code().unwrap_or("").is_empty()
+        })
+    }
+
+    fn element_size(tensor: &Tensor<'a>) -> (i8, Option<u64>) {
+        let t = tensor.type_();
+        (t.0, super::element_size(t))
+    }
+
+    fn model_rules(&self, c: &mut Checker<'a, Self>) -> Checked {
         let count = self.metadata().map_or(0, |m| m.len());
         for (i, meta) in self.metadata().into_iter().flat_map(|v| v.iter()).enumerate() {
             // The entry, and what the warnings' duplicate-name scan may spend on it.
@@ -45,12 +61,14 @@ impl<'a> FormatRules<'a> for Model<'a> {
         count: usize,
         at: usize,
         here: &[Step; 2],
-    ) -> Result<(), Error> {
+    ) -> Checked {
         let Some(q) = Tensor::quantization(tensor) else { return Ok(()) };
-        let named = match q.details() {
-            QuantizationDetails::BlockwiseQuantization(b) => Some((b.scales(), b.zero_points())),
-            QuantizationDetails::MultiAxisQuantization(m) => Some((m.scales(), m.zero_points())),
-            _ => None,
+        let (table, tag) = (q.raw(), q.details_type());
+        let named = match table.union_member::<QuantizationDetails, BlockwiseQuantization>(DETAILS_SLOT, tag) {
+            Some(b) => Some((b.scales(), b.zero_points())),
+            None => table
+                .union_member::<QuantizationDetails, MultiAxisQuantization>(DETAILS_SLOT, tag)
+                .map(|m| (m.scales(), m.zero_points())),
         };
         if let Some((scales, zero_points)) = named {
             let valid = |i: i32| usize::try_from(i).is_ok_and(|i| i < count);
@@ -69,35 +87,27 @@ impl<'a> FormatRules<'a> for Model<'a> {
         tensor: &Tensor<'a>,
         data: &[u8],
         here: &[Step; 2],
-    ) -> Result<bool, Error> {
+    ) -> Checked<bool> {
         if tensor.external_buffer() != 0 {
             return Ok(true);
         }
         let Some(sparsity) = tensor.sparsity() else { return Ok(false) };
         let at = tensor.raw().position();
-        sparsity_rules(
-            c,
-            &sparsity,
-            Tensor::shape(tensor),
-            TensorView::element_type(tensor).size,
-            data.len(),
-            at,
-            here,
-        )?;
+        sparsity_rules(c, &sparsity, Tensor::shape(tensor), super::element_size(tensor.type_()), data.len(), at, here)?;
         Ok(true)
     }
 
-    fn called_subgraphs(op: &Operator<'a>, f: impl FnMut(i64, Name)) {
+    fn called_subgraphs(op: &Operator<'a>, f: &mut dyn FnMut(i64, Name)) {
         for_each_called_subgraph(op, f);
     }
 
-    fn graph_rules(&self, c: &mut Checker<'a, Self>, subgraphs: &TableVector<'a, SubGraph<'a>>) -> Result<(), Error> {
+    fn graph_rules(&self, c: &mut Checker<'a, Self>, subgraphs: &TableVector<'a, SubGraph<'a>>) -> Checked {
         signature_rules(*self, c, subgraphs)
     }
 
     /// Metadata names repeated within [`DUPLICATE_WINDOW`] entries, each entry charged as
     /// `model_rules` charged it.
-    fn warnings(&self, c: &mut Checker<'a, Self>, f: &mut dyn FnMut(Warning)) -> Result<(), Error> {
+    fn warnings(&self, c: &mut Checker<'a, Self>, f: &mut dyn FnMut(Warning)) -> Checked {
         let Some(meta) = self.metadata() else { return Ok(()) };
         let name = |i: usize| meta.get(i).and_then(|m| m.name());
         for i in 0..meta.len() {
@@ -133,7 +143,7 @@ fn sparsity_rules<'a>(
     data_len: usize,
     at: usize,
     here: &[Step; 2],
-) -> Result<(), Error> {
+) -> Checked {
     let path = |f: Name| [here[0], here[1], (&SPARSITY, None), (f, None)];
     let (Some(order), Some(dims)) = (sp.traversal_order(), sp.dim_metadata()) else {
         return Err(c.rule("sparsity needs traversal_order and dim_metadata", at, &path(&TRAVERSAL_ORDER)));
@@ -237,7 +247,7 @@ fn signature_rules<'a>(
     model: Model<'a>,
     c: &mut Checker<'a, Model<'a>>,
     subgraphs: &TableVector<'a, SubGraph<'a>>,
-) -> Result<(), Error> {
+) -> Checked {
     for (i, sig) in model.signature_defs().into_iter().flat_map(|v| v.iter()).enumerate() {
         c.charge(1)?;
         let here = (&SIGNATURE_DEFS, Some(i));
@@ -258,46 +268,50 @@ fn signature_rules<'a>(
     Ok(())
 }
 
-/// Calls `f(subgraph_index, options_field)` for every subgraph `op` calls.
-fn for_each_called_subgraph(op: &Operator<'_>, mut f: impl FnMut(i64, Name)) {
-    match op.builtin_options() {
-        BuiltinOptions::CallOptions(o) => f(i64::from(o.subgraph()), &BUILTIN_OPTIONS),
-        BuiltinOptions::IfOptions(o) => {
-            f(i64::from(o.then_subgraph_index()), &BUILTIN_OPTIONS);
-            f(i64::from(o.else_subgraph_index()), &BUILTIN_OPTIONS);
-        }
-        BuiltinOptions::WhileOptions(o) => {
-            f(i64::from(o.cond_subgraph_index()), &BUILTIN_OPTIONS);
-            f(i64::from(o.body_subgraph_index()), &BUILTIN_OPTIONS);
-        }
-        BuiltinOptions::CallOnceOptions(o) => f(i64::from(o.init_subgraph_index()), &BUILTIN_OPTIONS),
-        _ => {}
+/// `Operator.builtin_options`' value slot (a test checks it against the schema).
+const OPTIONS: u16 = 4;
+
+/// `QuantizationParameters.details`' value slot (a test checks it against the schema).
+const DETAILS_SLOT: u16 = 5;
+
+/// `Operator.builtin_options_2`' value slot (a test checks it against the schema).
+const OPTIONS_2: u16 = 12;
+
+/// Calls `f(subgraph_index, options_field)` for every subgraph `op` calls. Reads only the
+/// control-flow members of the options unions, without building the unions' values.
+fn for_each_called_subgraph(op: &Operator<'_>, f: &mut dyn FnMut(i64, Name)) {
+    let (table, tag) = (op.raw(), op.builtin_options_type());
+    let mut call = |index: i64| f(index, &BUILTIN_OPTIONS);
+    if let Some(o) = table.union_member::<BuiltinOptions, CallOptions>(OPTIONS, tag) {
+        call(i64::from(o.subgraph()));
+    } else if let Some(o) = table.union_member::<BuiltinOptions, IfOptions>(OPTIONS, tag) {
+        call(i64::from(o.then_subgraph_index()));
+        call(i64::from(o.else_subgraph_index()));
+    } else if let Some(o) = table.union_member::<BuiltinOptions, WhileOptions>(OPTIONS, tag) {
+        call(i64::from(o.cond_subgraph_index()));
+        call(i64::from(o.body_subgraph_index()));
+    } else if let Some(o) = table.union_member::<BuiltinOptions, CallOnceOptions>(OPTIONS, tag) {
+        call(i64::from(o.init_subgraph_index()));
     }
-    match op.builtin_options_2() {
-        BuiltinOptions2::StablehloWhileOptions(o) => {
-            f(i64::from(o.cond_subgraph_index()), &BUILTIN_OPTIONS_2);
-            f(i64::from(o.body_subgraph_index()), &BUILTIN_OPTIONS_2);
-        }
-        BuiltinOptions2::StablehloSortOptions(o) => f(i64::from(o.comparator_subgraph_index()), &BUILTIN_OPTIONS_2),
-        BuiltinOptions2::StablehloReduceOptions(o) => f(i64::from(o.body_subgraph_index()), &BUILTIN_OPTIONS_2),
-        BuiltinOptions2::StablehloReduceWindowOptions(o) => f(i64::from(o.body_subgraph_index()), &BUILTIN_OPTIONS_2),
-        BuiltinOptions2::StablehloScatterOptions(o) => {
-            f(i64::from(o.update_computation_subgraph_index()), &BUILTIN_OPTIONS_2)
-        }
-        BuiltinOptions2::StablehloCustomCallOptions(o) => {
-            for c in o.called_computations().into_iter().flat_map(|v| v.iter()) {
-                f(i64::from(c), &BUILTIN_OPTIONS_2);
-            }
-        }
-        BuiltinOptions2::StableHLOCompositeOptions(o) => {
-            f(i64::from(o.decomposition_subgraph_index()), &BUILTIN_OPTIONS_2)
-        }
-        BuiltinOptions2::StablehloCaseOptions(o) => {
-            for c in o.branch_subgraph_indices().into_iter().flat_map(|v| v.iter()) {
-                f(i64::from(c), &BUILTIN_OPTIONS_2);
-            }
-        }
-        _ => {}
+    let tag = op.builtin_options_2_type();
+    let mut call = |index: i64| f(index, &BUILTIN_OPTIONS_2);
+    if let Some(o) = table.union_member::<BuiltinOptions2, StablehloWhileOptions>(OPTIONS_2, tag) {
+        call(i64::from(o.cond_subgraph_index()));
+        call(i64::from(o.body_subgraph_index()));
+    } else if let Some(o) = table.union_member::<BuiltinOptions2, StablehloSortOptions>(OPTIONS_2, tag) {
+        call(i64::from(o.comparator_subgraph_index()));
+    } else if let Some(o) = table.union_member::<BuiltinOptions2, StablehloReduceOptions>(OPTIONS_2, tag) {
+        call(i64::from(o.body_subgraph_index()));
+    } else if let Some(o) = table.union_member::<BuiltinOptions2, StablehloReduceWindowOptions>(OPTIONS_2, tag) {
+        call(i64::from(o.body_subgraph_index()));
+    } else if let Some(o) = table.union_member::<BuiltinOptions2, StablehloScatterOptions>(OPTIONS_2, tag) {
+        call(i64::from(o.update_computation_subgraph_index()));
+    } else if let Some(o) = table.union_member::<BuiltinOptions2, StablehloCustomCallOptions>(OPTIONS_2, tag) {
+        o.called_computations().into_iter().flat_map(|v| v.iter()).map(i64::from).for_each(call);
+    } else if let Some(o) = table.union_member::<BuiltinOptions2, StableHLOCompositeOptions>(OPTIONS_2, tag) {
+        call(i64::from(o.decomposition_subgraph_index()));
+    } else if let Some(o) = table.union_member::<BuiltinOptions2, StablehloCaseOptions>(OPTIONS_2, tag) {
+        o.branch_subgraph_indices().into_iter().flat_map(|v| v.iter()).map(i64::from).for_each(call);
     }
 }
 
@@ -352,5 +366,21 @@ impl<'a> IndexValues<'a> {
         let b = b.into_iter().flat_map(|v| v.iter()).map(i64::from);
         let c = c.into_iter().flat_map(|v| v.iter()).map(i64::from);
         a.chain(b).chain(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Operator, DETAILS_SLOT, OPTIONS, OPTIONS_2};
+    use crate::schema::TableType;
+    use crate::tflite::QuantizationParameters;
+
+    #[test]
+    fn the_options_slots_are_the_schemas() {
+        let slot = |name| Operator::desc().fields.iter().find(|f| f.name == name).map(|f| f.slot);
+        assert_eq!(slot("builtin_options"), Some(OPTIONS));
+        assert_eq!(slot("builtin_options_2"), Some(OPTIONS_2));
+        let slot = QuantizationParameters::desc().fields.iter().find(|f| f.name == "details").map(|f| f.slot);
+        assert_eq!(slot, Some(DETAILS_SLOT));
     }
 }
