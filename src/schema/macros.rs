@@ -353,6 +353,21 @@ macro_rules! fb_table {
             fn schema() -> &'static $crate::verify::SchemaLayout<'static> {
                 &__FB_LAYOUT
             }
+
+            #[cfg(feature = "specialize")]
+            #[inline(never)]
+            fn verify_specialized(v: &mut $crate::verify::Verifier<'_>, pos: usize) -> $crate::verify::VResult {
+                v.interpret_with(&__FB_LAYOUT, $id, pos, |_v, _t, _first| {
+                    $({
+                        const F: $crate::verify::FieldLayout =
+                            $crate::__fb_field!(layout $slot, $crate::__fb_field!(required; $($req)?); $kind($($arg)*));
+                        const AT: usize = $crate::verify::layout::build::position_of(
+                            <$name<'static> as $crate::verify::VerifyTable>::FIELDS, F.slot());
+                        _v.step(&__FB_LAYOUT, _t, F, _first.wrapping_add(AT))?;
+                    })*
+                    ::core::result::Result::Ok(())
+                })
+            }
         }
 
         const _: () = {
@@ -446,12 +461,25 @@ macro_rules! fb_schema {
             }),*];
             static MEMBERS: [u16; build::total(DENSE)] = build::concat(DENSE, 0);
             static UNION_SPANS: [Span; DENSE.len()] = build::spans(DENSE);
+            // With `specialize`, each table type gets the interpreter inlined with its layout
+            // as constants (one dispatch by table index), trading flash for speed.
+            #[cfg(feature = "specialize")]
+            fn specialized(v: &mut $crate::verify::Verifier<'_>, table: u16, pos: usize) -> $crate::verify::VResult {
+                match table {
+                    $(t if t == <$table<'static> as VerifyTable>::ID => <$table<'static> as VerifyTable>::verify_specialized(v, pos),)*
+                    _ => v.interpret(&__FB_LAYOUT, table, pos),
+                }
+            }
             $crate::verify::SchemaLayout {
                 tables: &SPANS,
                 fields: &FIELDS,
                 unions: &UNION_SPANS,
                 members: &MEMBERS,
                 names: &FIELD_NAMES,
+                #[cfg(feature = "specialize")]
+                specialized: ::core::option::Option::Some(specialized),
+                #[cfg(not(feature = "specialize"))]
+                specialized: ::core::option::Option::None,
             }
         };
     };

@@ -6,13 +6,14 @@
 //! inline bytes (inside the table, aligned) and following offset fields to what they point at.
 
 use super::layout::{FieldKind, FieldLayout, SchemaLayout};
-use super::{VResult, Verifier};
+use super::{Fail, VResult, Verifier};
 use crate::error::ErrorKind;
 use crate::wire;
 
 /// A table being verified: its position, inline size and its vtable's field offsets.
+#[doc(hidden)]
 #[derive(Clone, Copy)]
-struct TableCheck<'b> {
+pub struct TableCheck<'b> {
     pos: usize,
     inline_len: usize,
     slots: &'b [u8],
@@ -58,8 +59,22 @@ fn is_ascii(bytes: &[u8]) -> bool {
 
 impl<'b> Verifier<'b> {
     /// Verifies the table of type `table` (an index of `schema`) at `pos` and everything it
-    /// reaches, once however many offsets share it.
+    /// reaches, once however many offsets share it: through the schema's specialized entry
+    /// when it has one, else by interpreting its layout.
+    #[inline(always)]
     pub(super) fn table(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
+        match schema.specialized {
+            Some(specialized) => specialized(self, table, pos),
+            None => self.interpret(schema, table, pos),
+        }
+    }
+
+    /// [`Verifier::table`] by interpreting `schema`'s layout. Inlined into each schema's
+    /// specialized entry (the `specialize` feature), where the layout is a constant the
+    /// compiler folds in, so that one body serves both the compact and the fast build.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn interpret(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
         if self.memoized(pos, TAG_TABLE | u32::from(table)) {
             return self.charge(1, pos);
         }
@@ -68,23 +83,58 @@ impl<'b> Verifier<'b> {
         // The inline bytes are checked; follow the offset fields (they come after the inline).
         let offsets = fields.get(inline..).unwrap_or(&[]);
         for (i, &field) in offsets.iter().enumerate() {
-            let v = t.voffset(usize::from(field.slot()));
-            let checked = if v == 0 {
-                if !field.absence_matters() {
-                    continue;
-                }
-                self.field(schema, &t, field)
-            } else if field.is_union() {
-                self.union_field(schema, &t, field)
-            } else {
-                self.follow(schema, field, t.pos.wrapping_add(v))
-            };
-            if checked.is_err() {
-                return Err(self.unwind_field(schema, first.wrapping_add(inline).wrapping_add(i)));
-            }
+            self.step(schema, &t, field, first.wrapping_add(inline).wrapping_add(i))?;
         }
         self.depth_left = self.depth_left.saturating_add(1);
         Ok(())
+    }
+
+    /// [`Verifier::interpret`] with the offset fields' steps given as code (`steps`, which
+    /// calls [`Verifier::step`] once per field with the layout's constants) instead of a loop:
+    /// what the `specialize` feature's per-table entries use.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn interpret_with(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        table: u16,
+        pos: usize,
+        steps: impl FnOnce(&mut Self, &TableCheck<'_>, usize) -> VResult,
+    ) -> VResult {
+        if self.memoized(pos, TAG_TABLE | u32::from(table)) {
+            return self.charge(1, pos);
+        }
+        let (fields, first, _) = schema.table_fields(table);
+        let t = self.enter_table(schema, pos, table, fields, first)?;
+        steps(self, &t, first)?;
+        self.depth_left = self.depth_left.saturating_add(1);
+        Ok(())
+    }
+
+    /// Checks offset field `field` of table `t` (field `index` of `schema`): an absent field
+    /// against the schema's demands, a present one by following it. Inline fields need
+    /// nothing here (their bytes were checked on entering the table).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn step(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, field: FieldLayout, index: usize) -> VResult {
+        if field.is_inline() {
+            return Ok(());
+        }
+        let v = t.voffset(usize::from(field.slot()));
+        let checked = if v == 0 {
+            if !field.absence_matters() {
+                return Ok(());
+            }
+            self.field(schema, t, field)
+        } else if field.is_union() {
+            self.union_field(schema, t, field)
+        } else {
+            self.follow(schema, field, t.pos.wrapping_add(v))
+        };
+        match checked {
+            Ok(()) => Ok(()),
+            Err(_) => Err(self.unwind_field(schema, index)),
+        }
     }
 
     /// Checks the table header at `pos` (its soffset, vtable and inline size) and the limits,
@@ -128,7 +178,7 @@ impl<'b> Verifier<'b> {
             .ok()
             .filter(|&vt| vt < 1 << 38)
             .map(|vt| 1 << 63 | vt << 24 | u64::from(table) << 8 | u64::try_from(pos & 7).unwrap_or(0));
-        let entry = key.map_or(0, |k| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize);
+        let entry = key.map_or(0, |k| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize);
         if key.is_none() || self.vtables.get(entry).copied() != key {
             let widest = self.check_inline(schema, &t, fields, first)?;
             if let (Some(k), Some(e), true) = (key, self.vtables.get_mut(entry), widest < 8) {
@@ -159,28 +209,48 @@ impl<'b> Verifier<'b> {
     ) -> VResult<usize> {
         let mut widest = 0;
         for (i, &f) in fields.iter().enumerate() {
-            let type_slot = match f.kind() {
-                FieldKind::Union => Some(FieldLayout::new(0, FieldKind::Inline, 1, 1, false)),
-                FieldKind::UnionVector => Some(f),
-                _ => None,
+            let slot = usize::from(f.slot());
+            let v = t.voffset(slot);
+            let (size, mask) = if f.is_inline() { (usize::from(f.arg()), f.align_mask()) } else { (4, 3) };
+            let bad = if v == 0 {
+                f.is_inline() && f.required()
+            } else {
+                widest |= mask;
+                v < 4 || v.wrapping_add(size) > t.inline_len || !self.is_aligned(t.pos.wrapping_add(v), mask)
             };
-            let mut checked = self.inline(t, usize::from(f.slot()), f);
-            if let (Ok(_), Some(layout)) = (checked, type_slot) {
-                checked = self.inline(t, usize::from(f.slot()).wrapping_sub(1), layout);
-            }
-            let checked = match checked {
-                Ok(None) if f.is_inline() => self.absent(t, f),
-                Ok(_) => Ok(()),
-                Err(fail) => Err(fail),
+            // A union's type: a byte (a `[ubyte]` offset for a vector of unions) in the slot before.
+            let bad_type = f.is_union() && {
+                let tv = t.voffset(slot.wrapping_sub(1));
+                let (size, mask) = if f.kind() == FieldKind::Union { (1, 0) } else { (4, 3) };
+                tv != 0
+                    && (tv < 4
+                        || tv.wrapping_add(size) > t.inline_len
+                        || !self.is_aligned(t.pos.wrapping_add(tv), mask))
             };
-            if checked.is_err() {
-                return Err(self.unwind_field(schema, first.wrapping_add(i)));
-            }
-            if t.voffset(usize::from(f.slot())) != 0 {
-                widest |= if f.is_inline() { f.align_mask() } else { 3 };
+            if bad || bad_type {
+                return Err(self.inline_failure(schema, t, f, first.wrapping_add(i)));
             }
         }
         Ok(widest)
+    }
+
+    /// The error of field `index` (`f`) whose inline bytes [`Verifier::check_inline`] found
+    /// wrong: found again by the detailed checks, which record the kind and offset.
+    #[cold]
+    #[inline(never)]
+    fn inline_failure(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout, index: usize) -> Fail {
+        let slot = usize::from(f.slot());
+        let mut checked = self.inline(t, slot, f).map(drop);
+        if checked.is_ok() && f.is_union() {
+            let layout =
+                if f.kind() == FieldKind::Union { FieldLayout::new(0, FieldKind::Inline, 1, 1, false) } else { f };
+            checked = self.inline(t, slot.wrapping_sub(1), layout).map(drop);
+        }
+        if checked.is_ok() {
+            // Present when required: only absence is left.
+            self.fail(ErrorKind::MissingRequired, t.pos);
+        }
+        self.unwind_field(schema, index)
     }
 
     /// Follows the offset field `f` at `at` (inline bytes checked) to what it points at.

@@ -154,7 +154,14 @@ pub struct SchemaLayout<'s> {
     /// The name of each field of `fields`, for error paths; empty when errors carry field
     /// numbers instead (the `numeric-paths` feature, or a schema without names).
     pub names: &'static FieldNames,
+    /// A verifier entry specialized for this schema's tables (the `specialize` feature), or
+    /// `None` to interpret the layout.
+    pub specialized: Option<Specialized>,
 }
+
+/// A schema's specialized table verifier: table index and position, as
+/// [`super::Verifier::interpret`] takes them with the schema fixed.
+pub type Specialized = for<'v, 'b> fn(&'v mut super::Verifier<'b>, u16, usize) -> super::VResult;
 
 impl SchemaLayout<'_> {
     /// The fields of table `table`, the index of the first in [`SchemaLayout::fields`] and how
@@ -305,6 +312,18 @@ pub mod build {
             i += 1;
         }
         out
+    }
+
+    /// The index in `fields` of the field in vtable slot `slot` (the value slot for unions).
+    pub const fn position_of(fields: &[FieldLayout], slot: u8) -> usize {
+        let mut i = 0;
+        while i < fields.len() {
+            if fields[i].slot() == slot {
+                return i;
+            }
+            i += 1;
+        }
+        panic!("no field in that slot")
     }
 
     /// The dense member list of a union whose members are `(tag, table index)`: one entry per

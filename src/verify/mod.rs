@@ -8,6 +8,9 @@
 //! `Model.subgraphs[0].tensors[12].name`.
 
 mod checks;
+
+#[doc(hidden)]
+pub use checks::TableCheck;
 pub mod layout;
 mod memo;
 mod options;
@@ -41,6 +44,14 @@ pub trait VerifyTable {
     const FIELD_NAMES: &'static [&'static str];
     /// The layout of the schema the table belongs to.
     fn schema() -> &'static SchemaLayout<'static>;
+
+    /// Verifies a table of this type at `pos` (the `specialize` feature's per-table entry; by
+    /// default, the interpreter).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn verify_specialized(v: &mut Verifier<'_>, pos: usize) -> VResult {
+        v.interpret(Self::schema(), Self::ID, pos)
+    }
 }
 
 /// A union type of a schema with a [`SchemaLayout`] (implemented by the schema macros).
@@ -71,7 +82,7 @@ pub struct Verifier<'b> {
     /// never needs it does not pay for clearing it.
     memo: Option<Memo>,
     /// Inline checks already done: (vtable, table type, position modulo 8), hashed.
-    vtables: [u64; 64],
+    vtables: [u64; 128],
     error: Error,
     /// The element index to attach to the next path segment, set by vector loops.
     pending_index: Option<u32>,
@@ -93,7 +104,7 @@ impl<'b> Verifier<'b> {
             budget_left: budget,
             memo_below: budget.saturating_sub(u64::try_from(buf.len()).unwrap_or(u64::MAX)),
             memo: None,
-            vtables: [0; 64],
+            vtables: [0; 128],
             error: Error::new(ErrorKind::Truncated, 0, Location::at(&UNKNOWN)),
             pending_index: None,
         }
@@ -151,7 +162,7 @@ impl<'b> Verifier<'b> {
         let outer_buf = core::mem::replace(&mut self.buf, bytes);
         let outer_memo_below = core::mem::replace(&mut self.memo_below, 0);
         self.memo = None;
-        self.vtables = [0; 64];
+        self.vtables = [0; 128];
         let outcome = match self.depth_left.checked_sub(1) {
             Some(left) => {
                 self.depth_left = left;
@@ -164,7 +175,7 @@ impl<'b> Verifier<'b> {
         self.buf = outer_buf;
         self.memo_below = outer_memo_below;
         self.memo = None;
-        self.vtables = [0; 64];
+        self.vtables = [0; 128];
         if outcome.is_err() {
             self.error = self.error.shifted(u64::try_from(base).unwrap_or(u64::MAX));
             let root = T::NAME;
@@ -243,6 +254,12 @@ impl<'b> Verifier<'b> {
             self.stats.memo_hits = self.stats.memo_hits.saturating_add(1);
         }
         hit
+    }
+
+    /// Whether `pos` is aligned to `mask + 1`, or alignment is not checked.
+    #[inline(always)]
+    fn is_aligned(&self, pos: usize, mask: usize) -> bool {
+        !self.opts.check_alignment || pos & mask == 0
     }
 
     #[inline(always)]

@@ -12,6 +12,8 @@ usage:
                                       what a model takes, holds and needs
   flatmodel dump FILE                 the model's flatbuffer as JSON (flatc's conventions)
   flatmodel extract FILE WHAT -o OUT  write the bytes WHAT names (OUT '-' is standard output)
+  flatmodel path FORMAT TEXT          name the field numbers (#N) in an error path of a
+                                      numeric-paths build
   flatmodel help [COMMAND]            a command's options and an example
 
 Formats, detected from the bytes: TFLite (TFL3), Circle (CIR0), nnpackage directories and zips,
@@ -80,6 +82,18 @@ Writes the exact bytes WHAT names to OUT ('-' for standard output):
 
 example:
   flatmodel extract model.tflite metadata:min_runtime_version -o -",
+    },
+    Page {
+        name: "path",
+        usage: "usage: flatmodel path FORMAT TEXT",
+        text: "\
+Names the fields in an error path printed by a build with the `numeric-paths` feature (which
+leaves field names out of flash and shows each field by its number in the schema's layout, as
+#N). FORMAT is tflite, circle, vkgraph, pte or cvimodel; TEXT is the path or the whole error
+line, printed back with every #N replaced by the field's name.
+
+example:
+  flatmodel path tflite 'string is not valid UTF-8 at byte 912 (Model.#3[0].#41[12].#52)'",
     },
     Page {
         name: "help",

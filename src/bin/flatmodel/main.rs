@@ -16,6 +16,7 @@ mod inspect;
 mod open;
 mod output;
 mod package;
+mod path;
 mod verify;
 mod warnings;
 
@@ -163,6 +164,10 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
         "verify" => verify::run(out, &a.positional, a.quiet),
         "inspect" => inspect::run(out, &one(&a)?, a.json, a.tensors),
         "dump" => dump::run(out, &one(&a)?),
+        "path" => match a.positional.as_slice() {
+            [format, text] => path::run(out, &format.to_string_lossy(), &text.to_string_lossy()),
+            _ => Err(Failure::new(format!("path takes FORMAT TEXT\n{}", help::usage_of(command)))),
+        },
         _ => match (a.positional.as_slice(), &a.out) {
             ([file, what], Some(to)) => extract::run(out, file, &what.to_string_lossy(), to),
             _ => Err(Failure::new(format!("extract takes FILE WHAT -o OUT\n{}", help::usage_of(command)))),
