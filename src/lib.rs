@@ -51,7 +51,9 @@
 //! ## Layout
 //!
 //! - [`wire`]: the schema-free FlatBuffers wire format (all byte access happens there).
-//! - [`verify`]: the verifier and its limits.
+//! - [`verify`]: the verifier and its limits: one interpreter over each schema's compact
+//!   [`verify::SchemaLayout`] (with the default `specialize` feature, inlined per table type for
+//!   speed; without it, as `no_std` builds use it, one small loop for every schema).
 //! - [`schema`]: the macros and descriptors generated code feeds, one description per type.
 //! - [`dump`]: JSON output following flatc's conventions, driven by the descriptors.
 //! - [`graph`]: the model graph TFLite and Circle share (tensor data, custom options, the

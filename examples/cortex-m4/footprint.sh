@@ -58,6 +58,7 @@ row() {
   printf '| `%s` | %s | %s |\n' "$2" "$((bytes - base))" "$peer"
 }
 row tflite-structure tflite::Model::parse_structure tflite tflite::VerifyModelBuffer
+row tflite-structure,numeric-paths "tflite::Model::parse_structure (numeric-paths)"
 row tflite-parse tflite::Model::parse
 row circle-structure circle::Model::parse_structure circle circle::VerifyModelBuffer
 row circle-parse circle::Model::parse

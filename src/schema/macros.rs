@@ -1,6 +1,8 @@
 //! The schema macros. Each generated `generated.rs` describes every type of its schema once;
-//! these macros expand that one description into the typed view, the verifier and the static
-//! descriptor (which drives the JSON dump), so the three cannot drift. They are exported for
+//! these macros expand that one description into the typed view, the verifier's layout (each
+//! table's fields as numbers, gathered by `fb_schema!` into the schema's
+//! [`crate::verify::SchemaLayout`], which the one interpreter walks) and the static descriptor
+//! (which drives the JSON dump), so the three cannot drift. They are exported for
 //! `crate::` paths but expand only inside this crate: the views they define are built with the
 //! crate-private `wire::Seal`, so only this crate's verified roots lead to them.
 //!
