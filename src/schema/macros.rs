@@ -467,9 +467,11 @@ macro_rules! fb_schema {
             // as constants (one dispatch by table index), trading flash for speed.
             #[cfg(feature = "specialize")]
             fn specialized(v: &mut $crate::verify::Verifier<'_>, table: u16, pos: usize) -> $crate::verify::VResult {
-                match table {
-                    $(t if t == <$table<'static> as VerifyTable>::ID => <$table<'static> as VerifyTable>::verify_specialized(v, pos),)*
-                    _ => v.interpret(&__FB_LAYOUT, table, pos),
+                type Entry = for<'v, 'b> fn(&'v mut $crate::verify::Verifier<'b>, usize) -> $crate::verify::VResult;
+                static ENTRIES: &[Entry] = &[$(<$table<'static> as VerifyTable>::verify_specialized),*];
+                match ENTRIES.get(usize::from(table)) {
+                    ::core::option::Option::Some(entry) => entry(v, pos),
+                    ::core::option::Option::None => v.interpret(&__FB_LAYOUT, table, pos),
                 }
             }
             $crate::verify::SchemaLayout {
