@@ -45,12 +45,12 @@ impl<'a> Table<'a> {
     /// The absolute position of field `slot`, or `None` when the field is absent.
     #[inline]
     pub fn field(&self, slot: u16) -> Option<usize> {
-        // `2 * slot` fits any usize; `pos + voffset` stays inside the (verified) table.
-        let voff = read_u16(self.slots, usize::from(slot).wrapping_mul(2))?;
-        if voff == 0 {
-            return None;
+        // The verifier read the same slot through the same decoder; `pos + voffset` stays
+        // inside the (verified) table.
+        match super::voffset(self.slots, usize::from(slot)) {
+            0 => None,
+            voff => Some(self.pos.wrapping_add(voff)),
         }
-        Some(self.pos.wrapping_add(usize::from(voff)))
     }
 
     /// Whether field `slot` is present.
