@@ -147,8 +147,8 @@ impl<'b> Verifier<'b> {
     ///
     /// The inline check depends only on the vtable, the table type and the table's position
     /// modulo its widest field alignment, and writers share vtables between many tables, so it
-    /// is done once per such triple and remembered in a small cache (for alignments up to 8,
-    /// which the key's position class covers).
+    /// is done once per (vtable, table type, position modulo 8) and remembered in a small
+    /// cache; a table whose present fields need more than 8-byte alignment is checked each time.
     #[inline(always)]
     fn enter_table(
         &mut self,

@@ -2,10 +2,10 @@
 //!
 //! One interpreter serves every schema: it walks a table type's [`SchemaLayout`] (slots,
 //! kinds, sizes, linked by index), so the code is the same few functions whatever the schema,
-//! and a schema described at run time can drive it too. It never allocates and never panics. Each check failure records an [`Error`] in the
-//! verifier and unwinds with the zero-sized [`Fail`]; each level adds its path segment on the
-//! way out, so the hot path returns a one-byte `Result` and the error still says
-//! `Model.subgraphs[0].tensors[12].name`.
+//! and a schema described at run time can drive it too. It never allocates and never panics.
+//! Each check failure records an [`Error`] in the verifier and unwinds with the zero-sized
+//! [`Fail`]; each level adds its path segment on the way out, so the hot path returns a
+//! one-byte `Result` and the error still says `Model.subgraphs[0].tensors[12].name`.
 
 mod checks;
 
@@ -38,7 +38,8 @@ pub trait VerifyTable {
     const NAME: Name;
     /// Its index among the table types of its schema.
     const ID: u16;
-    /// Its fields, in declaration order.
+    /// Its fields: the inline ones first, then those holding offsets, each group in
+    /// declaration order (the order of [`SchemaLayout::fields`]).
     const FIELDS: &'static [FieldLayout];
     /// Its fields' names, in the same order.
     const FIELD_NAMES: &'static [&'static str];
