@@ -129,7 +129,7 @@ impl<'b> Verifier<'b> {
             {
                 return Ok(());
             }
-            self.field(schema, t, field)
+            self.absent_field(schema, t, field)
         } else if field.is_union() {
             self.union_field(schema, t, field)
         } else {
@@ -272,26 +272,13 @@ impl<'b> Verifier<'b> {
         }
     }
 
-    /// Checks one field of the table `t`: its inline bytes, then what it points at.
+    /// Checks absent field `f` of table `t`: a union may still have its type, and a required
+    /// field is an error.
     #[inline(always)]
-    fn field(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout) -> VResult {
-        if f.is_union() {
-            return self.union_field(schema, t, f);
-        }
-        let Some(at) = self.inline(t, usize::from(f.slot()), f)? else {
-            return self.absent(t, f);
-        };
-        if f.is_inline() {
-            return Ok(());
-        }
-        let target = self.deref(at)?;
-        match f.kind() {
-            FieldKind::String => self.string(target),
-            FieldKind::Table => self.table(schema, f.arg(), target),
-            FieldKind::Vector => self.vector_aligned(target, usize::from(f.arg()), f.align_mask()).map(drop),
-            FieldKind::StringVector => self.string_vector(target),
-            FieldKind::TableVector => self.table_vector(schema, f.arg(), target),
-            FieldKind::Inline | FieldKind::Union | FieldKind::UnionVector => Ok(()),
+    fn absent_field(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout) -> VResult {
+        match f.is_union() {
+            true => self.union_field(schema, t, f),
+            false => self.absent(t, f),
         }
     }
 
@@ -331,15 +318,16 @@ impl<'b> Verifier<'b> {
         Ok(())
     }
 
-    /// Checks a union or union-vector field: its type in the slot before, its value here.
+    /// Checks a union or union-vector field of table `t` (entered, so its inline bytes are
+    /// checked): its type in the slot before, its value here.
     fn union_field(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout) -> VResult {
+        // Both slots' inline bytes were checked on entering the table: the type (a byte, or
+        // the offset of a `[ubyte]` for a vector of unions) in the slot before, the value here.
         let slot = usize::from(f.slot());
-        let type_slot = slot.wrapping_sub(1);
         let vector = f.kind() == FieldKind::UnionVector;
-        // The type slot: one byte, or the offset of a `[ubyte]` for a vector of unions.
-        let type_layout = if vector { f } else { FieldLayout::new(0, FieldKind::Inline, 1, 1, false) };
-        let types = self.inline(t, type_slot, type_layout)?;
-        let value = self.inline(t, slot, f)?;
+        let present = |v: usize| (v != 0).then(|| t.pos.wrapping_add(v));
+        let types = present(t.voffset(slot.wrapping_sub(1)));
+        let value = present(t.voffset(slot));
         if value.is_none() && types.is_none() {
             return self.absent(t, f);
         }
