@@ -333,21 +333,20 @@ macro_rules! fb_table {
                 &NAME
             };
             const ID: u16 = $id;
+            const DECLARED: &'static [$crate::verify::FieldLayout] = &[
+                $($crate::__fb_field!(layout $slot, $crate::__fb_field!(required; $($req)?); $kind($($arg)*))),*
+            ];
             // Inline fields first, then offset fields (`SchemaLayout::fields`), names alike.
             const FIELDS: &'static [$crate::verify::FieldLayout] = {
                 use $crate::verify::layout::build;
-                const RAW: &[$crate::verify::FieldLayout] = &[
-                    $($crate::__fb_field!(layout $slot, $crate::__fb_field!(required; $($req)?); $kind($($arg)*))),*
-                ];
+                const RAW: &[$crate::verify::FieldLayout] = <$name<'static> as $crate::verify::VerifyTable>::DECLARED;
                 const ORDER: [usize; RAW.len()] = build::inline_first(RAW);
                 const SORTED: [$crate::verify::FieldLayout; RAW.len()] = build::permute(RAW, &ORDER, build::EMPTY_FIELD);
                 &SORTED
             };
             const FIELD_NAMES: &'static [&'static str] = {
                 use $crate::verify::layout::build;
-                const RAW: &[$crate::verify::FieldLayout] = &[
-                    $($crate::__fb_field!(layout $slot, $crate::__fb_field!(required; $($req)?); $kind($($arg)*))),*
-                ];
+                const RAW: &[$crate::verify::FieldLayout] = <$name<'static> as $crate::verify::VerifyTable>::DECLARED;
                 const ORDER: [usize; RAW.len()] = build::inline_first(RAW);
                 const SORTED: [&str; RAW.len()] = build::permute(&[$($fname),*], &ORDER, "");
                 &SORTED

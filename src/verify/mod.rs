@@ -38,6 +38,8 @@ pub trait VerifyTable {
     const NAME: Name;
     /// Its index among the table types of its schema.
     const ID: u16;
+    /// Its fields in declaration order.
+    const DECLARED: &'static [FieldLayout];
     /// Its fields: the inline ones first, then those holding offsets, each group in
     /// declaration order (the order of [`SchemaLayout::fields`]).
     const FIELDS: &'static [FieldLayout];
