@@ -95,36 +95,36 @@ impl fmt::Display for PathName {
 ///
 /// It holds up to [`MAX_PATH`] segments without allocating; deeper paths keep the innermost ones
 /// and print `…` where the outer ones were.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub struct Location {
     root: &'static &'static str,
-    /// Innermost segment first.
-    names: [&'static &'static str; MAX_PATH],
-    /// For a schema field's segment, its field index (below `SCHEMA_BIT`) plus `SCHEMA_BIT`
-    /// when its names are `schemas[1]` rather than `schemas[0]`; `NAMED` for the others.
+    /// Innermost segment first; only the first `len` entries of each array are meaningful
+    /// (the rest are zeros or left over, so that resetting a location writes a few bytes).
+    /// A named segment's name; `None` for a schema field's.
+    names: [Option<&'static &'static str>; MAX_PATH],
+    /// For a schema field's segment, its field index plus `SCHEMA_BIT` when its names are
+    /// `schemas[1]` rather than `schemas[0]`.
     fields: [u16; MAX_PATH],
     /// The field names of the (at most two: a buffer and one nested in it) schemas whose
     /// fields the path crosses.
     schemas: [Option<&'static FieldNames>; 2],
+    /// A vector element's index plus one; 0 for no index.
     indices: [u32; MAX_PATH],
     len: u8,
     truncated: bool,
 }
 
-const NO_INDEX: u32 = u32::MAX;
-const NAMED: u16 = u16::MAX;
 const SCHEMA_BIT: u16 = 1 << 15;
-static EMPTY: &str = "";
 
 impl Location {
     /// A location with no segments below `root` (for example a header or a whole file).
     pub const fn at(root: &'static &'static str) -> Self {
         Location {
             root,
-            names: [&EMPTY; MAX_PATH],
-            fields: [NAMED; MAX_PATH],
+            names: [None; MAX_PATH],
+            fields: [0; MAX_PATH],
             schemas: [None; 2],
-            indices: [NO_INDEX; MAX_PATH],
+            indices: [0; MAX_PATH],
             len: 0,
             truncated: false,
         }
@@ -141,9 +141,9 @@ impl Location {
         let names = self.names.get(..len).unwrap_or(&[]);
         let fields = self.fields.get(..len).unwrap_or(&[]);
         let indices = self.indices.get(..len).unwrap_or(&[]);
-        let name = |(&name, &field): (&&'static &'static str, &u16)| match field {
-            NAMED => PathName::Name(name),
-            field => {
+        let name = |(&name, &field): (&Option<&'static &'static str>, &u16)| match name {
+            Some(name) => PathName::Name(name),
+            None => {
                 let (schema, index) = (usize::from(field >= SCHEMA_BIT), field & !SCHEMA_BIT);
                 match self.schemas.get(schema).copied().flatten().and_then(|n| n.get(usize::from(index))) {
                     Some(name) => PathName::Name(name),
@@ -151,7 +151,7 @@ impl Location {
                 }
             }
         };
-        names.iter().zip(fields).map(name).zip(indices).rev().map(|(n, &i)| (n, (i != NO_INDEX).then_some(i)))
+        names.iter().zip(fields).map(name).zip(indices).rev().map(|(n, &i)| (n, i.checked_sub(1)))
     }
 
     /// Whether outer segments were dropped because the path was deeper than [`MAX_PATH`].
@@ -161,7 +161,7 @@ impl Location {
 
     /// Adds a segment named `name` outside the ones already held (used while unwinding).
     pub(crate) fn push_outer(&mut self, name: &'static &'static str, index: Option<u32>) {
-        self.push(name, NAMED, index);
+        self.push(Some(name), 0, index);
     }
 
     /// Adds the segment of field `field` of the schema whose field names are `names`.
@@ -182,14 +182,14 @@ impl Location {
             // A third schema: its fields show as numbers (`FieldNames::NONE` never names).
             None => field,
         };
-        self.push(&EMPTY, field, index);
+        self.push(None, field, index);
     }
 
-    fn push(&mut self, name: &'static &'static str, field: u16, index: Option<u32>) {
+    fn push(&mut self, name: Option<&'static &'static str>, field: u16, index: Option<u32>) {
         let at = usize::from(self.len);
         match (self.names.get_mut(at), self.fields.get_mut(at), self.indices.get_mut(at)) {
             (Some(n), Some(f), Some(i)) => {
-                (*n, *f, *i) = (name, field, index.unwrap_or(NO_INDEX));
+                (*n, *f, *i) = (name, field, index.map_or(0, |i| i.saturating_add(1)));
                 self.len = self.len.saturating_add(1);
             }
             _ => self.truncated = true,
@@ -199,7 +199,20 @@ impl Location {
     pub(crate) fn set_root(&mut self, root: &'static &'static str) {
         self.root = root;
     }
+
+    /// Makes this the location [`Location::at`] `root` gives, writing only what that reads.
+    pub(crate) fn reset(&mut self, root: &'static &'static str) {
+        (self.root, self.schemas, self.len, self.truncated) = (root, [None; 2], 0, false);
+    }
 }
+
+impl PartialEq for Location {
+    fn eq(&self, other: &Self) -> bool {
+        self.root() == other.root() && self.truncated == other.truncated && self.segments().eq(other.segments())
+    }
+}
+
+impl Eq for Location {}
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -270,6 +283,13 @@ impl Error {
 
     pub(crate) fn location_mut(&mut self) -> &mut Location {
         &mut self.location
+    }
+
+    /// Makes this `Error::new(kind, offset, Location::at(root))` in place (no copy of the
+    /// whole error, which would cost a `memcpy` in small firmware).
+    pub(crate) fn reset(&mut self, kind: ErrorKind, offset: u64, root: &'static &'static str) {
+        (self.kind, self.offset) = (kind, offset);
+        self.location.reset(root);
     }
 }
 

@@ -142,7 +142,7 @@ fn misaligned_8_byte_fields_are_rejected_unless_alignment_is_off() {
     assert_eq!(err.location().to_string(), "Node.big");
     assert_eq!(err.offset() as usize, t + 4);
     let lenient = Options { check_alignment: false, ..Options::DEFAULT };
-    let mut v = Verifier::new(&b.buf, lenient);
+    let mut v = Verifier::new(&b.buf, &lenient);
     assert!(v.verify_root::<Node<'static>>(None).is_ok());
 }
 
@@ -160,7 +160,7 @@ fn nested_flatbuffers_report_offsets_in_the_outer_buffer() {
     outer.extend_from_slice(&inner.buf);
     let bad_byte = 64 + s + 4;
     assert_eq!(outer[bad_byte], 0xff);
-    let mut v = Verifier::new(&outer, Options::DEFAULT);
+    let mut v = Verifier::new(&outer, &Options::DEFAULT);
     assert!(v.verify_nested::<sample::Leaf<'static>>(&outer[64..], 64, None).is_err());
     let err = v.last_error();
     assert_eq!(err.kind(), ErrorKind::InvalidUtf8);
@@ -168,7 +168,7 @@ fn nested_flatbuffers_report_offsets_in_the_outer_buffer() {
     assert!(err.location().to_string().ends_with("Leaf.name"), "{}", err.location());
     // With a valid name, the nested buffer verifies and its root position is returned.
     outer[bad_byte] = b'k';
-    let mut v = Verifier::new(&outer, Options::DEFAULT);
+    let mut v = Verifier::new(&outer, &Options::DEFAULT);
     assert_eq!(v.verify_nested::<sample::Leaf<'static>>(&outer[64..], 64, None).ok(), Some(t));
 }
 

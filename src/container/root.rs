@@ -13,7 +13,7 @@ pub(crate) fn verified_root<'a, T: VerifyTable + FromTable<'a>>(
     options: &Options,
     base: u64,
 ) -> Result<(T, Stats), Error> {
-    let mut v = Verifier::new(bytes, *options);
+    let mut v = Verifier::new(bytes, options);
     let root = v.verify_root::<T>(identifier).map_err(|e| e.shifted(base))?;
     let table = Table::verified(bytes, root).ok_or(Error::new(ErrorKind::Truncated, base, Location::at(T::NAME)))?;
     Ok((T::from_table(table, Seal), v.stats()))

@@ -418,7 +418,8 @@ impl<'b> Verifier<'b> {
     }
 
     /// Checks the vector at `pos` whose elements are `elem_size` bytes; returns its length.
-    #[inline(always)]
+    #[cfg_attr(feature = "specialize", inline(always))]
+    #[cfg_attr(not(feature = "specialize"), inline(never))]
     fn vector(&mut self, pos: usize, elem_size: usize) -> VResult<usize> {
         self.aligned(pos, 4)?;
         let Some(len) = wire::read_u32(self.buf, pos).and_then(|n| usize::try_from(n).ok()) else {
@@ -485,7 +486,8 @@ impl<'b> Verifier<'b> {
     }
 
     /// Follows the uoffset at `at`, which is known to be aligned.
-    #[inline(always)]
+    #[cfg_attr(feature = "specialize", inline(always))]
+    #[cfg_attr(not(feature = "specialize"), inline(never))]
     fn deref(&mut self, at: usize) -> VResult<usize> {
         match wire::read_uoffset(self.buf, at) {
             Some(t) if t < self.buf.len() => Ok(t),

@@ -68,7 +68,10 @@ pub trait VerifyUnion {
 /// Verification state for one buffer.
 pub struct Verifier<'b> {
     buf: &'b [u8],
-    opts: Options,
+    /// [`Options::check_alignment`].
+    check_alignment: bool,
+    /// [`Options::max_tables`].
+    max_tables: u64,
     /// Table nesting levels left before the depth limit.
     depth_left: u32,
     /// Table visits left before the table limit.
@@ -95,11 +98,12 @@ static UNKNOWN: &str = "?";
 
 impl<'b> Verifier<'b> {
     /// A verifier for `buf` with `opts`.
-    pub fn new(buf: &'b [u8], opts: Options) -> Self {
+    pub fn new(buf: &'b [u8], opts: &Options) -> Self {
         let budget = opts.apparent_size_budget(buf.len());
         Verifier {
             buf,
-            opts,
+            check_alignment: opts.check_alignment,
+            max_tables: opts.max_tables,
             depth_left: opts.max_depth,
             tables_left: opts.max_tables,
             stats: Stats::default(),
@@ -127,7 +131,7 @@ impl<'b> Verifier<'b> {
     /// What has been verified so far.
     pub fn stats(&self) -> Stats {
         Stats {
-            tables: self.opts.max_tables.saturating_sub(self.tables_left),
+            tables: self.max_tables.saturating_sub(self.tables_left),
             apparent_size: self.budget.saturating_sub(self.budget_left),
             ..self.stats
         }
@@ -198,7 +202,7 @@ impl<'b> Verifier<'b> {
     #[inline(never)]
     pub fn fail(&mut self, kind: ErrorKind, offset: usize) -> Fail {
         let offset = u64::try_from(offset).unwrap_or(u64::MAX);
-        self.error = Error::new(kind, offset, Location::at(&UNKNOWN));
+        self.error.reset(kind, offset, &UNKNOWN);
         self.pending_index = None;
         Fail
     }
@@ -223,7 +227,8 @@ impl<'b> Verifier<'b> {
     }
 
     /// Adds `units` of work, failing past the budget.
-    #[inline(always)]
+    #[cfg_attr(feature = "specialize", inline(always))]
+    #[cfg_attr(not(feature = "specialize"), inline(never))]
     fn charge(&mut self, units: u64, at: usize) -> VResult {
         match self.budget_left.checked_sub(units) {
             Some(left) => {
@@ -238,7 +243,8 @@ impl<'b> Verifier<'b> {
     }
 
     /// Whether the object at `pos` with `tag` was verified before (once sharing is suspected).
-    #[inline(always)]
+    #[cfg_attr(feature = "specialize", inline(always))]
+    #[cfg_attr(not(feature = "specialize"), inline(never))]
     fn memoized(&mut self, pos: usize, tag: u32) -> bool {
         if self.budget_left >= self.memo_below {
             return false;
@@ -262,12 +268,12 @@ impl<'b> Verifier<'b> {
     /// Whether `pos` is aligned to `mask + 1`, or alignment is not checked.
     #[inline(always)]
     fn is_aligned(&self, pos: usize, mask: usize) -> bool {
-        !self.opts.check_alignment || pos & mask == 0
+        !self.check_alignment || pos & mask == 0
     }
 
     #[inline(always)]
     fn aligned(&mut self, pos: usize, align: usize) -> VResult {
-        if self.opts.check_alignment && pos & align.wrapping_sub(1) != 0 {
+        if self.check_alignment && pos & align.wrapping_sub(1) != 0 {
             return Err(self.fail(ErrorKind::Misaligned, pos));
         }
         Ok(())
