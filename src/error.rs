@@ -95,7 +95,10 @@ impl fmt::Display for PathName {
 ///
 /// It holds up to [`MAX_PATH`] segments without allocating; deeper paths keep the innermost ones
 /// and print `…` where the outer ones were.
+// Aligned to 8 so that making one clears it with the 8-byte-aligned `memclr` the verifier's memo
+// already uses: small firmware then links one clearing routine, not two.
 #[derive(Clone, Copy)]
+#[repr(align(8))]
 pub struct Location {
     root: &'static &'static str,
     /// Innermost segment first; only the first `len` entries of each array are meaningful

@@ -5,8 +5,9 @@
 //! vtable once, then walks the table type's [`FieldLayout`]s, checking each present field's
 //! inline bytes (inside the table, aligned) and following offset fields to what they point at.
 
+use super::inline_cache::InlineCache;
 use super::layout::{FieldKind, FieldLayout, SchemaLayout};
-use super::{Fail, VResult, Verifier};
+use super::{utf8, Fail, VResult, Verifier};
 use crate::error::ErrorKind;
 use crate::wire;
 
@@ -40,22 +41,6 @@ const MEMO_MIN_STRING: usize = 64;
 /// Strings this long are looked up in the memo from the start, so a shared long string is
 /// validated once however many offsets point at it (real names are far shorter).
 const MEMO_ALWAYS_STRING: usize = 256;
-
-/// Whether `bytes` are all ASCII: for names (mostly under 64 bytes), a branch-light OR of
-/// 8-byte words, the last one overlapping the others, instead of a loop over the tail bytes.
-#[inline(always)]
-fn is_ascii(bytes: &[u8]) -> bool {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    if let Some(last) = bytes.last_chunk::<8>() {
-        let (words, _) = bytes.as_chunks::<8>();
-        let any = words.iter().fold(u64::from_le_bytes(*last), |acc, w| acc | u64::from_le_bytes(*w));
-        return any & HIGH == 0;
-    }
-    if let (Some(first), Some(last)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
-        return (u32::from_le_bytes(*first) | u32::from_le_bytes(*last)) & 0x8080_8080 == 0;
-    }
-    bytes.iter().fold(0, |acc, &b| acc | b) < 0x80
-}
 
 impl<'b> Verifier<'b> {
     /// Verifies the table of type `table` (an index of `schema`) at `pos` and everything it
@@ -145,10 +130,8 @@ impl<'b> Verifier<'b> {
     /// charges it, checks the inline bytes of its `fields` (the fields of table type `table`,
     /// `first` in the schema's list) and enters it (the caller leaves it).
     ///
-    /// The inline check depends only on the vtable, the table type and the table's position
-    /// modulo its widest field alignment, and writers share vtables between many tables, so it
-    /// is done once per (vtable, table type, position modulo 8) and remembered in a small
-    /// cache; a table whose present fields need more than 8-byte alignment is checked each time.
+    /// The inline check is remembered in the [`InlineCache`] (a table whose present fields
+    /// need more than 8-byte alignment is checked each time).
     #[inline(always)]
     fn enter_table(
         &mut self,
@@ -177,16 +160,11 @@ impl<'b> Verifier<'b> {
         }
         self.check_range(pos, inline_len)?;
         let t = TableCheck { pos, inline_len, slots };
-        // Key: a marker bit, the vtable position, the table type, the position modulo 8.
-        let key = u64::try_from(vt)
-            .ok()
-            .filter(|&vt| vt < 1 << 38)
-            .map(|vt| 1 << 63 | vt << 24 | u64::from(table) << 8 | u64::try_from(pos & 7).unwrap_or(0));
-        let entry = key.map_or(0, |k| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize);
-        if key.is_none() || self.vtables.get(entry).copied() != key {
+        let key = InlineCache::key(vt, table, pos);
+        if !key.is_some_and(|k| self.inline_checked.contains(k)) {
             let widest = self.check_inline(schema, &t, fields, first)?;
-            if let (Some(k), Some(e), true) = (key, self.vtables.get_mut(entry), widest < 8) {
-                *e = k;
+            if let (Some(k), true) = (key, widest < 8) {
+                self.inline_checked.insert(k);
             }
         }
         let Some(depth_left) = self.depth_left.checked_sub(1) else {
@@ -408,11 +386,8 @@ impl<'b> Verifier<'b> {
             return self.charge(1, pos);
         }
         self.charge(1u64.saturating_add(u64::try_from(len / 16).unwrap_or(u64::MAX)), pos)?;
-        // Most names are ASCII, which a word-at-a-time scan settles.
-        if !is_ascii(bytes) {
-            if let Err(e) = core::str::from_utf8(bytes) {
-                return Err(self.fail(ErrorKind::InvalidUtf8, start.saturating_add(e.valid_up_to())));
-            }
+        if let Some(invalid) = utf8::check(bytes) {
+            return Err(self.fail(ErrorKind::InvalidUtf8, start.saturating_add(invalid)));
         }
         Ok(())
     }
@@ -493,27 +468,6 @@ impl<'b> Verifier<'b> {
             Some(t) if t < self.buf.len() => Ok(t),
             Some(_) => Err(self.fail(ErrorKind::OutOfBounds, at)),
             None => Err(self.fail(ErrorKind::Truncated, at)),
-        }
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // in tests a panic is a failure
-mod tests {
-    use super::is_ascii;
-
-    #[test]
-    fn is_ascii_agrees_with_core_for_every_length_and_position() {
-        let mut bytes = [b'a'; 80];
-        for len in 0..bytes.len() {
-            assert!(is_ascii(&bytes[..len]), "ASCII, length {len}");
-            for at in 0..len {
-                for high in [0x80, 0xc3, 0xff] {
-                    bytes[at] = high;
-                    assert!(!is_ascii(&bytes[..len]), "byte {high:#x} at {at} of {len}");
-                    bytes[at] = b'a';
-                }
-            }
         }
     }
 }

@@ -124,15 +124,16 @@ pub struct Span {
 }
 
 /// Where a table's fields lie in their schema's list: its inline fields (scalars, enums,
-/// structs) first, then the fields holding offsets.
+/// structs) first, then the fields holding offsets. Four bytes: a table has at most 255
+/// fields (a field's slot is a byte, and the count must fit one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableSpan {
     /// The index of the first field.
     pub first: u16,
     /// How many of the fields are inline (they come first).
-    pub inline: u16,
+    pub inline: u8,
     /// How many fields in all.
-    pub len: u16,
+    pub len: u8,
 }
 
 /// A union member tag no table answers to: a type this schema revision does not name.
@@ -276,7 +277,8 @@ pub mod build {
                 }
                 j += 1;
             }
-            out[i] = TableSpan { first: spans[i].first, inline, len: spans[i].len };
+            assert!(spans[i].len <= u8::MAX as u16, "a table of over 255 fields");
+            out[i] = TableSpan { first: spans[i].first, inline, len: spans[i].len as u8 };
             i += 1;
         }
         out

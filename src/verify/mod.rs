@@ -8,18 +8,21 @@
 //! one-byte `Result` and the error still says `Model.subgraphs[0].tensors[12].name`.
 
 mod checks;
+mod inline_cache;
 
 #[doc(hidden)]
 pub use checks::TableCheck;
 pub mod layout;
 mod memo;
 mod options;
+mod utf8;
 
 pub use layout::{FieldKind, FieldLayout, FieldNames, SchemaLayout, Span, TableSpan};
 pub use options::{Options, Stats};
 
 use crate::error::{Error, ErrorKind, Location};
 use crate::wire::{self, Identifier};
+use inline_cache::InlineCache;
 use memo::Memo;
 
 /// A static name for a path segment or a root: a thin pointer to a `&'static str`.
@@ -87,8 +90,8 @@ pub struct Verifier<'b> {
     /// Shared objects already verified; made when first consulted, so that a buffer which
     /// never needs it does not pay for clearing it.
     memo: Option<Memo>,
-    /// Inline checks already done: (vtable, table type, position modulo 8), hashed.
-    vtables: [u64; 128],
+    /// Inline checks already done.
+    inline_checked: InlineCache,
     error: Error,
     /// The element index to attach to the next path segment, set by vector loops.
     pending_index: Option<u32>,
@@ -111,7 +114,7 @@ impl<'b> Verifier<'b> {
             budget_left: budget,
             memo_below: budget.saturating_sub(u64::try_from(buf.len()).unwrap_or(u64::MAX)),
             memo: None,
-            vtables: [0; 128],
+            inline_checked: InlineCache::new(),
             error: Error::new(ErrorKind::Truncated, 0, Location::at(&UNKNOWN)),
             pending_index: None,
         }
@@ -169,7 +172,7 @@ impl<'b> Verifier<'b> {
         let outer_buf = core::mem::replace(&mut self.buf, bytes);
         let outer_memo_below = core::mem::replace(&mut self.memo_below, 0);
         self.memo = None;
-        self.vtables = [0; 128];
+        self.inline_checked.clear();
         let outcome = match self.depth_left.checked_sub(1) {
             Some(left) => {
                 self.depth_left = left;
@@ -182,7 +185,7 @@ impl<'b> Verifier<'b> {
         self.buf = outer_buf;
         self.memo_below = outer_memo_below;
         self.memo = None;
-        self.vtables = [0; 128];
+        self.inline_checked.clear();
         if outcome.is_err() {
             self.error = self.error.shifted(u64::try_from(base).unwrap_or(u64::MAX));
             let root = T::NAME;

@@ -1,0 +1,80 @@
+//! The tables whose inline fields are known good, so a shared vtable is checked once.
+//!
+//! The inline check of a table depends only on its vtable, its table type and its position
+//! modulo its widest field alignment, and writers share vtables between many tables. With the
+//! `specialize` feature (speed first) the verifier remembers the last (vtable, table type,
+//! position modulo 8) checked in each of 128 entries; without it (flash first) the cache is
+//! empty and zero-sized, so firmware pays neither its code nor its kilobyte of stack.
+
+/// A cache key: the vtable position, the table type and the table position modulo 8.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Key(u64);
+
+/// Remembered inline checks.
+pub(crate) struct InlineCache {
+    #[cfg(feature = "specialize")]
+    entries: [u64; 128],
+}
+
+impl InlineCache {
+    /// An empty cache.
+    pub(crate) const fn new() -> Self {
+        InlineCache {
+            #[cfg(feature = "specialize")]
+            entries: [0; 128],
+        }
+    }
+
+    /// The key of a table of type `table` at `pos` whose vtable is at `vt`, if it can be
+    /// cached (never without the `specialize` feature).
+    #[inline(always)]
+    pub(crate) fn key(vt: usize, table: u16, pos: usize) -> Option<Key> {
+        #[cfg(feature = "specialize")]
+        {
+            // A marker bit, the vtable position, the table type, the position modulo 8.
+            let vt = u64::try_from(vt).ok().filter(|&vt| vt < 1 << 38)?;
+            Some(Key(1 << 63 | vt << 24 | u64::from(table) << 8 | u64::try_from(pos & 7).unwrap_or(0)))
+        }
+        #[cfg(not(feature = "specialize"))]
+        {
+            let _ = (vt, table, pos);
+            None
+        }
+    }
+
+    /// Whether `key` was remembered.
+    #[inline(always)]
+    pub(crate) fn contains(&self, key: Key) -> bool {
+        #[cfg(feature = "specialize")]
+        return self.entries.get(Self::entry(key)).is_some_and(|&k| k == key.0);
+        #[cfg(not(feature = "specialize"))]
+        {
+            let _ = key;
+            false
+        }
+    }
+
+    /// Remembers `key`, replacing what its entry held.
+    #[inline(always)]
+    pub(crate) fn insert(&mut self, key: Key) {
+        #[cfg(feature = "specialize")]
+        if let Some(e) = self.entries.get_mut(Self::entry(key)) {
+            *e = key.0;
+        }
+        #[cfg(not(feature = "specialize"))]
+        let _ = key;
+    }
+
+    /// Forgets everything (for another buffer).
+    #[inline(always)]
+    pub(crate) fn clear(&mut self) {
+        *self = Self::new();
+    }
+
+    #[cfg(feature = "specialize")]
+    #[inline(always)]
+    fn entry(key: Key) -> usize {
+        // The top 7 bits of a multiplicative hash pick one of the 128 entries.
+        (key.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize
+    }
+}
