@@ -5,7 +5,7 @@ use super::lz4::check_lz4_block;
 use super::names::SectionNames;
 use super::offsets::{MemoryRegion, TensorAddress};
 use super::{DType, Model, Program, Routine, RoutineType, Section, SectionType, Tensor, Weight};
-use crate::container::{path_error, verified_root, Budget, Segment};
+use crate::container::{path_error, verified_root, Budget, Container, Segment};
 use crate::error::{ErrorKind, Result};
 use crate::verify::{Name, Options, Stats};
 use crate::wire::Table;
@@ -145,50 +145,31 @@ pub struct CviModel<'a> {
     max_inflated: u64,
 }
 
-/// A verified cvimodel together with what the verifier counted.
-#[derive(Clone, Copy, Debug)]
-pub struct Parsed<'a> {
-    /// The file.
-    pub cvimodel: CviModel<'a>,
-    /// What the structural verification of the body visited.
-    pub stats: Stats,
-}
+crate::container::entry_points!(
+    CviModel,
+    "a cvimodel",
+    "sections, weights and routines, as [`CviModel::check`] checks them"
+);
 
-impl<'a> CviModel<'a> {
-    /// Verifies `file` as a cvimodel (header, flatbuffer structure, sections, weights and
-    /// routines) and returns it.
-    pub fn parse(file: &'a [u8]) -> Result<Self> {
-        Self::parse_with(file, &Options::DEFAULT).map(|p| p.cvimodel)
-    }
-
-    /// [`CviModel::parse`] with explicit verifier limits, also returning the verifier's counts.
-    pub fn parse_with(file: &'a [u8], options: &Options) -> Result<Parsed<'a>> {
-        let parsed = Self::parse_structure_with(file, options)?;
-        parsed.cvimodel.check(options)?;
-        Ok(parsed)
-    }
-
-    /// Checks only the header and the flatbuffer structure of the body (every offset the views
-    /// can read), not where sections, weights and routines point: for tools that show broken
-    /// files.
-    pub fn parse_structure(file: &'a [u8]) -> Result<Self> {
-        Self::parse_structure_with(file, &Options::DEFAULT).map(|p| p.cvimodel)
-    }
-
-    /// [`CviModel::parse_structure`] with explicit limits, also returning the verifier's counts.
-    pub fn parse_structure_with(file: &'a [u8], options: &Options) -> Result<Parsed<'a>> {
+impl<'a> Container<'a> for CviModel<'a> {
+    /// The header, then the flatbuffer body (which has no file identifier: the container says
+    /// which schema it holds).
+    fn structure(file: &'a [u8], options: &Options) -> Result<(Self, Stats)> {
         let header = Header::parse(file)?;
         let range = header.body_range(file.len())?;
         let (body_start, binary_start) = (range.start, range.end);
         let body = file.get(range).unwrap_or_default();
-        let base = to_u64(body_start);
-        // The body has no file identifier: the container says which schema it holds.
-        let (model, stats) = verified_root(body, None, options, base)?;
+        let (model, stats) = verified_root(body, None, options, to_u64(body_start))?;
         let max_inflated = options.max_inflated_size;
-        let cvimodel = CviModel { file, header, body_start, binary_start, model, max_inflated };
-        Ok(Parsed { cvimodel, stats })
+        Ok((CviModel { file, header, body_start, binary_start, model, max_inflated }, stats))
     }
 
+    fn rules(&self, options: &Options) -> Result<()> {
+        self.check(options)
+    }
+}
+
+impl<'a> CviModel<'a> {
     /// The whole file.
     pub fn file(&self) -> &'a [u8] {
         self.file

@@ -2,7 +2,7 @@
 
 use super::{BackendDelegate, DataLocation, ExecutionPlan, ExtendedHeader, InstructionArguments, Program};
 use super::{IDENTIFIER, VULKAN_BACKEND};
-use crate::container::{path_error, verified_root, Budget, Segment};
+use crate::container::{path_error, verified_root, Budget, Container, Segment};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Options, Stats};
 use crate::vkgraph::Blob;
@@ -52,28 +52,17 @@ impl core::fmt::Debug for PteFile<'_> {
     }
 }
 
-impl<'a> PteFile<'a> {
-    /// Verifies `bytes` as a `.pte`: the extended header, the program flatbuffer, every segment
-    /// range, every delegate's and named datum's segment index, and every Vulkan delegate blob
-    /// (with its named constants found in the named data).
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::parse_with(bytes, &Options::DEFAULT).map(|(file, _)| file)
-    }
+crate::container::entry_points!(
+    PteFile,
+    "an ExecuTorch program",
+    "every segment range, every delegate's and named datum's segment index, every Vulkan delegate \
+     blob with its named constants found in the named data"
+);
 
-    /// [`PteFile::parse`] with explicit verifier limits, also returning the verifier's counts.
-    pub fn parse_with(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
-        let (file, stats) = Self::parse_structure_with(bytes, options)?;
-        file.check(options)?;
-        Ok((file, stats))
-    }
-
-    /// Reads the extended header and verifies the program flatbuffer's structure only.
-    pub fn parse_structure(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::parse_structure_with(bytes, &Options::DEFAULT).map(|(file, _)| file)
-    }
-
-    /// [`PteFile::parse_structure`] with explicit limits, also returning the verifier's counts.
-    pub fn parse_structure_with(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
+impl<'a> Container<'a> for PteFile<'a> {
+    /// The extended header, then the program flatbuffer (up to `program_size` when there is a
+    /// header).
+    fn structure(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
         let header = ExtendedHeader::parse(bytes)?;
         let end = header.and_then(|h| usize::try_from(h.program_size).ok()).unwrap_or(bytes.len());
         let flatbuffer = bytes.get(..end).unwrap_or(bytes);
@@ -81,6 +70,12 @@ impl<'a> PteFile<'a> {
         Ok((PteFile { bytes, header, program }, stats))
     }
 
+    fn rules(&self, options: &Options) -> Result<(), Error> {
+        self.check(options)
+    }
+}
+
+impl<'a> PteFile<'a> {
     /// The whole file.
     pub fn bytes(&self) -> &'a [u8] {
         self.bytes

@@ -2,7 +2,7 @@
 //! the verified VkGraph, and its constants resolved to bytes (FORMATS.md 3.1, 3.2).
 
 use super::{GraphTypes, Header, VkBytes, VkGraph, HEADER_MAGIC, IDENTIFIER};
-use crate::container::{path_error, verified_root, Budget, Segment};
+use crate::container::{path_error, verified_root, Budget, Container, Segment};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Name, Options, Stats};
 use crate::wire::{has_identifier, TableVector};
@@ -50,30 +50,16 @@ impl core::fmt::Debug for Blob<'_> {
     }
 }
 
-impl<'a> Blob<'a> {
-    /// Reads `bytes` as a `VH00` blob or a bare `VK00` VkGraph: checks the header, verifies the
-    /// flatbuffer, and checks that every value index, constant index and inline constant range
-    /// is in range (a bare VkGraph has no raw bytes, so its inline ranges are not checked).
-    /// Error offsets are from the start of `bytes`.
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::parse_with(bytes, &Options::DEFAULT).map(|(blob, _)| blob)
-    }
+crate::container::entry_points!(
+    Blob,
+    "a Vulkan delegate blob (a `VH00` header, or none for a bare `VK00` VkGraph)",
+    "every value index, constant index and inline constant range in range; a bare VkGraph has no \
+     raw bytes, so its inline ranges are not checked"
+);
 
-    /// [`Blob::parse`] with explicit verifier limits, also returning the verifier's counts.
-    pub fn parse_with(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
-        let (blob, stats) = Self::parse_structure_with(bytes, options)?;
-        blob.check(options)?;
-        Ok((blob, stats))
-    }
-
-    /// Reads the header and verifies the flatbuffer's structure, without the graph's index
-    /// rules: for tools that show broken graphs.
-    pub fn parse_structure(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::parse_structure_with(bytes, &Options::DEFAULT).map(|(blob, _)| blob)
-    }
-
-    /// [`Blob::parse_structure`] with explicit limits, also returning the verifier's counts.
-    pub fn parse_structure_with(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
+impl<'a> Container<'a> for Blob<'a> {
+    /// The `VH00` header (when there is one), then the VkGraph flatbuffer it frames.
+    fn structure(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
         let (header, flatbuffer, raw) = if has_identifier(bytes, HEADER_MAGIC) {
             let header = Header::parse(bytes)?;
             let flatbuffer = bytes.get(header.flatbuffer_range());
@@ -93,6 +79,12 @@ impl<'a> Blob<'a> {
         Ok((Blob { bytes, header, graph, raw }, stats))
     }
 
+    fn rules(&self, options: &Options) -> Result<(), Error> {
+        self.check(options)
+    }
+}
+
+impl<'a> Blob<'a> {
     /// The whole blob.
     pub fn bytes(&self) -> &'a [u8] {
         self.bytes
