@@ -10,6 +10,6 @@ mod root;
 
 pub(crate) use budget::Budget;
 pub use entry::Parsed;
-pub(crate) use entry::{entry_points, parse_structure_with, parse_with, Container};
+pub(crate) use entry::{entry_points, parse_with, Container};
 pub(crate) use path::{path_error, Segment};
 pub(crate) use root::verified_root;
