@@ -2,7 +2,7 @@
 //! the verified VkGraph, and its constants resolved to bytes (FORMATS.md 3.1, 3.2).
 
 use super::{GraphTypes, Header, VkBytes, VkGraph, HEADER_MAGIC, IDENTIFIER};
-use crate::container::{path_error, verified_root, Budget, Container, Segment};
+use crate::container::{check_ids, in_range, path_error, verified_root, Budget, Container, Segment};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Name, Options, Stats};
 use crate::wire::{has_identifier, TableVector};
@@ -164,11 +164,16 @@ impl<'a> Blob<'a> {
         }
     }
 
-    /// An error at `VkGraph.<path>`, at the flatbuffer's start.
+    /// An error at `VkGraph.<path>`, at the graph's root table.
     #[cold]
     fn error(&self, kind: ErrorKind, path: &[Segment]) -> Error {
+        path_error(kind, self.root_offset(), &GRAPH, path, &[])
+    }
+
+    /// The blob offset of the graph's root table, where its errors are located.
+    fn root_offset(&self) -> u64 {
         let at = self.header.map_or(0, |h| u64::from(h.flatbuffer_offset));
-        path_error(kind, at.saturating_add(self.graph.raw().position() as u64), &GRAPH, path, &[])
+        at.saturating_add(self.graph.raw().position() as u64)
     }
 
     /// The graph's index rules: value ids in `input_ids`, `output_ids`, operator arguments and
@@ -178,42 +183,33 @@ impl<'a> Blob<'a> {
     fn check(&self, options: &Options) -> Result<(), Error> {
         let g = self.graph;
         let mut budget = Budget::new(options, self.bytes.len(), &GRAPH);
-        let mut charge = |units: usize| budget.charge(units as u64, 0);
         let values = g.values().map_or(0, |v| v.len());
         let constants = g.constants().map_or(0, |c| c.len());
-        let value_ok = |id: i64| usize::try_from(id).is_ok_and(|i| i < values);
-        for (field, ids) in [(&INPUT_IDS, g.input_ids()), (&OUTPUT_IDS, g.output_ids())] {
-            let ids = ids.unwrap_or(crate::wire::Vector::empty());
-            charge(ids.len())?;
-            if let Some(i) = ids.iter().position(|id| !value_ok(i64::from(id))) {
-                return Err(self.error(ErrorKind::IndexOutOfRange, &[(field, Some(i))]));
-            }
+        let at = self.root_offset();
+        check_ids(g.input_ids(), values, &mut budget, (at, &GRAPH, &[]), &INPUT_IDS)?;
+        check_ids(g.output_ids(), values, &mut budget, (at, &GRAPH, &[]), &OUTPUT_IDS)?;
+        let chain = g.chain();
+        for c in 0..chain.map_or(0, |v| v.len()) {
+            let Some(call) = chain.and_then(|v| v.get(c)) else { continue };
+            budget.charge(1, 0)?;
+            check_ids(call.args(), values, &mut budget, (at, &GRAPH, &[(&CHAIN, Some(c))]), &ARGS)?;
         }
-        for (c, call) in g.chain().into_iter().flat_map(|v| v.iter()).enumerate() {
-            let args = call.args().unwrap_or(crate::wire::Vector::empty());
-            charge(args.len().saturating_add(1))?;
-            if let Some(i) = args.iter().position(|id| !value_ok(i64::from(id))) {
-                return Err(self.error(ErrorKind::IndexOutOfRange, &[(&CHAIN, Some(c)), (&ARGS, Some(i))]));
-            }
-        }
-        for (v, value) in g.values().into_iter().flat_map(|v| v.iter()).enumerate() {
-            charge(1)?;
+        let list = g.values();
+        for v in 0..values {
+            let Some(value) = list.and_then(|l| l.get(v)) else { continue };
+            budget.charge(1, 0)?;
             match value.value() {
                 GraphTypes::VkTensor(t) => {
                     let id = t.constant_id();
-                    if id >= 0 && usize::try_from(id).map_or(true, |i| i >= constants) {
+                    if id >= 0 && !in_range(id.into(), constants) {
                         return Err(self.error(
                             ErrorKind::IndexOutOfRange,
                             &[(&VALUES, Some(v)), (&VALUE, None), (&CONSTANT_ID, None)],
                         ));
                     }
                 }
-                GraphTypes::ValueList(list) => {
-                    let items = list.items().unwrap_or(crate::wire::Vector::empty());
-                    charge(items.len())?;
-                    if let Some(i) = items.iter().position(|id| !value_ok(i64::from(id))) {
-                        return Err(self.error(ErrorKind::IndexOutOfRange, &[(&VALUES, Some(v)), (&ITEMS, Some(i))]));
-                    }
+                GraphTypes::ValueList(l) => {
+                    check_ids(l.items(), values, &mut budget, (at, &GRAPH, &[(&VALUES, Some(v))]), &ITEMS)?;
                 }
                 _ => {}
             }
@@ -225,12 +221,12 @@ impl<'a> Blob<'a> {
             Err(e) if bare && e.kind() == ErrorKind::OutOfBounds => Ok(()),
             other => other.map(|_| ()),
         };
-        charge(constants)?;
+        budget.charge(constants as u64, 0)?;
         for i in 0..constants {
             resolves(self.constant(i))?;
         }
         let shaders = g.shaders().map_or(0, |s| s.len());
-        charge(shaders)?;
+        budget.charge(shaders as u64, 0)?;
         for i in 0..shaders {
             resolves(self.shader(i))?;
         }
