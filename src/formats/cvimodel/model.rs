@@ -4,7 +4,7 @@ use super::header::Header;
 use super::lz4::check_lz4_block;
 use super::names::SectionNames;
 use super::offsets::{MemoryRegion, TensorAddress};
-use super::{DType, Model, Program, Routine, RoutineType, Section, SectionType, Tensor, Weight};
+use super::{DType, Model, Routine, RoutineType, Section, SectionType, Tensor, Weight};
 use crate::container::{path_error, verified_root, Budget, Container, Segment};
 use crate::error::{ErrorKind, Result};
 use crate::verify::{Name, Options, Stats};
@@ -227,21 +227,14 @@ impl<'a> CviModel<'a> {
         let section = self.model.sections().and_then(|s| s.get(index)).ok_or_else(|| {
             path_error(ErrorKind::IndexOutOfRange, to_u64(self.body_start), &MODEL, &[(&SECTIONS, Some(index))], &[])
         })?;
-        let at = |field: Name| {
-            path_error(
-                ErrorKind::OutOfBounds,
-                self.file_offset(section.raw()),
-                &MODEL,
-                &[(&SECTIONS, Some(index)), (field, None)],
-                &[],
-            )
+        // `offset` then `size`, each as far as it can be checked alone.
+        let rest = usize::try_from(section.offset()).ok().and_then(|start| Some((start, self.binary().get(start..)?)));
+        let payload = rest.and_then(|(_, rest)| rest.get(..usize::try_from(section.size()).ok()?));
+        let file_offset = rest.and_then(|(start, _)| self.binary_start.checked_add(start));
+        let (Some(payload), Some(file_offset)) = (payload, file_offset) else {
+            let field: Name = if rest.is_some() && payload.is_none() { &SIZE } else { &OFFSET };
+            return Err(self.error(ErrorKind::OutOfBounds, section.raw(), &[(&SECTIONS, Some(index)), (field, None)]));
         };
-        let start = usize::try_from(section.offset()).map_err(|_| at(&OFFSET))?;
-        let size = usize::try_from(section.size()).map_err(|_| at(&SIZE))?;
-        let binary = self.binary();
-        let rest = binary.get(start..).ok_or_else(|| at(&OFFSET))?;
-        let payload = rest.get(..size).ok_or_else(|| at(&SIZE))?;
-        let file_offset = self.binary_start.checked_add(start).ok_or_else(|| at(&OFFSET))?;
         Ok(SectionRef { index, section, payload, file_offset })
     }
 
@@ -425,46 +418,56 @@ impl<'a> CviModel<'a> {
     /// charged to the apparent-size budget: linear in the file, with n·log n name comparisons
     /// for the routines' sections.
     pub fn check(&self, options: &Options) -> Result<()> {
+        let model = self.model;
         let mut work = Budget::new(options, self.file.len(), &MODEL);
         let mut inflated = 0u64;
-        for r in self.sections() {
+        for i in 0..model.sections().map_or(0, |s| s.len()) {
             work.charge(1, 0)?;
-            let r = r?;
+            let r = self.section_at(i)?;
             if r.section.is_lz4() {
                 self.check_lz4(&r, options, &mut inflated, &mut work)?;
             }
         }
-        if let Some(weights) = self.model.weight_map().filter(|w| !w.is_empty()) {
+        let weights = model.weight_map();
+        let weight_count = weights.map_or(0, |w| w.len());
+        if weight_count > 0 {
             let Some((_, ws)) = self.weight_section() else {
-                return Err(path_error(
-                    ErrorKind::Rule("weights but no WEIGHT section"),
-                    self.file_offset(self.model.raw()),
-                    &MODEL,
-                    &[(&WEIGHT_MAP, None)],
-                    &[],
-                ));
+                let rule = ErrorKind::Rule("weights but no WEIGHT section");
+                return Err(self.error(rule, model.raw(), &[(&WEIGHT_MAP, None)]));
             };
             let limit = u64::from(ws.data_size());
-            for (i, w) in weights.iter().enumerate() {
+            for i in 0..weight_count {
+                let Some(w) = weights.and_then(|v| v.get(i)) else { continue };
                 work.charge(1, 0)?;
                 let end = w.address().offset.checked_add(u64::from(w.size()));
                 if end.is_none_or(|end| end > limit) {
-                    return Err(path_error(
+                    return Err(self.error(
                         ErrorKind::OutOfBounds,
-                        self.file_offset(w.raw()),
-                        &MODEL,
+                        w.raw(),
                         &[(&WEIGHT_MAP, Some(i)), (&OFFSET, None)],
-                        &[],
                     ));
                 }
             }
         }
-        let mut names = SectionNames::new(self.model.sections(), &mut work)?;
-        for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
+        let mut names = SectionNames::new(model.sections(), &mut work)?;
+        let programs = model.programs();
+        for p in 0..programs.map_or(0, |v| v.len()) {
+            let Some(program) = programs.and_then(|v| v.get(p)) else { continue };
             work.charge(1, 0)?;
-            self.check_program(p, &program, &mut work, &mut names)?;
+            let routines = program.routines();
+            for r in 0..routines.map_or(0, |v| v.len()) {
+                let Some(routine) = routines.and_then(|v| v.get(r)) else { continue };
+                work.charge(1, 0)?;
+                self.resolve_routine(&routine, Some((p, r)), &mut |name| names.find(name, &mut work))?;
+            }
         }
         Ok(())
+    }
+
+    /// An error of `kind` at `table`, located at `Model.<path>`.
+    #[cold]
+    fn error(&self, kind: ErrorKind, table: Table<'_>, path: &[Segment]) -> crate::Error {
+        path_error(kind, self.file_offset(table), &MODEL, path, &[])
     }
 
     /// An LZ4 section's rules (see [`CviModel::check`]); `inflated` sums the claims so far.
@@ -490,20 +493,6 @@ impl<'a> CviModel<'a> {
         // The walk reads each stored byte at most once; sections may overlap, so it is charged.
         work.charge(to_u64(r.payload.len()), 0)?;
         self.check_lz4_block(r).map(|_| ())
-    }
-
-    fn check_program(
-        &self,
-        p: usize,
-        program: &Program<'_>,
-        work: &mut Budget,
-        names: &mut SectionNames<'_>,
-    ) -> Result<()> {
-        for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
-            work.charge(1, 0)?;
-            self.resolve_routine(&routine, Some((p, r)), &mut |name| names.find(name, work))?;
-        }
-        Ok(())
     }
 
     /// Calls `f` for each advisory finding (with the `md5` feature, an MD5 mismatch among them).
