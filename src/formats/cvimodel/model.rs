@@ -305,30 +305,46 @@ impl<'a> CviModel<'a> {
         // `Model.programs[p].routines[r].<tail>`, or `Model.routines.<tail>` without indices.
         let head: [Segment; 2] = [(&PROGRAMS, at.map(|(p, _)| p)), (&ROUTINES, at.map(|(_, r)| r))];
         let outer = if at.is_some() { head.as_slice() } else { head.get(1..).unwrap_or_default() };
-        let err = |kind, tail: &[Segment]| path_error(kind, self.file_offset(routine.raw()), &MODEL, outer, tail);
-        match routine.type_() {
-            RoutineType::TPU => {}
-            RoutineType::CPU if routine.cpu_routine().is_none() => {
-                return Err(err(ErrorKind::MissingRequired, &[(&CPU_ROUTINE, None)]));
-            }
+        let missing = ErrorKind::MissingRequired;
+        let (kind, first, second): (ErrorKind, Name, Option<Name>) = match routine.type_() {
+            RoutineType::TPU => match routine.tpu_routine() {
+                None => (missing, &TPU_ROUTINE, None),
+                Some(tpu) => {
+                    let (name, field) = match (tpu.cmdbuf_section(), tpu.dmabuf_section()) {
+                        (Some(n), _) => (Some(n), &CMDBUF_SECTION),
+                        (None, n) => (n, &DMABUF_SECTION),
+                    };
+                    match name {
+                        None => (missing, &TPU_ROUTINE, Some(&CMDBUF_SECTION)),
+                        Some(name) => match find(name)?.and_then(|i| Some((i, self.model.sections()?.get(i)?))) {
+                            Some(found) => return Ok(Some(found)),
+                            None => {
+                                let rule = ErrorKind::Rule("a TPU routine names a section the file does not have");
+                                (rule, &TPU_ROUTINE, Some(field))
+                            }
+                        },
+                    }
+                }
+            },
+            RoutineType::CPU if routine.cpu_routine().is_none() => (missing, &CPU_ROUTINE, None),
             _ => return Ok(None),
-        }
-        let tpu = routine.tpu_routine().ok_or_else(|| err(ErrorKind::MissingRequired, &[(&TPU_ROUTINE, None)]))?;
-        let (name, field) = match (tpu.cmdbuf_section(), tpu.dmabuf_section()) {
-            (Some(n), _) => (n, &CMDBUF_SECTION),
-            (None, Some(n)) => (n, &DMABUF_SECTION),
-            (None, None) => {
-                return Err(err(ErrorKind::MissingRequired, &[(&TPU_ROUTINE, None), (&CMDBUF_SECTION, None)]))
-            }
         };
-        let found = find(name)?.and_then(|i| Some((i, self.model.sections()?.get(i)?)));
-        match found {
-            Some(found) => Ok(Some(found)),
-            None => Err(err(
-                ErrorKind::Rule("a TPU routine names a section the file does not have"),
-                &[(&TPU_ROUTINE, None), (field, None)],
-            )),
-        }
+        Err(self.routine_error(routine, outer, kind, first, second))
+    }
+
+    /// An error at `routine`, located at `Model.<outer>.<first>[.<second>]`.
+    #[cold]
+    fn routine_error(
+        &self,
+        routine: &Routine<'_>,
+        outer: &[Segment],
+        kind: ErrorKind,
+        first: Name,
+        second: Option<Name>,
+    ) -> crate::Error {
+        let tail = [(first, None), (second.unwrap_or(first), None)];
+        let tail = tail.get(..if second.is_some() { 2 } else { 1 }).unwrap_or_default();
+        path_error(kind, self.file_offset(routine.raw()), &MODEL, outer, tail)
     }
 
     /// The data of section `index` of `Model.sections`: its payload decompressed when it is an
