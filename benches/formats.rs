@@ -81,14 +81,14 @@ fn formats(c: &mut Criterion) {
         c,
         "vkgraph_parse",
         &blobs,
-        |b| vkgraph::Blob::parse_structure_with(b, &opts).ok().map(|(_, s)| s),
+        |b| vkgraph::Blob::parse_structure_with(b, &opts).ok().map(|p| p.stats),
         |b| vkgraph::Blob::parse(b).is_ok(),
     );
     bench_group(
         c,
         "pte_parse",
         &files("vkgraph", ".pte"),
-        |b| pte::PteFile::parse_structure_with(b, &opts).ok().map(|(_, s)| s),
+        |b| pte::PteFile::parse_structure_with(b, &opts).ok().map(|p| p.stats),
         |b| pte::PteFile::parse(b).is_ok(),
     );
 }

@@ -374,7 +374,7 @@ fn benches(c: &mut Criterion) {
             b.iter(|| {
                 let mut walker = Walker::default();
                 if let Ok(parsed) = Model::parse_structure_with(black_box(&i.bytes), &opts) {
-                    parsed.model.walk(&mut walker);
+                    parsed.value.walk(&mut walker);
                 }
                 black_box(walker)
             })
@@ -386,7 +386,7 @@ fn benches(c: &mut Criterion) {
     for i in &inputs {
         let Ok(parsed) = Model::parse_structure_with(&i.bytes, &opts) else { continue };
         g.throughput(Throughput::Elements(i.objects));
-        g.bench_function(&i.name, |b| b.iter(|| loader_walk(black_box(parsed.model))));
+        g.bench_function(&i.name, |b| b.iter(|| loader_walk(black_box(parsed.value))));
     }
     g.finish();
 
@@ -446,7 +446,7 @@ fn attacks(c: &mut Criterion) {
         });
         // After verification, reading every tensor's name: no second UTF-8 check, so this
         // costs the references, not their 30,000 x 64 KiB.
-        let model = Model::parse_structure_with(bytes, &Options::DEFAULT).expect("a valid attack").model;
+        let model = Model::parse_structure_with(bytes, &Options::DEFAULT).expect("a valid attack").value;
         g.bench_function(format!("flatmodel_read_names/{name}"), |b| {
             b.iter(|| {
                 let subgraphs = black_box(model).subgraphs().into_iter().flat_map(|s| s.iter());

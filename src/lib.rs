@@ -95,6 +95,7 @@ pub mod schema;
 pub mod verify;
 pub mod wire;
 
+pub use container::Parsed;
 pub use error::{Error, ErrorKind, Location, PathName, Result, MAX_PATH};
 pub use formats::{circle, cvimodel, pte, tflite, vkgraph};
 pub use formats::{detect, Format};

@@ -32,7 +32,7 @@ fn int64_vectors_must_be_8_aligned() {
     assert_eq!(err.location().to_string(), "Model.subgraphs[0].tensors[0].quantization.zero_point");
     assert_eq!(err.offset(), at as u64 + 4, "the offset is where the elements start");
     // Without the alignment check the same bytes verify and read the same values.
-    let model = Model::parse_structure_with(&skewed, &LAX).unwrap().model;
+    let model = Model::parse_structure_with(&skewed, &LAX).unwrap().value;
     assert_eq!(zero_points(&model), values);
 }
 
@@ -63,7 +63,7 @@ fn double_and_long_lists_must_be_8_aligned() {
     assert_eq!(err.kind(), ErrorKind::Misaligned);
     assert_eq!(err.location().to_string(), "VkGraph.values[0].value.items");
     assert_eq!(err.offset(), at as u64 + 4);
-    let (blob, _) = Blob::parse_structure_with(&skewed, &LAX).unwrap();
+    let blob = Blob::parse_structure_with(&skewed, &LAX).unwrap().value;
     assert_eq!(double_items(&blob), values);
 
     // IntList's [long] the same way.

@@ -69,7 +69,7 @@ fn warnings_fit_the_smallest_budget_the_rules_accept() {
         }
     }
     assert!(high > 60 * 80, "the rules' work follows the sharing: {high}");
-    let model = Model::parse_with(&bytes, &budget(high)).unwrap().model;
+    let model = Model::parse_with(&bytes, &budget(high)).unwrap().value;
     let mut found = Vec::new();
     model.for_each_warning_with(&budget(high), |w| found.push(w)).expect("within the rules' budget");
     assert_eq!(found, [Warning::DuplicateMetadataName]);

@@ -25,7 +25,7 @@ fn shared_subgraph_and_tensor_cost_linear_work() {
     assert!(work <= LINEAR * bytes.len() as u64, "work {work} for {} bytes", bytes.len());
     assert!(parsed.stats.memo_hits > 0);
     // The views still see the whole logical tree.
-    let subgraphs = parsed.model.subgraphs().unwrap();
+    let subgraphs = parsed.value.subgraphs().unwrap();
     assert_eq!(subgraphs.len(), 500);
     assert_eq!(subgraphs.get(499).unwrap().tensors().unwrap().len(), 1000);
 }

@@ -695,10 +695,10 @@ fn lz4_claims_together_are_bounded_by_the_inflated_size_limit() {
     assert_eq!(e.kind(), ErrorKind::InflatedSizeLimit, "{e}");
     assert_eq!(location(&e), "Model.sections[2].decompressed_size");
     // The limit the file was parsed with also bounds what one section may be inflated to.
-    let file = CviModel::parse_structure_with(&bytes, &limit(10)).unwrap().cvimodel;
+    let file = CviModel::parse_structure_with(&bytes, &limit(10)).unwrap().value;
     assert_eq!(file.max_inflated_size(), 10);
     assert_eq!(file.decompress_section(1).unwrap_err().kind(), ErrorKind::InflatedSizeLimit);
-    let file = CviModel::parse_structure_with(&bytes, &limit(11)).unwrap().cvimodel;
+    let file = CviModel::parse_structure_with(&bytes, &limit(11)).unwrap().value;
     assert_eq!(&*file.decompress_section(2).unwrap(), b"hello world");
     // The default is an absolute 1 GiB: a valid claim of 1 GiB + 1 is refused.
     assert_eq!(Options::DEFAULT.max_inflated_size, 1 << 30);

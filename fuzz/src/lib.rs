@@ -31,7 +31,7 @@ fn walker(len: usize) -> Walker {
 /// `None` if `data` is invalid.
 pub fn tflite(data: &[u8]) -> Option<Walker> {
     let parsed = tflite::Model::parse_structure_with(data, &Options::DEFAULT).ok()?;
-    let model = parsed.model;
+    let model = parsed.value;
     let mut walker = walker(data.len());
     model.walk(&mut walker);
     let valid = tflite::Model::parse(data).is_ok();
@@ -56,7 +56,7 @@ pub fn tflite(data: &[u8]) -> Option<Walker> {
 /// `data` is invalid.
 pub fn circle(data: &[u8]) -> Option<Walker> {
     let parsed = circle::Model::parse_structure_with(data, &Options::DEFAULT).ok()?;
-    let model = parsed.model;
+    let model = parsed.value;
     let mut walker = walker(data.len());
     model.walk(&mut walker);
     let valid = circle::Model::parse(data).is_ok();
@@ -85,7 +85,7 @@ pub fn any(data: &[u8]) -> Option<Walker> {
 /// `None` if `data` is invalid.
 pub fn cvimodel(data: &[u8]) -> Option<Walker> {
     use flatmodel::cvimodel::CviModel;
-    let file = CviModel::parse_structure_with(data, &Options::DEFAULT).ok()?.cvimodel;
+    let file = CviModel::parse_structure_with(data, &Options::DEFAULT).ok()?.value;
     let model = file.model();
     let mut walker = walker(data.len());
     model.walk(&mut walker);

@@ -1,11 +1,17 @@
 //! The container kit: the glue every format's reader shares around its generated schema code.
-//! One verified-root sequence ([`root`]), one work budget ([`budget`]) and one builder of
-//! located errors ([`path`]), so that each format says only what differs.
+//! One set of parsing entry points ([`entry`]), one verified-root sequence ([`root`]), one work
+//! budget ([`budget`]) and one builder of located errors ([`path`]), so that each format says
+//! only what differs.
 
 mod budget;
+mod entry;
+mod ids;
 mod path;
 mod root;
 
 pub(crate) use budget::Budget;
+pub use entry::Parsed;
+pub(crate) use entry::{entry_points, parse_with, Container};
+pub(crate) use ids::{check_ids, in_range};
 pub(crate) use path::{path_error, Segment};
 pub(crate) use root::verified_root;

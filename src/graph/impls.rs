@@ -1,53 +1,28 @@
-//! The code each TFLite-family format would otherwise repeat: the parsing entry points and the
-//! graph traits over its generated views, whose tables have the same fields in both schemas.
+//! The code each TFLite-family format would otherwise repeat: how its model parses, its warnings
+//! and the graph traits over its generated views, whose tables have the same fields in both schemas.
 //! A format invokes the two macros with what differs: its identifier, its operator-code rule,
-//! how it names element types and which shape runtimes read.
+//! how it names element types and which shape runtimes read. The parsing entry points
+//! themselves come from the container kit's `entry_points!`, as for every format.
 
-/// `Model::parse`, `parse_with`, `parse_structure`, `parse_structure_with`,
-/// `for_each_warning`, `for_each_warning_with` and the `Parsed` type, for a format module holding `Model` and
-/// `IDENTIFIER` (`$name` is the format's name in doc comments).
-macro_rules! model_entry_points {
-    ($name:literal) => {
-        /// A verified model together with what verification counted.
-        #[derive(Clone, Copy)]
-        pub struct Parsed<'a> {
-            /// The root view.
-            pub model: Model<'a>,
-            /// What the structural verification visited.
-            pub stats: $crate::verify::Stats,
+/// How a format module holding `Model` and `IDENTIFIER` parses (the verified root, then the
+/// graph's model rules), for [`crate::container::entry_points!`], and `Model::for_each_warning`
+/// and `for_each_warning_with`.
+macro_rules! model_container {
+    () => {
+        impl<'a> $crate::container::Container<'a> for Model<'a> {
+            fn structure(
+                bytes: &'a [u8],
+                options: &$crate::verify::Options,
+            ) -> Result<(Self, $crate::verify::Stats), $crate::Error> {
+                $crate::container::verified_root(bytes, Some(IDENTIFIER), options, 0)
+            }
+
+            fn rules(&self, options: &$crate::verify::Options) -> Result<(), $crate::Error> {
+                $crate::graph::check(*self, options)
+            }
         }
 
         impl<'a> Model<'a> {
-            #[doc = concat!("Verifies `bytes` as a ", $name, " file (structure and model rules) and returns its root.")]
-            ///
-            /// The bytes are the whole file: data that `Buffer.offset` places after the
-            /// flatbuffer is read from them.
-            pub fn parse(bytes: &'a [u8]) -> Result<Self, $crate::Error> {
-                Self::parse_with(bytes, &$crate::verify::Options::DEFAULT).map(|p| p.model)
-            }
-
-            /// [`Model::parse`] with explicit verifier limits, also returning the verifier's counts.
-            pub fn parse_with(bytes: &'a [u8], options: &$crate::verify::Options) -> Result<Parsed<'a>, $crate::Error> {
-                let parsed = Self::parse_structure_with(bytes, options)?;
-                $crate::graph::check(parsed.model, options)?;
-                Ok(parsed)
-            }
-
-            /// Verifies only the FlatBuffers structure (every offset, length, string and union
-            /// the views can read), not the model rules: for tools that show broken models.
-            pub fn parse_structure(bytes: &'a [u8]) -> Result<Self, $crate::Error> {
-                Self::parse_structure_with(bytes, &$crate::verify::Options::DEFAULT).map(|p| p.model)
-            }
-
-            /// [`Model::parse_structure`] with explicit limits, also returning the verifier's counts.
-            pub fn parse_structure_with(
-                bytes: &'a [u8],
-                options: &$crate::verify::Options,
-            ) -> Result<Parsed<'a>, $crate::Error> {
-                let (model, stats) = $crate::container::verified_root(bytes, Some(IDENTIFIER), options, 0)?;
-                Ok(Parsed { model, stats })
-            }
-
             /// Calls `f` for each advisory finding: things a runtime tolerates but a careful
             /// writer would not produce. [`Model::for_each_warning_with`] with the default
             /// limits.
@@ -209,4 +184,4 @@ macro_rules! graph_views {
     };
 }
 
-pub(crate) use {graph_views, model_entry_points};
+pub(crate) use {graph_views, model_container};

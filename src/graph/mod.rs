@@ -17,7 +17,7 @@ pub(crate) mod scratch;
 mod view;
 mod warning_text;
 
-pub(crate) use impls::{graph_views, model_entry_points};
+pub(crate) use impls::{graph_views, model_container};
 pub use rules::Warning;
 pub(crate) use rules::{check, warnings, Checked, Checker, FormatRules, Step};
 pub use view::{BufferRef, ElementType, OperatorKind, QuantView};

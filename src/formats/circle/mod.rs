@@ -12,7 +12,6 @@ mod model;
 
 pub use crate::graph::{ModelView, OperatorView, SubGraphView, TensorView, Warning};
 pub use generated::*;
-pub use model::Parsed;
 
 /// The file identifier at bytes 4..8, the same for every Circle revision.
 pub const IDENTIFIER: [u8; 4] = *b"CIR0";

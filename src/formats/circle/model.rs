@@ -2,7 +2,8 @@
 
 use super::{BuiltinOperator, Model, OperatorCode, TensorType, IDENTIFIER};
 
-crate::graph::model_entry_points!("Circle");
+crate::container::entry_points!(Model, "a Circle file", "the model rules of [`crate::graph`]");
+crate::graph::model_container!();
 
 /// Slot 0's value in Circle 0.4 and later that sends the reader to `extended_builtin_code`.
 const GREATER_OP_CODES: i8 = 127;

@@ -39,7 +39,7 @@ pub use header::{Header, RawHeader, RawHeaderV1_0, HEADER_SIZE, HEADER_SIZE_V1_0
 pub use lz4::{check_lz4_block, Lz4Fault};
 #[cfg(feature = "md5")]
 pub use model::Md5Check;
-pub use model::{CviModel, MemoryUsage, Parsed, SectionRef, Warning};
+pub use model::{CviModel, MemoryUsage, SectionRef, Warning};
 pub use offsets::{decode_tensor_offset, decode_weight_offset, MemoryRegion, TensorAddress, WeightAddress};
 
 /// Whether `bytes` start with the cvimodel magic.

@@ -4,8 +4,8 @@ use super::header::Header;
 use super::lz4::check_lz4_block;
 use super::names::SectionNames;
 use super::offsets::{MemoryRegion, TensorAddress};
-use super::{DType, Model, Program, Routine, RoutineType, Section, SectionType, Tensor, Weight};
-use crate::container::{path_error, verified_root, Budget, Segment};
+use super::{DType, Model, Routine, RoutineType, Section, SectionType, Tensor, Weight};
+use crate::container::{path_error, verified_root, Budget, Container, Segment};
 use crate::error::{ErrorKind, Result};
 use crate::verify::{Name, Options, Stats};
 use crate::wire::Table;
@@ -145,50 +145,31 @@ pub struct CviModel<'a> {
     max_inflated: u64,
 }
 
-/// A verified cvimodel together with what the verifier counted.
-#[derive(Clone, Copy, Debug)]
-pub struct Parsed<'a> {
-    /// The file.
-    pub cvimodel: CviModel<'a>,
-    /// What the structural verification of the body visited.
-    pub stats: Stats,
-}
+crate::container::entry_points!(
+    CviModel,
+    "a cvimodel",
+    "sections, weights and routines, as [`CviModel::check`] checks them"
+);
 
-impl<'a> CviModel<'a> {
-    /// Verifies `file` as a cvimodel (header, flatbuffer structure, sections, weights and
-    /// routines) and returns it.
-    pub fn parse(file: &'a [u8]) -> Result<Self> {
-        Self::parse_with(file, &Options::DEFAULT).map(|p| p.cvimodel)
-    }
-
-    /// [`CviModel::parse`] with explicit verifier limits, also returning the verifier's counts.
-    pub fn parse_with(file: &'a [u8], options: &Options) -> Result<Parsed<'a>> {
-        let parsed = Self::parse_structure_with(file, options)?;
-        parsed.cvimodel.check(options)?;
-        Ok(parsed)
-    }
-
-    /// Checks only the header and the flatbuffer structure of the body (every offset the views
-    /// can read), not where sections, weights and routines point: for tools that show broken
-    /// files.
-    pub fn parse_structure(file: &'a [u8]) -> Result<Self> {
-        Self::parse_structure_with(file, &Options::DEFAULT).map(|p| p.cvimodel)
-    }
-
-    /// [`CviModel::parse_structure`] with explicit limits, also returning the verifier's counts.
-    pub fn parse_structure_with(file: &'a [u8], options: &Options) -> Result<Parsed<'a>> {
+impl<'a> Container<'a> for CviModel<'a> {
+    /// The header, then the flatbuffer body (which has no file identifier: the container says
+    /// which schema it holds).
+    fn structure(file: &'a [u8], options: &Options) -> Result<(Self, Stats)> {
         let header = Header::parse(file)?;
         let range = header.body_range(file.len())?;
         let (body_start, binary_start) = (range.start, range.end);
         let body = file.get(range).unwrap_or_default();
-        let base = to_u64(body_start);
-        // The body has no file identifier: the container says which schema it holds.
-        let (model, stats) = verified_root(body, None, options, base)?;
+        let (model, stats) = verified_root(body, None, options, to_u64(body_start))?;
         let max_inflated = options.max_inflated_size;
-        let cvimodel = CviModel { file, header, body_start, binary_start, model, max_inflated };
-        Ok(Parsed { cvimodel, stats })
+        Ok((CviModel { file, header, body_start, binary_start, model, max_inflated }, stats))
     }
 
+    fn rules(&self, options: &Options) -> Result<()> {
+        self.check(options)
+    }
+}
+
+impl<'a> CviModel<'a> {
     /// The whole file.
     pub fn file(&self) -> &'a [u8] {
         self.file
@@ -246,21 +227,14 @@ impl<'a> CviModel<'a> {
         let section = self.model.sections().and_then(|s| s.get(index)).ok_or_else(|| {
             path_error(ErrorKind::IndexOutOfRange, to_u64(self.body_start), &MODEL, &[(&SECTIONS, Some(index))], &[])
         })?;
-        let at = |field: Name| {
-            path_error(
-                ErrorKind::OutOfBounds,
-                self.file_offset(section.raw()),
-                &MODEL,
-                &[(&SECTIONS, Some(index)), (field, None)],
-                &[],
-            )
+        // `offset` then `size`, each as far as it can be checked alone.
+        let rest = usize::try_from(section.offset()).ok().and_then(|start| Some((start, self.binary().get(start..)?)));
+        let payload = rest.and_then(|(_, rest)| rest.get(..usize::try_from(section.size()).ok()?));
+        let file_offset = rest.and_then(|(start, _)| self.binary_start.checked_add(start));
+        let (Some(payload), Some(file_offset)) = (payload, file_offset) else {
+            let field: Name = if rest.is_some() && payload.is_none() { &SIZE } else { &OFFSET };
+            return Err(self.error(ErrorKind::OutOfBounds, section.raw(), &[(&SECTIONS, Some(index)), (field, None)]));
         };
-        let start = usize::try_from(section.offset()).map_err(|_| at(&OFFSET))?;
-        let size = usize::try_from(section.size()).map_err(|_| at(&SIZE))?;
-        let binary = self.binary();
-        let rest = binary.get(start..).ok_or_else(|| at(&OFFSET))?;
-        let payload = rest.get(..size).ok_or_else(|| at(&SIZE))?;
-        let file_offset = self.binary_start.checked_add(start).ok_or_else(|| at(&OFFSET))?;
         Ok(SectionRef { index, section, payload, file_offset })
     }
 
@@ -331,30 +305,46 @@ impl<'a> CviModel<'a> {
         // `Model.programs[p].routines[r].<tail>`, or `Model.routines.<tail>` without indices.
         let head: [Segment; 2] = [(&PROGRAMS, at.map(|(p, _)| p)), (&ROUTINES, at.map(|(_, r)| r))];
         let outer = if at.is_some() { head.as_slice() } else { head.get(1..).unwrap_or_default() };
-        let err = |kind, tail: &[Segment]| path_error(kind, self.file_offset(routine.raw()), &MODEL, outer, tail);
-        match routine.type_() {
-            RoutineType::TPU => {}
-            RoutineType::CPU if routine.cpu_routine().is_none() => {
-                return Err(err(ErrorKind::MissingRequired, &[(&CPU_ROUTINE, None)]));
-            }
+        let missing = ErrorKind::MissingRequired;
+        let (kind, first, second): (ErrorKind, Name, Option<Name>) = match routine.type_() {
+            RoutineType::TPU => match routine.tpu_routine() {
+                None => (missing, &TPU_ROUTINE, None),
+                Some(tpu) => {
+                    let (name, field) = match (tpu.cmdbuf_section(), tpu.dmabuf_section()) {
+                        (Some(n), _) => (Some(n), &CMDBUF_SECTION),
+                        (None, n) => (n, &DMABUF_SECTION),
+                    };
+                    match name {
+                        None => (missing, &TPU_ROUTINE, Some(&CMDBUF_SECTION)),
+                        Some(name) => match find(name)?.and_then(|i| Some((i, self.model.sections()?.get(i)?))) {
+                            Some(found) => return Ok(Some(found)),
+                            None => {
+                                let rule = ErrorKind::Rule("a TPU routine names a section the file does not have");
+                                (rule, &TPU_ROUTINE, Some(field))
+                            }
+                        },
+                    }
+                }
+            },
+            RoutineType::CPU if routine.cpu_routine().is_none() => (missing, &CPU_ROUTINE, None),
             _ => return Ok(None),
-        }
-        let tpu = routine.tpu_routine().ok_or_else(|| err(ErrorKind::MissingRequired, &[(&TPU_ROUTINE, None)]))?;
-        let (name, field) = match (tpu.cmdbuf_section(), tpu.dmabuf_section()) {
-            (Some(n), _) => (n, &CMDBUF_SECTION),
-            (None, Some(n)) => (n, &DMABUF_SECTION),
-            (None, None) => {
-                return Err(err(ErrorKind::MissingRequired, &[(&TPU_ROUTINE, None), (&CMDBUF_SECTION, None)]))
-            }
         };
-        let found = find(name)?.and_then(|i| Some((i, self.model.sections()?.get(i)?)));
-        match found {
-            Some(found) => Ok(Some(found)),
-            None => Err(err(
-                ErrorKind::Rule("a TPU routine names a section the file does not have"),
-                &[(&TPU_ROUTINE, None), (field, None)],
-            )),
-        }
+        Err(self.routine_error(routine, outer, kind, first, second))
+    }
+
+    /// An error at `routine`, located at `Model.<outer>.<first>[.<second>]`.
+    #[cold]
+    fn routine_error(
+        &self,
+        routine: &Routine<'_>,
+        outer: &[Segment],
+        kind: ErrorKind,
+        first: Name,
+        second: Option<Name>,
+    ) -> crate::Error {
+        let tail = [(first, None), (second.unwrap_or(first), None)];
+        let tail = tail.get(..if second.is_some() { 2 } else { 1 }).unwrap_or_default();
+        path_error(kind, self.file_offset(routine.raw()), &MODEL, outer, tail)
     }
 
     /// The data of section `index` of `Model.sections`: its payload decompressed when it is an
@@ -444,46 +434,56 @@ impl<'a> CviModel<'a> {
     /// charged to the apparent-size budget: linear in the file, with n·log n name comparisons
     /// for the routines' sections.
     pub fn check(&self, options: &Options) -> Result<()> {
+        let model = self.model;
         let mut work = Budget::new(options, self.file.len(), &MODEL);
         let mut inflated = 0u64;
-        for r in self.sections() {
+        for i in 0..model.sections().map_or(0, |s| s.len()) {
             work.charge(1, 0)?;
-            let r = r?;
+            let r = self.section_at(i)?;
             if r.section.is_lz4() {
                 self.check_lz4(&r, options, &mut inflated, &mut work)?;
             }
         }
-        if let Some(weights) = self.model.weight_map().filter(|w| !w.is_empty()) {
+        let weights = model.weight_map();
+        let weight_count = weights.map_or(0, |w| w.len());
+        if weight_count > 0 {
             let Some((_, ws)) = self.weight_section() else {
-                return Err(path_error(
-                    ErrorKind::Rule("weights but no WEIGHT section"),
-                    self.file_offset(self.model.raw()),
-                    &MODEL,
-                    &[(&WEIGHT_MAP, None)],
-                    &[],
-                ));
+                let rule = ErrorKind::Rule("weights but no WEIGHT section");
+                return Err(self.error(rule, model.raw(), &[(&WEIGHT_MAP, None)]));
             };
             let limit = u64::from(ws.data_size());
-            for (i, w) in weights.iter().enumerate() {
+            for i in 0..weight_count {
+                let Some(w) = weights.and_then(|v| v.get(i)) else { continue };
                 work.charge(1, 0)?;
                 let end = w.address().offset.checked_add(u64::from(w.size()));
                 if end.is_none_or(|end| end > limit) {
-                    return Err(path_error(
+                    return Err(self.error(
                         ErrorKind::OutOfBounds,
-                        self.file_offset(w.raw()),
-                        &MODEL,
+                        w.raw(),
                         &[(&WEIGHT_MAP, Some(i)), (&OFFSET, None)],
-                        &[],
                     ));
                 }
             }
         }
-        let mut names = SectionNames::new(self.model.sections(), &mut work)?;
-        for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
+        let mut names = SectionNames::new(model.sections(), &mut work)?;
+        let programs = model.programs();
+        for p in 0..programs.map_or(0, |v| v.len()) {
+            let Some(program) = programs.and_then(|v| v.get(p)) else { continue };
             work.charge(1, 0)?;
-            self.check_program(p, &program, &mut work, &mut names)?;
+            let routines = program.routines();
+            for r in 0..routines.map_or(0, |v| v.len()) {
+                let Some(routine) = routines.and_then(|v| v.get(r)) else { continue };
+                work.charge(1, 0)?;
+                self.resolve_routine(&routine, Some((p, r)), &mut |name| names.find(name, &mut work))?;
+            }
         }
         Ok(())
+    }
+
+    /// An error of `kind` at `table`, located at `Model.<path>`.
+    #[cold]
+    fn error(&self, kind: ErrorKind, table: Table<'_>, path: &[Segment]) -> crate::Error {
+        path_error(kind, self.file_offset(table), &MODEL, path, &[])
     }
 
     /// An LZ4 section's rules (see [`CviModel::check`]); `inflated` sums the claims so far.
@@ -509,20 +509,6 @@ impl<'a> CviModel<'a> {
         // The walk reads each stored byte at most once; sections may overlap, so it is charged.
         work.charge(to_u64(r.payload.len()), 0)?;
         self.check_lz4_block(r).map(|_| ())
-    }
-
-    fn check_program(
-        &self,
-        p: usize,
-        program: &Program<'_>,
-        work: &mut Budget,
-        names: &mut SectionNames<'_>,
-    ) -> Result<()> {
-        for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
-            work.charge(1, 0)?;
-            self.resolve_routine(&routine, Some((p, r)), &mut |name| names.find(name, work))?;
-        }
-        Ok(())
     }
 
     /// Calls `f` for each advisory finding (with the `md5` feature, an MD5 mismatch among them).

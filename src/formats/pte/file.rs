@@ -2,7 +2,7 @@
 
 use super::{BackendDelegate, DataLocation, ExecutionPlan, ExtendedHeader, InstructionArguments, Program};
 use super::{IDENTIFIER, VULKAN_BACKEND};
-use crate::container::{path_error, verified_root, Budget, Segment};
+use crate::container::{check_ids, in_range, path_error, verified_root, Budget, Container, Segment};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Options, Stats};
 use crate::vkgraph::Blob;
@@ -52,28 +52,17 @@ impl core::fmt::Debug for PteFile<'_> {
     }
 }
 
-impl<'a> PteFile<'a> {
-    /// Verifies `bytes` as a `.pte`: the extended header, the program flatbuffer, every segment
-    /// range, every delegate's and named datum's segment index, and every Vulkan delegate blob
-    /// (with its named constants found in the named data).
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::parse_with(bytes, &Options::DEFAULT).map(|(file, _)| file)
-    }
+crate::container::entry_points!(
+    PteFile,
+    "an ExecuTorch program",
+    "every segment range, every delegate's and named datum's segment index, every Vulkan delegate \
+     blob with its named constants found in the named data"
+);
 
-    /// [`PteFile::parse`] with explicit verifier limits, also returning the verifier's counts.
-    pub fn parse_with(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
-        let (file, stats) = Self::parse_structure_with(bytes, options)?;
-        file.check(options)?;
-        Ok((file, stats))
-    }
-
-    /// Reads the extended header and verifies the program flatbuffer's structure only.
-    pub fn parse_structure(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::parse_structure_with(bytes, &Options::DEFAULT).map(|(file, _)| file)
-    }
-
-    /// [`PteFile::parse_structure`] with explicit limits, also returning the verifier's counts.
-    pub fn parse_structure_with(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
+impl<'a> Container<'a> for PteFile<'a> {
+    /// The extended header, then the program flatbuffer (up to `program_size` when there is a
+    /// header).
+    fn structure(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
         let header = ExtendedHeader::parse(bytes)?;
         let end = header.and_then(|h| usize::try_from(h.program_size).ok()).unwrap_or(bytes.len());
         let flatbuffer = bytes.get(..end).unwrap_or(bytes);
@@ -81,6 +70,12 @@ impl<'a> PteFile<'a> {
         Ok((PteFile { bytes, header, program }, stats))
     }
 
+    fn rules(&self, options: &Options) -> Result<(), Error> {
+        self.check(options)
+    }
+}
+
+impl<'a> PteFile<'a> {
     /// The whole file.
     pub fn bytes(&self) -> &'a [u8] {
         self.bytes
@@ -198,86 +193,86 @@ impl<'a> PteFile<'a> {
     /// charged against the apparent-size budget (shared vectors can make it longer than the
     /// file).
     fn check(&self, options: &Options) -> Result<(), Error> {
+        let program = self.program;
         let mut budget = Budget::new(options, self.bytes.len(), &PROGRAM);
-        let mut charge = |units: usize| budget.charge(units as u64, 0);
-        let segments = self.program.segments().map_or(0, |s| s.len());
-        charge(segments)?;
+        let segments = program.segments().map_or(0, |s| s.len());
+        budget.charge(segments as u64, 0)?;
         for i in 0..segments {
             self.segment(i)?;
         }
-        for (p, plan) in self.program.execution_plan().into_iter().flat_map(|v| v.iter()).enumerate() {
-            self.plan_rules(p, &plan, &mut charge)?;
+        let plans = program.execution_plan();
+        let plan_count = plans.map_or(0, |p| p.len());
+        for p in 0..plan_count {
+            if let Some(plan) = plans.and_then(|v| v.get(p)) {
+                self.plan_rules(p, &plan, &mut budget)?;
+            }
         }
-        let named = self.program.named_data().map_or(0, |n| n.len());
-        charge(named)?;
+        let named = program.named_data().map_or(0, |n| n.len());
+        budget.charge(named as u64, 0)?;
         for i in 0..named {
             self.named_data_at(i)?;
         }
-        for delegate in self.delegates() {
-            charge(1)?;
-            let (at, bytes) = self.delegate_blob(&delegate)?;
-            if !delegate.is_vulkan() {
-                continue;
+        // Plan by plan, as `delegates` lists them.
+        for plan in 0..plan_count {
+            let delegates = plans.and_then(|v| v.get(plan)).and_then(|p| p.delegates());
+            for index in 0..delegates.map_or(0, |d| d.len()) {
+                let Some(view) = delegates.and_then(|d| d.get(index)) else { continue };
+                budget.charge(1, 0)?;
+                self.check_delegate(&Delegate { plan, index, id: view.id(), view }, named, &mut budget)?;
             }
-            // Verifying a blob costs about its length; many delegates may share one segment.
-            charge(bytes.len())?;
-            let blob = Blob::parse(bytes).map_err(|e| e.shifted(at as u64))?;
-            let constants = blob.graph().constants().map_or(0, |c| c.len());
-            for c in 0..constants {
-                charge(named.saturating_add(1))?;
-                blob.constant_data(c, |key| self.named_data(key)).map_err(|e| e.shifted(at as u64))?;
-            }
+        }
+        Ok(())
+    }
+
+    /// A delegate's rules: its blob stored where it says and, for a Vulkan delegate, valid
+    /// with every named constant present among the `named` named data.
+    fn check_delegate(&self, delegate: &Delegate<'a>, named: usize, budget: &mut Budget) -> Result<(), Error> {
+        let (at, bytes) = self.delegate_blob(delegate)?;
+        if !delegate.is_vulkan() {
+            return Ok(());
+        }
+        // Verifying a blob costs about its length; many delegates may share one segment.
+        budget.charge(bytes.len() as u64, 0)?;
+        let shift = |e: Error| e.shifted(at as u64);
+        let blob = Blob::parse(bytes).map_err(shift)?;
+        let constants = blob.graph().constants().map_or(0, |c| c.len());
+        for c in 0..constants {
+            budget.charge(named.saturating_add(1) as u64, 0)?;
+            blob.constant_data(c, |key| self.named_data(key)).map_err(shift)?;
         }
         Ok(())
     }
 
     /// A plan's indices: its inputs, outputs and instruction arguments name its values, its
     /// kernel calls its operators, its delegate calls its delegates.
-    fn plan_rules(
-        &self,
-        p: usize,
-        plan: &ExecutionPlan<'a>,
-        charge: &mut impl FnMut(usize) -> Result<(), Error>,
-    ) -> Result<(), Error> {
+    fn plan_rules(&self, p: usize, plan: &ExecutionPlan<'a>, budget: &mut Budget) -> Result<(), Error> {
         let values = plan.values().map_or(0, |v| v.len());
         let operators = plan.operators().map_or(0, |o| o.len());
         let delegates = plan.delegates().map_or(0, |d| d.len());
-        let in_range = |i: i32, n: usize| usize::try_from(i).is_ok_and(|i| i < n);
+        let at = self.program.raw().position() as u64;
         let plan_at = (&EXECUTION_PLAN, Some(p));
-        for (field, list) in [(&INPUTS, plan.inputs()), (&OUTPUTS, plan.outputs())] {
-            let list = list.unwrap_or(crate::wire::Vector::empty());
-            charge(list.len())?;
-            if let Some(i) = list.iter().position(|v| !in_range(v, values)) {
-                return Err(self.error(ErrorKind::IndexOutOfRange, &[plan_at, (field, Some(i))]));
-            }
-        }
-        for (c, chain) in plan.chains().into_iter().flat_map(|v| v.iter()).enumerate() {
-            let chain_at = (&CHAINS, Some(c));
-            for (field, list) in [(&INPUTS, chain.inputs()), (&OUTPUTS, chain.outputs())] {
-                let list = list.unwrap_or(crate::wire::Vector::empty());
-                charge(list.len())?;
-                if let Some(i) = list.iter().position(|v| !in_range(v, values)) {
-                    return Err(self.error(ErrorKind::IndexOutOfRange, &[plan_at, chain_at, (field, Some(i))]));
-                }
-            }
-            for (n, instruction) in chain.instructions().into_iter().flat_map(|v| v.iter()).enumerate() {
-                charge(1)?;
-                let here = [plan_at, chain_at, (&INSTRUCTIONS, Some(n)), (&INSTR_ARGS, None)];
+        check_ids(plan.inputs(), values, budget, (at, &PROGRAM, &[plan_at]), &INPUTS)?;
+        check_ids(plan.outputs(), values, budget, (at, &PROGRAM, &[plan_at]), &OUTPUTS)?;
+        let chains = plan.chains();
+        for c in 0..chains.map_or(0, |v| v.len()) {
+            let Some(chain) = chains.and_then(|v| v.get(c)) else { continue };
+            let chain_at = [plan_at, (&CHAINS, Some(c))];
+            check_ids(chain.inputs(), values, budget, (at, &PROGRAM, &chain_at), &INPUTS)?;
+            check_ids(chain.outputs(), values, budget, (at, &PROGRAM, &chain_at), &OUTPUTS)?;
+            let instructions = chain.instructions();
+            for n in 0..instructions.map_or(0, |v| v.len()) {
+                let Some(instruction) = instructions.and_then(|v| v.get(n)) else { continue };
+                budget.charge(1, 0)?;
+                let here = [chain_at[0], chain_at[1], (&INSTRUCTIONS, Some(n)), (&INSTR_ARGS, None)];
                 let (target, args) = match instruction.instr_args() {
-                    InstructionArguments::KernelCall(k) => (in_range(k.op_index(), operators), k.args()),
-                    InstructionArguments::DelegateCall(d) => (in_range(d.delegate_index(), delegates), d.args()),
+                    InstructionArguments::KernelCall(k) => (in_range(k.op_index().into(), operators), k.args()),
+                    InstructionArguments::DelegateCall(d) => (in_range(d.delegate_index().into(), delegates), d.args()),
                     _ => (true, None),
                 };
                 if !target {
                     return Err(self.error(ErrorKind::IndexOutOfRange, &here));
                 }
-                let args = args.unwrap_or(crate::wire::Vector::empty());
-                charge(args.len())?;
-                if let Some(i) = args.iter().position(|v| !in_range(v, values)) {
-                    return Err(
-                        self.error(ErrorKind::IndexOutOfRange, &[here[0], here[1], here[2], here[3], (&ARGS, Some(i))])
-                    );
-                }
+                check_ids(args, values, budget, (at, &PROGRAM, &here), &ARGS)?;
             }
         }
         Ok(())

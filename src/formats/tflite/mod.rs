@@ -15,7 +15,6 @@ mod rules;
 pub use crate::graph::{ModelView, OperatorView, SubGraphView, TensorView, Warning};
 pub use generated::*;
 pub use graph::element_size;
-pub use model::Parsed;
 pub use quant::{f16_to_f32, QuantNumber, QuantValues, Quantization};
 
 /// The file identifier at bytes 4..8.

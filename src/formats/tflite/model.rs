@@ -3,7 +3,8 @@
 use super::{BuiltinOperator, Model, Operator, OperatorCode, SignatureDef, Tensor, IDENTIFIER};
 use crate::graph::ModelView;
 
-crate::graph::model_entry_points!("TFLite");
+crate::container::entry_points!(Model, "a TFLite file", "the model rules of [`crate::graph`]");
+crate::graph::model_container!();
 
 impl<'a> Model<'a> {
     /// The bytes of the first metadata entry named `name` (names can repeat in real files).

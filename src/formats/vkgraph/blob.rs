@@ -2,7 +2,7 @@
 //! the verified VkGraph, and its constants resolved to bytes (FORMATS.md 3.1, 3.2).
 
 use super::{GraphTypes, Header, VkBytes, VkGraph, HEADER_MAGIC, IDENTIFIER};
-use crate::container::{path_error, verified_root, Budget, Segment};
+use crate::container::{check_ids, in_range, path_error, verified_root, Budget, Container, Segment};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Name, Options, Stats};
 use crate::wire::{has_identifier, TableVector};
@@ -50,30 +50,16 @@ impl core::fmt::Debug for Blob<'_> {
     }
 }
 
-impl<'a> Blob<'a> {
-    /// Reads `bytes` as a `VH00` blob or a bare `VK00` VkGraph: checks the header, verifies the
-    /// flatbuffer, and checks that every value index, constant index and inline constant range
-    /// is in range (a bare VkGraph has no raw bytes, so its inline ranges are not checked).
-    /// Error offsets are from the start of `bytes`.
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::parse_with(bytes, &Options::DEFAULT).map(|(blob, _)| blob)
-    }
+crate::container::entry_points!(
+    Blob,
+    "a Vulkan delegate blob (a `VH00` header, or none for a bare `VK00` VkGraph)",
+    "every value index, constant index and inline constant range in range; a bare VkGraph has no \
+     raw bytes, so its inline ranges are not checked"
+);
 
-    /// [`Blob::parse`] with explicit verifier limits, also returning the verifier's counts.
-    pub fn parse_with(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
-        let (blob, stats) = Self::parse_structure_with(bytes, options)?;
-        blob.check(options)?;
-        Ok((blob, stats))
-    }
-
-    /// Reads the header and verifies the flatbuffer's structure, without the graph's index
-    /// rules: for tools that show broken graphs.
-    pub fn parse_structure(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::parse_structure_with(bytes, &Options::DEFAULT).map(|(blob, _)| blob)
-    }
-
-    /// [`Blob::parse_structure`] with explicit limits, also returning the verifier's counts.
-    pub fn parse_structure_with(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
+impl<'a> Container<'a> for Blob<'a> {
+    /// The `VH00` header (when there is one), then the VkGraph flatbuffer it frames.
+    fn structure(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
         let (header, flatbuffer, raw) = if has_identifier(bytes, HEADER_MAGIC) {
             let header = Header::parse(bytes)?;
             let flatbuffer = bytes.get(header.flatbuffer_range());
@@ -93,6 +79,12 @@ impl<'a> Blob<'a> {
         Ok((Blob { bytes, header, graph, raw }, stats))
     }
 
+    fn rules(&self, options: &Options) -> Result<(), Error> {
+        self.check(options)
+    }
+}
+
+impl<'a> Blob<'a> {
     /// The whole blob.
     pub fn bytes(&self) -> &'a [u8] {
         self.bytes
@@ -172,11 +164,16 @@ impl<'a> Blob<'a> {
         }
     }
 
-    /// An error at `VkGraph.<path>`, at the flatbuffer's start.
+    /// An error at `VkGraph.<path>`, at the graph's root table.
     #[cold]
     fn error(&self, kind: ErrorKind, path: &[Segment]) -> Error {
+        path_error(kind, self.root_offset(), &GRAPH, path, &[])
+    }
+
+    /// The blob offset of the graph's root table, where its errors are located.
+    fn root_offset(&self) -> u64 {
         let at = self.header.map_or(0, |h| u64::from(h.flatbuffer_offset));
-        path_error(kind, at.saturating_add(self.graph.raw().position() as u64), &GRAPH, path, &[])
+        at.saturating_add(self.graph.raw().position() as u64)
     }
 
     /// The graph's index rules: value ids in `input_ids`, `output_ids`, operator arguments and
@@ -186,42 +183,33 @@ impl<'a> Blob<'a> {
     fn check(&self, options: &Options) -> Result<(), Error> {
         let g = self.graph;
         let mut budget = Budget::new(options, self.bytes.len(), &GRAPH);
-        let mut charge = |units: usize| budget.charge(units as u64, 0);
         let values = g.values().map_or(0, |v| v.len());
         let constants = g.constants().map_or(0, |c| c.len());
-        let value_ok = |id: i64| usize::try_from(id).is_ok_and(|i| i < values);
-        for (field, ids) in [(&INPUT_IDS, g.input_ids()), (&OUTPUT_IDS, g.output_ids())] {
-            let ids = ids.unwrap_or(crate::wire::Vector::empty());
-            charge(ids.len())?;
-            if let Some(i) = ids.iter().position(|id| !value_ok(i64::from(id))) {
-                return Err(self.error(ErrorKind::IndexOutOfRange, &[(field, Some(i))]));
-            }
+        let at = self.root_offset();
+        check_ids(g.input_ids(), values, &mut budget, (at, &GRAPH, &[]), &INPUT_IDS)?;
+        check_ids(g.output_ids(), values, &mut budget, (at, &GRAPH, &[]), &OUTPUT_IDS)?;
+        let chain = g.chain();
+        for c in 0..chain.map_or(0, |v| v.len()) {
+            let Some(call) = chain.and_then(|v| v.get(c)) else { continue };
+            budget.charge(1, 0)?;
+            check_ids(call.args(), values, &mut budget, (at, &GRAPH, &[(&CHAIN, Some(c))]), &ARGS)?;
         }
-        for (c, call) in g.chain().into_iter().flat_map(|v| v.iter()).enumerate() {
-            let args = call.args().unwrap_or(crate::wire::Vector::empty());
-            charge(args.len().saturating_add(1))?;
-            if let Some(i) = args.iter().position(|id| !value_ok(i64::from(id))) {
-                return Err(self.error(ErrorKind::IndexOutOfRange, &[(&CHAIN, Some(c)), (&ARGS, Some(i))]));
-            }
-        }
-        for (v, value) in g.values().into_iter().flat_map(|v| v.iter()).enumerate() {
-            charge(1)?;
+        let list = g.values();
+        for v in 0..values {
+            let Some(value) = list.and_then(|l| l.get(v)) else { continue };
+            budget.charge(1, 0)?;
             match value.value() {
                 GraphTypes::VkTensor(t) => {
                     let id = t.constant_id();
-                    if id >= 0 && usize::try_from(id).map_or(true, |i| i >= constants) {
+                    if id >= 0 && !in_range(id.into(), constants) {
                         return Err(self.error(
                             ErrorKind::IndexOutOfRange,
                             &[(&VALUES, Some(v)), (&VALUE, None), (&CONSTANT_ID, None)],
                         ));
                     }
                 }
-                GraphTypes::ValueList(list) => {
-                    let items = list.items().unwrap_or(crate::wire::Vector::empty());
-                    charge(items.len())?;
-                    if let Some(i) = items.iter().position(|id| !value_ok(i64::from(id))) {
-                        return Err(self.error(ErrorKind::IndexOutOfRange, &[(&VALUES, Some(v)), (&ITEMS, Some(i))]));
-                    }
+                GraphTypes::ValueList(l) => {
+                    check_ids(l.items(), values, &mut budget, (at, &GRAPH, &[(&VALUES, Some(v))]), &ITEMS)?;
                 }
                 _ => {}
             }
@@ -233,12 +221,12 @@ impl<'a> Blob<'a> {
             Err(e) if bare && e.kind() == ErrorKind::OutOfBounds => Ok(()),
             other => other.map(|_| ()),
         };
-        charge(constants)?;
+        budget.charge(constants as u64, 0)?;
         for i in 0..constants {
             resolves(self.constant(i))?;
         }
         let shaders = g.shaders().map_or(0, |s| s.len());
-        charge(shaders)?;
+        budget.charge(shaders as u64, 0)?;
         for i in 0..shaders {
             resolves(self.shader(i))?;
         }
