@@ -455,12 +455,12 @@ macro_rules! fb_schema {
             };
             #[cfg(feature = "numeric-paths")]
             static FIELD_NAMES: $crate::verify::FieldNames = $crate::verify::FieldNames::NONE;
-            const DENSE: &[&[u16]] = &[$({
+            const DENSE: &[&[u8]] = &[$({
                 const MEMBERS: &[(u8, u16)] = <$union<'static> as $crate::verify::VerifyUnion>::MEMBERS;
-                const DENSE: [u16; build::max_tag(MEMBERS)] = build::members(MEMBERS);
+                const DENSE: [u8; build::max_tag(MEMBERS)] = build::members(MEMBERS);
                 &DENSE
             }),*];
-            static MEMBERS: [u16; build::total(DENSE)] = build::concat(DENSE, 0);
+            static MEMBERS: [u8; build::total(DENSE)] = build::concat(DENSE, 0);
             static UNION_SPANS: [Span; DENSE.len()] = build::spans(DENSE);
             // With `specialize`, each table type gets the interpreter inlined with its layout
             // as constants (one dispatch by table index), trading flash for speed.

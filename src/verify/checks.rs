@@ -28,6 +28,17 @@ impl TableCheck<'_> {
     }
 }
 
+/// What a vector of offsets holds.
+#[derive(Clone, Copy)]
+enum Elements<'t> {
+    /// Tables of this table type.
+    Tables(u16),
+    /// Strings.
+    Strings,
+    /// Values of this union type, whose type tags are these.
+    Unions(u16, &'t [u8]),
+}
+
 /// Memo tags: what kind of object, and which table or union type.
 const TAG_TABLE: u32 = 1 << 16;
 const TAG_TABLE_VECTOR: u32 = 2 << 16;
@@ -218,21 +229,32 @@ impl<'b> Verifier<'b> {
     }
 
     /// The error of field `index` (`f`) whose inline bytes [`Verifier::check_inline`] found
-    /// wrong: found again by the detailed checks, which record the kind and offset.
+    /// wrong: the same checks again, one at a time, to record the kind and offset.
     #[cold]
     #[inline(never)]
     fn inline_failure(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout, index: usize) -> Fail {
         let slot = usize::from(f.slot());
-        let mut checked = self.inline(t, slot, f).map(drop);
-        if checked.is_ok() && f.is_union() {
-            let layout =
-                if f.kind() == FieldKind::Union { FieldLayout::new(0, FieldKind::Inline, 1, 1, false) } else { f };
-            checked = self.inline(t, slot.wrapping_sub(1), layout).map(drop);
+        let value = if f.is_inline() { (slot, usize::from(f.arg()), f.align_mask()) } else { (slot, 4, 3) };
+        // A union's type: a byte (a `[ubyte]` offset for a vector of unions) in the slot before.
+        let union_type = if f.kind() == FieldKind::Union { (1, 0) } else { (4, 3) };
+        let union_type = (slot.wrapping_sub(1), union_type.0, union_type.1);
+        let checks = if f.is_union() { [value, union_type] } else { [value, value] };
+        let mut kind = ErrorKind::MissingRequired;
+        let mut at = t.pos;
+        for (slot, size, mask) in checks {
+            let v = t.voffset(slot);
+            let here = t.pos.wrapping_add(v);
+            if v != 0 && (v < 4 || v.wrapping_add(size) > t.inline_len) {
+                (kind, at) = (ErrorKind::FieldOutsideTable, here);
+                break;
+            }
+            if v != 0 && !self.is_aligned(here, mask) {
+                (kind, at) = (ErrorKind::Misaligned, here);
+                break;
+            }
         }
-        if checked.is_ok() {
-            // Present when required: only absence is left.
-            self.fail(ErrorKind::MissingRequired, t.pos);
-        }
+        // Otherwise every present byte is in place: the field is required and absent.
+        self.fail(kind, at);
         self.unwind_field(schema, index)
     }
 
@@ -244,7 +266,7 @@ impl<'b> Verifier<'b> {
             FieldKind::String => self.string(target),
             FieldKind::Table => self.table(schema, f.arg(), target),
             FieldKind::Vector => self.vector_aligned(target, usize::from(f.arg()), f.align_mask()).map(drop),
-            FieldKind::StringVector => self.string_vector(target),
+            FieldKind::StringVector => self.string_vector(schema, target),
             FieldKind::TableVector => self.table_vector(schema, f.arg(), target),
             FieldKind::Inline | FieldKind::Union | FieldKind::UnionVector => Ok(()),
         }
@@ -258,33 +280,6 @@ impl<'b> Verifier<'b> {
             true => self.union_field(schema, t, f),
             false => self.absent(t, f),
         }
-    }
-
-    /// The position of field `slot` of `t` when present, after checking that its inline bytes
-    /// (`f`'s inline size and alignment, or an offset's) lie inside the table, aligned.
-    #[inline(always)]
-    fn inline(&mut self, t: &TableCheck<'_>, slot: usize, f: FieldLayout) -> VResult<Option<usize>> {
-        let v = t.voffset(slot);
-        if v == 0 {
-            return Ok(None);
-        }
-        let (size, mask) = match f.is_inline() {
-            true => (usize::from(f.arg()), f.align_mask()),
-            false => (4, 3),
-        };
-        self.inline_at(t, v, size, mask).map(Some)
-    }
-
-    /// Checks that the `size` bytes at field offset `v` (not 0) lie inside table `t`, aligned
-    /// to `mask + 1`; returns their position.
-    #[inline(always)]
-    fn inline_at(&mut self, t: &TableCheck<'_>, v: usize, size: usize, mask: usize) -> VResult<usize> {
-        let at = t.pos.wrapping_add(v);
-        if v < 4 || v.wrapping_add(size) > t.inline_len {
-            return Err(self.fail(ErrorKind::FieldOutsideTable, at));
-        }
-        self.aligned(at, mask.wrapping_add(1))?;
-        Ok(at)
     }
 
     /// An absent field: an error when the schema requires it.
@@ -349,12 +344,7 @@ impl<'b> Verifier<'b> {
 
     /// Checks the union vector at `values` whose types are `types`.
     fn union_vector(&mut self, schema: &SchemaLayout<'_>, union: u16, types: &[u8], values: usize) -> VResult {
-        let mut tags = types.iter();
-        let tag = TAG_UNION_VECTOR | u32::from(union);
-        let len = self.offset_vector(values, tag, |v, pos| match tags.next() {
-            Some(&tag) if tag != 0 => v.union_member(schema, union, tag, pos),
-            _ => Err(v.fail(ErrorKind::UnionMismatch, pos)),
-        })?;
+        let len = self.offset_vector(schema, values, Elements::Unions(union, types))?;
         if len != types.len() {
             return Err(self.fail(ErrorKind::UnionMismatch, values));
         }
@@ -423,15 +413,17 @@ impl<'b> Verifier<'b> {
         Ok(len)
     }
 
-    /// Verifies each element of the vector of offsets at `pos` with `element`.
-    #[inline(always)]
-    fn offset_vector(
-        &mut self,
-        pos: usize,
-        tag: u32,
-        mut element: impl FnMut(&mut Self, usize) -> VResult,
-    ) -> VResult<usize> {
+    /// Verifies each element of the vector of offsets at `pos`, which holds `elements`; returns
+    /// its length. One loop for every kind of element, so compact builds hold one copy.
+    #[cfg_attr(feature = "specialize", inline(always))]
+    #[cfg_attr(not(feature = "specialize"), inline(never))]
+    fn offset_vector(&mut self, schema: &SchemaLayout<'_>, pos: usize, elements: Elements<'_>) -> VResult<usize> {
         let len = self.vector(pos, 4)?;
+        let tag = match elements {
+            Elements::Tables(table) => TAG_TABLE_VECTOR | u32::from(table),
+            Elements::Strings => TAG_STRING_VECTOR,
+            Elements::Unions(union, _) => TAG_UNION_VECTOR | u32::from(union),
+        };
         if self.memoized(pos, tag) {
             return Ok(len);
         }
@@ -439,7 +431,14 @@ impl<'b> Verifier<'b> {
         let mut at = pos.wrapping_add(4);
         for i in 0..len {
             let checked = match self.deref(at) {
-                Ok(target) => element(self, target),
+                Ok(target) => match elements {
+                    Elements::Tables(table) => self.table(schema, table, target),
+                    Elements::Strings => self.string(target),
+                    Elements::Unions(union, types) => match types.get(i) {
+                        Some(&tag) if tag != 0 => self.union_member(schema, union, tag, target),
+                        _ => Err(self.fail(ErrorKind::UnionMismatch, target)),
+                    },
+                },
                 Err(f) => Err(f),
             };
             if checked.is_err() {
@@ -452,12 +451,12 @@ impl<'b> Verifier<'b> {
 
     /// Verifies the vector of tables of type `table` at `pos`.
     fn table_vector(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
-        self.offset_vector(pos, TAG_TABLE_VECTOR | u32::from(table), |v, t| v.table(schema, table, t)).map(drop)
+        self.offset_vector(schema, pos, Elements::Tables(table)).map(drop)
     }
 
     /// Verifies the vector of strings at `pos`.
-    fn string_vector(&mut self, pos: usize) -> VResult {
-        self.offset_vector(pos, TAG_STRING_VECTOR, |v, t| v.string(t)).map(drop)
+    fn string_vector(&mut self, schema: &SchemaLayout<'_>, pos: usize) -> VResult {
+        self.offset_vector(schema, pos, Elements::Strings).map(drop)
     }
 
     /// Follows the uoffset at `at`, which is known to be aligned.

@@ -137,7 +137,7 @@ pub struct TableSpan {
 }
 
 /// A union member tag no table answers to: a type this schema revision does not name.
-pub const NO_TABLE: u16 = u16::MAX;
+pub const NO_TABLE: u8 = u8::MAX;
 
 /// A whole schema for the verifier, indexed by the table and union numbers the generator gives.
 #[derive(Debug)]
@@ -150,8 +150,10 @@ pub struct SchemaLayout<'s> {
     /// Each union's members in `members`, by union index: the member for tag `t` is at
     /// `first + t - 1`.
     pub unions: &'s [Span],
-    /// Union members' table indices ([`NO_TABLE`] for tags the schema does not name).
-    pub members: &'s [u16],
+    /// Union members' table indices ([`NO_TABLE`] for tags the schema does not name): a byte
+    /// each, so a union's members are among a schema's first 255 table types (every schema
+    /// this crate reads has under 180).
+    pub members: &'s [u8],
     /// The name of each field of `fields`, for error paths; empty when errors carry field
     /// numbers instead (the `numeric-paths` feature, or a schema without names).
     pub names: &'static FieldNames,
@@ -183,7 +185,7 @@ impl SchemaLayout<'_> {
     pub fn member(&self, union: u16, tag: u8) -> Option<u16> {
         let span = self.unions.get(usize::from(union))?;
         let at = usize::from(tag).checked_sub(1).filter(|&t| t < usize::from(span.len))?;
-        self.members.get(usize::from(span.first).wrapping_add(at)).copied().filter(|&t| t != NO_TABLE)
+        self.members.get(usize::from(span.first).wrapping_add(at)).filter(|&&t| t != NO_TABLE).map(|&t| u16::from(t))
     }
 }
 
@@ -330,13 +332,14 @@ pub mod build {
 
     /// The dense member list of a union whose members are `(tag, table index)`: one entry per
     /// tag from 1 to the highest, [`NO_TABLE`] where the schema names none.
-    pub const fn members<const N: usize>(members: &[(u8, u16)]) -> [u16; N] {
+    pub const fn members<const N: usize>(members: &[(u8, u16)]) -> [u8; N] {
         let mut out = [NO_TABLE; N];
         let mut i = 0;
         while i < members.len() {
             let (tag, table) = members[i];
             assert!(tag >= 1, "union member tag 0");
-            out[tag as usize - 1] = table;
+            assert!(table < NO_TABLE as u16, "a union member beyond the schema's first 255 table types");
+            out[tag as usize - 1] = table as u8;
             i += 1;
         }
         out
