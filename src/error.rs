@@ -308,7 +308,7 @@ mod tests {
 
     static ROOT: &str = "Model";
     static NAMES: [&str; 8] = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"];
-    static FIELDS: FieldNames = FieldNames { text: "alpha beta ", starts: &[0, 6] };
+    static FIELDS: FieldNames = FieldNames { text: "alpha beta ", ids: &[0, 1] };
 
     #[test]
     fn paths_print_outermost_first_with_indices() {

@@ -450,8 +450,8 @@ macro_rules! fb_schema {
             #[cfg(not(feature = "numeric-paths"))]
             static FIELD_NAMES: $crate::verify::FieldNames = {
                 const NAMES: &[&[&str]] = &[$(<$table<'static> as VerifyTable>::FIELD_NAMES),*];
-                const PACKED: ([u8; build::packed_len(NAMES)], [u16; FIELD_COUNT]) = build::pack(NAMES);
-                $crate::verify::FieldNames { text: build::text(&PACKED.0), starts: &PACKED.1 }
+                const PACKED: ([u8; build::packed_len(NAMES)], [u8; FIELD_COUNT]) = build::pack(NAMES);
+                $crate::verify::FieldNames { text: build::text(&PACKED.0), ids: &PACKED.1 }
             };
             #[cfg(feature = "numeric-paths")]
             static FIELD_NAMES: $crate::verify::FieldNames = $crate::verify::FieldNames::NONE;

@@ -266,8 +266,8 @@ impl<'b> Verifier<'b> {
             FieldKind::String => self.string(target),
             FieldKind::Table => self.table(schema, f.arg(), target),
             FieldKind::Vector => self.vector_aligned(target, usize::from(f.arg()), f.align_mask()).map(drop),
-            FieldKind::StringVector => self.string_vector(schema, target),
-            FieldKind::TableVector => self.table_vector(schema, f.arg(), target),
+            FieldKind::StringVector => self.offset_vector(schema, target, Elements::Strings).map(drop),
+            FieldKind::TableVector => self.offset_vector(schema, target, Elements::Tables(f.arg())).map(drop),
             FieldKind::Inline | FieldKind::Union | FieldKind::UnionVector => Ok(()),
         }
     }
@@ -447,16 +447,6 @@ impl<'b> Verifier<'b> {
             at = at.wrapping_add(4);
         }
         Ok(len)
-    }
-
-    /// Verifies the vector of tables of type `table` at `pos`.
-    fn table_vector(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
-        self.offset_vector(schema, pos, Elements::Tables(table)).map(drop)
-    }
-
-    /// Verifies the vector of strings at `pos`.
-    fn string_vector(&mut self, schema: &SchemaLayout<'_>, pos: usize) -> VResult {
-        self.offset_vector(schema, pos, Elements::Strings).map(drop)
     }
 
     /// Follows the uoffset at `at`, which is known to be aligned.

@@ -189,25 +189,26 @@ impl SchemaLayout<'_> {
     }
 }
 
-/// The names of a schema's fields, packed: each field's name is a run of `text` from its start
-/// to the next space (names are identifiers), and fields of the same name share it.
+/// The names of a schema's fields, packed: the distinct names, each followed by a space, and
+/// for each field the number of its name among them (a byte a field, so a schema has at most
+/// 256 distinct field names; every schema this crate reads has under 220). Finding a name
+/// scans the text, which only printing an error does.
 #[derive(Debug, PartialEq, Eq)]
 pub struct FieldNames {
     /// The distinct names, each followed by a space.
     pub text: &'static str,
-    /// Where each field's name starts in `text`, by field index.
-    pub starts: &'static [u16],
+    /// The number of each field's name in `text`, by field index.
+    pub ids: &'static [u8],
 }
 
 impl FieldNames {
     /// No names: paths show field numbers.
-    pub const NONE: FieldNames = FieldNames { text: "", starts: &[] };
+    pub const NONE: FieldNames = FieldNames { text: "", ids: &[] };
 
     /// The name of field `index`, if these names cover it.
     pub fn get(&self, index: usize) -> Option<&'static str> {
-        let start = usize::from(*self.starts.get(index)?);
-        let rest = self.text.get(start..)?;
-        Some(rest.split(' ').next().unwrap_or(rest))
+        let id = usize::from(*self.ids.get(index)?);
+        self.text.split(' ').nth(id).filter(|name| !name.is_empty())
     }
 }
 
@@ -397,12 +398,13 @@ pub mod build {
         n
     }
 
-    /// The packed text of `names` (`N`: [`packed_len`]) and each field's start in it (`M`:
-    /// the number of fields).
-    pub const fn pack<const N: usize, const M: usize>(names: &[&[&str]]) -> ([u8; N], [u16; M]) {
+    /// The packed text of `names` (`N`: [`packed_len`]) and the number of each field's name
+    /// in it (`M`: the number of fields).
+    pub const fn pack<const N: usize, const M: usize>(names: &[&[&str]]) -> ([u8; N], [u8; M]) {
         let mut text = [b' '; N];
-        let mut starts = [0u16; M];
+        let mut ids = [0u8; M];
         let mut at = 0;
+        let mut distinct = 0;
         let mut field = 0;
         let mut l = 0;
         while l < names.len() {
@@ -410,8 +412,9 @@ pub mod build {
             while j < names[l].len() {
                 let (fl, fj) = first_like(names, l, j);
                 if fl == l && fj == j {
-                    assert!(at <= u16::MAX as usize, "field names past 64 KiB");
-                    starts[field] = at as u16;
+                    assert!(distinct <= u8::MAX as usize, "over 256 distinct field names");
+                    ids[field] = distinct as u8;
+                    distinct += 1;
                     let bytes = names[l][j].as_bytes();
                     let mut k = 0;
                     while k < bytes.len() {
@@ -429,7 +432,7 @@ pub mod build {
                         earlier += names[p].len();
                         p += 1;
                     }
-                    starts[field] = starts[earlier];
+                    ids[field] = ids[earlier];
                 }
                 field += 1;
                 j += 1;
@@ -437,7 +440,7 @@ pub mod build {
             l += 1;
         }
         assert!(at == N && field == M, "packed sizes");
-        (text, starts)
+        (text, ids)
     }
 
     /// `bytes` as text (names are identifiers, so this holds for generated schemas).
