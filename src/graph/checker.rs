@@ -1,0 +1,175 @@
+//! The state of one walk of the model rules: the work budget, the indices of the path being
+//! walked, and the first failure. A rule that breaks names a [`Site`] (a static: the error kind
+//! and the path under `Model`) and a byte offset; the [`Error`] is built once, when the walk
+//! ends, by [`Checker::finish`]. So a failing rule costs a call with two arguments, and each
+//! `?` on the way out tests a flag rather than copying an [`Error`] (which costs code at every
+//! step on small targets).
+
+use super::FormatRules;
+use crate::container::{path_error, Segment};
+use crate::error::{Error, ErrorKind};
+use crate::verify::{Name, Options};
+
+/// A broken rule or a spent budget, whose site the [`Checker`] keeps.
+pub(crate) struct Failed;
+
+/// What a rule returns: a value, or [`Failed`] with the site kept in the [`Checker`].
+pub(crate) type Checked<T = ()> = Result<T, Failed>;
+
+/// Where a rule reports: its error kind and the path under `Model`, up to four segments
+/// outermost first, each a [`path`] code (0 ends the path early).
+pub(crate) struct Site {
+    /// The error's kind.
+    pub(crate) kind: ErrorKind,
+    /// The segments.
+    pub(crate) path: [u8; 4],
+}
+
+/// Path codes: a field name, in its low six bits, and which of the walk's indices (none,
+/// [`Checker::outer`], [`Checker::inner`] or [`Checker::element`]) the segment takes, in its
+/// high two. Names 1 to 31 are [`NAMES`]' (shared by the formats), 32 to 63 the format's own
+/// ([`FormatRules::NAMES`]).
+pub(crate) mod path {
+    /// The segment takes [`super::Checker::outer`] as its index.
+    pub(crate) const OUTER: u8 = 1 << 6;
+    /// The segment takes [`super::Checker::inner`].
+    pub(crate) const INNER: u8 = 2 << 6;
+    /// The segment takes [`super::Checker::element`].
+    pub(crate) const ELEMENT: u8 = 3 << 6;
+    /// The first name of a format's own ([`super::FormatRules::NAMES`]).
+    pub(crate) const FORMAT: u8 = 32;
+
+    macro_rules! codes {
+        ($($id:ident = $n:literal),* $(,)?) => {$(pub(crate) const $id: u8 = $n;)*};
+    }
+    codes! {
+        VERSION = 1, SUBGRAPHS = 2, BUFFERS = 3, OPERATORS = 4, INPUTS = 5, OUTPUTS = 6,
+        INTERMEDIATES = 7, TENSORS = 8, BUFFER = 9, OPCODE_INDEX = 10, OPERATOR_CODES = 11,
+        CUSTOM_CODE = 12, QUANTIZATION = 13, SCALE = 14, ZERO_POINT = 15, QUANTIZED_DIMENSION = 16,
+        OFFSET = 17, IS_VARIABLE = 18, LARGE_CUSTOM_OPTIONS = 19, BUILTIN_OPTIONS = 20,
+    }
+}
+
+/// The names of the shared path codes, code 1 first.
+static NAMES: [&str; 20] = [
+    "version",
+    "subgraphs",
+    "buffers",
+    "operators",
+    "inputs",
+    "outputs",
+    "intermediates",
+    "tensors",
+    "buffer",
+    "opcode_index",
+    "operator_codes",
+    "custom_code",
+    "quantization",
+    "scale",
+    "zero_point",
+    "quantized_dimension",
+    "offset",
+    "is_variable",
+    "large_custom_options_offset",
+    "builtin_options",
+];
+
+pub(crate) static MODEL: &str = "Model";
+
+/// The site of a spent budget: `Model` itself (at byte 0).
+static SPENT: Site = Site { kind: ErrorKind::ApparentSizeLimit, path: [0; 4] };
+
+/// The rule walk over one model: where to report and how much work is left.
+pub(crate) struct Checker<'a, M> {
+    pub(crate) model: M,
+    buffers: usize,
+    /// Work units left.
+    left: u64,
+    /// The index of the outermost indexed segment being walked (a subgraph, a buffer, a
+    /// metadata entry, a signature).
+    pub(crate) outer: usize,
+    /// The index within it (a tensor, an operator, a signature's tensor map).
+    pub(crate) inner: usize,
+    /// The element of a list that broke a rule.
+    pub(crate) element: usize,
+    /// The first failure: where, and at which byte.
+    failed: Option<(&'static Site, usize)>,
+    _file: core::marker::PhantomData<&'a [u8]>,
+}
+
+impl<'a, M: FormatRules<'a>> Checker<'a, M> {
+    /// A walk over `model` with the work budget `options` give its file.
+    pub(crate) fn new(model: M, options: &Options) -> Self {
+        Checker {
+            model,
+            buffers: model.buffer_count().unwrap_or(0),
+            left: options.apparent_size_budget(model.file().len()),
+            outer: 0,
+            inner: 0,
+            element: 0,
+            failed: None,
+            _file: core::marker::PhantomData,
+        }
+    }
+
+    /// How many buffers the model has.
+    pub(crate) fn buffers(&self) -> usize {
+        self.buffers
+    }
+
+    /// Keeps `site` and `at` (a byte offset) as the walk's failure.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn fail(&mut self, site: &'static Site, at: usize) -> Failed {
+        self.failed = Some((site, at));
+        Failed
+    }
+
+    /// Counts `units` of work against the budget; when fewer are left, fails with
+    /// [`ErrorKind::ApparentSizeLimit`] (leaving the budget as it was).
+    pub(crate) fn charge(&mut self, units: usize) -> Checked {
+        match self.left.checked_sub(units as u64) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(self.fail(&SPENT, 0)),
+        }
+    }
+
+    /// `outcome` with a failure's error.
+    pub(crate) fn finish(&self, outcome: Checked) -> Result<(), Error> {
+        outcome.map_err(|Failed| self.error())
+    }
+
+    /// The error of the failure kept.
+    #[cold]
+    #[inline(never)]
+    fn error(&self) -> Error {
+        // Every `Failed` is made by `fail`, which keeps its site.
+        static UNKNOWN: Site = Site { kind: ErrorKind::Rule("model rule failed"), path: [0; 4] };
+        let (site, at) = self.failed.unwrap_or((&UNKNOWN, 0));
+        let mut segments: [Segment; 4] = [(&MODEL, None); 4];
+        let mut len = 0usize;
+        for (&code, segment) in site.path.iter().zip(&mut segments) {
+            let Some(name) = name::<M>(code & 63) else { break };
+            let index = match code & !63 {
+                path::OUTER => Some(self.outer),
+                path::INNER => Some(self.inner),
+                path::ELEMENT => Some(self.element),
+                _ => None,
+            };
+            *segment = (name, index);
+            len = len.saturating_add(1);
+        }
+        path_error(site.kind, at as u64, &MODEL, segments.get(..len).unwrap_or(&[]), &[])
+    }
+}
+
+/// The name of path code `code` (without its index bits), `None` for 0.
+fn name<'a, M: FormatRules<'a>>(code: u8) -> Option<Name> {
+    match code.checked_sub(path::FORMAT) {
+        Some(own) => M::NAMES.get(usize::from(own)),
+        None => NAMES.get(usize::from(code.checked_sub(1)?)),
+    }
+}
