@@ -17,12 +17,40 @@ pub(crate) struct Failed;
 pub(crate) type Checked<T = ()> = Result<T, Failed>;
 
 /// Where a rule reports: its error kind and the path under `Model`, up to four segments
-/// outermost first, each a [`path`] code (0 ends the path early).
+/// outermost first, each a [`path`] code (0 ends the path early). Twelve bytes: the kind, when
+/// it is not a [`ErrorKind::Rule`] (whose text is `text`), is kept in the bits of the fourth
+/// segment that would name an index.
 pub(crate) struct Site {
-    /// The error's kind.
-    pub(crate) kind: ErrorKind,
-    /// The segments.
-    pub(crate) path: [u8; 4],
+    text: &'static str,
+    path: [u8; 4],
+}
+
+impl Site {
+    /// The site of errors of `kind` at `path`: a rule, [`ErrorKind::IndexOutOfRange`],
+    /// [`ErrorKind::OutOfBounds`] or [`ErrorKind::ApparentSizeLimit`], whose fourth segment
+    /// takes no index (checked when the constant is evaluated).
+    pub(crate) const fn new(kind: ErrorKind, path: [u8; 4]) -> Site {
+        let [a, b, c, d] = path;
+        assert!(d < path::OUTER, "the fourth segment of a site takes no index");
+        let (text, code) = match kind {
+            ErrorKind::Rule(text) => (text, 0),
+            ErrorKind::IndexOutOfRange => ("", 1),
+            ErrorKind::OutOfBounds => ("", 2),
+            ErrorKind::ApparentSizeLimit => ("", 3),
+            _ => panic!("a kind sites do not keep"),
+        };
+        Site { text, path: [a, b, c, d | code << 6] }
+    }
+
+    /// The error kind.
+    fn kind(&self) -> ErrorKind {
+        match self.path.get(3).map_or(0, |d| d >> 6) {
+            0 => ErrorKind::Rule(self.text),
+            1 => ErrorKind::IndexOutOfRange,
+            2 => ErrorKind::OutOfBounds,
+            _ => ErrorKind::ApparentSizeLimit,
+        }
+    }
 }
 
 /// Path codes: a field name, in its low six bits, and which of the walk's indices (none,
@@ -77,7 +105,7 @@ static NAMES: [&str; 20] = [
 pub(crate) static MODEL: &str = "Model";
 
 /// The site of a spent budget: `Model` itself (at byte 0).
-static SPENT: Site = Site { kind: ErrorKind::ApparentSizeLimit, path: [0; 4] };
+static SPENT: Site = Site::new(ErrorKind::ApparentSizeLimit, [0; 4]);
 
 /// The rule walk over one model: where to report and how much work is left.
 pub(crate) struct Checker<'a, M> {
@@ -147,11 +175,12 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
     #[inline(never)]
     fn error(&self) -> Error {
         // Every `Failed` is made by `fail`, which keeps its site.
-        static UNKNOWN: Site = Site { kind: ErrorKind::Rule("model rule failed"), path: [0; 4] };
+        static UNKNOWN: Site = Site::new(ErrorKind::Rule("model rule failed"), [0; 4]);
         let (site, at) = self.failed.unwrap_or((&UNKNOWN, 0));
         let mut segments: [Segment; 4] = [(&MODEL, None); 4];
         let mut len = 0usize;
-        for (&code, segment) in site.path.iter().zip(&mut segments) {
+        for (k, (&code, segment)) in site.path.iter().zip(&mut segments).enumerate() {
+            let code = if k == 3 { code & 63 } else { code };
             let Some(name) = name::<M>(code & 63) else { break };
             let index = match code & !63 {
                 path::OUTER => Some(self.outer),
@@ -162,7 +191,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
             *segment = (name, index);
             len = len.saturating_add(1);
         }
-        path_error(site.kind, at as u64, &MODEL, segments.get(..len).unwrap_or(&[]), &[])
+        path_error(site.kind(), at as u64, &MODEL, segments.get(..len).unwrap_or(&[]), &[])
     }
 }
 

@@ -13,7 +13,7 @@ use super::checker::path::{BUILTIN_OPTIONS, LARGE_CUSTOM_OPTIONS, OPERATORS, OPE
 use super::checker::path::{ELEMENT, INNER, OUTER};
 use super::checker::path::{QUANTIZED_DIMENSION, SCALE, SUBGRAPHS, TENSORS, VERSION, ZERO_POINT};
 use super::checker::{Checked, Checker, Failed, Site};
-use super::scratch::{BitSet, Scratch};
+use super::scratch::{with_scratch, BitSet};
 use super::{ModelView, OperatorView, SubGraphView, TensorView};
 use crate::error::{Error, ErrorKind};
 use crate::verify::Options;
@@ -94,7 +94,7 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> {
 }
 
 macro_rules! sites {
-    ($($id:ident = $kind:expr, $path:expr;)*) => {$(static $id: Site = Site { kind: $kind, path: $path };)*};
+    ($($id:ident = $kind:expr, $path:expr;)*) => {$(static $id: Site = Site::new($kind, $path);)*};
 }
 
 /// A broken rule named by its text.
@@ -141,8 +141,7 @@ sites! {
 }
 
 /// Where a called subgraph out of range in `Operator.builtin_options` is reported.
-pub(crate) static CALLED_SUBGRAPH: Site =
-    Site { kind: RANGE, path: [SUBGRAPHS | OUTER, OPERATORS | INNER, BUILTIN_OPTIONS, 0] };
+pub(crate) static CALLED_SUBGRAPH: Site = Site::new(RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, BUILTIN_OPTIONS, 0]);
 
 /// Checks every rule; the first broken one is the error.
 pub(crate) fn check<'a, M: FormatRules<'a>>(model: M, options: &Options) -> Result<(), Error> {
@@ -406,32 +405,34 @@ fn quantization_rules<'a, M: FormatRules<'a>>(
 /// subgraph.
 fn no_call_cycles<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, subgraphs: &TableVector<'a, M::SubGraph>) -> Checked {
     let n = subgraphs.len();
-    let (Some(mut indegree), Some(mut ready)) = (Scratch::<u32, 256>::new(n, 0), Scratch::<u32, 256>::new(n, 0)) else {
-        return Ok(()); // more subgraphs than fit without a heap: not checked
-    };
-    let (indegree, ready) = (indegree.as_mut_slice(), ready.as_mut_slice());
-    for sg in 0..n {
-        let ops = subgraphs.get(sg).and_then(|sg| sg.operators());
-        c.charge(ops.map_or(0, |o| o.len()).saturating_mul(2))?;
-        calls::<M>(ops, indegree, None);
-    }
-    let mut pending = 0usize;
-    for (s, &d) in indegree.iter().enumerate() {
-        if d == 0 {
-            push(ready, &mut pending, s);
+    // Per subgraph, its count of callers not yet ordered, then the stack of those ready.
+    let outcome = with_scratch::<u32, 512, _>(n.saturating_mul(2), 0, |scratch| {
+        let (indegree, ready) = scratch.split_at_mut(n.min(scratch.len()));
+        for sg in 0..n {
+            let ops = subgraphs.get(sg).and_then(|sg| sg.operators());
+            c.charge(ops.map_or(0, |o| o.len()).saturating_mul(2))?;
+            calls::<M>(ops, indegree, None);
         }
-    }
-    let mut ordered = 0usize;
-    while let Some(s) = pending.checked_sub(1).and_then(|top| ready.get(top).copied()) {
-        pending = pending.saturating_sub(1);
-        ordered = ordered.saturating_add(1);
-        let ops = subgraphs.get(s as usize).and_then(|sg| sg.operators());
-        calls::<M>(ops, indegree, Some((&mut *ready, &mut pending)));
-    }
-    if ordered != n {
-        return Err(c.fail(&CYCLE, 0));
-    }
-    Ok(())
+        let mut pending = 0usize;
+        for (s, &d) in indegree.iter().enumerate() {
+            if d == 0 {
+                push(ready, &mut pending, s);
+            }
+        }
+        let mut ordered = 0usize;
+        while let Some(s) = pending.checked_sub(1).and_then(|top| ready.get(top).copied()) {
+            pending = pending.saturating_sub(1);
+            ordered = ordered.saturating_add(1);
+            let ops = subgraphs.get(s as usize).and_then(|sg| sg.operators());
+            calls::<M>(ops, indegree, Some((&mut *ready, &mut pending)));
+        }
+        if ordered != n {
+            return Err(c.fail(&CYCLE, 0));
+        }
+        Ok(())
+    });
+    // More subgraphs than fit without a heap: not checked.
+    outcome.unwrap_or(Ok(()))
 }
 
 /// Counts the calls `ops` make into `indegree`, or with `ready` takes them off, pushing each
@@ -488,40 +489,41 @@ fn dataflow<'a, M: ModelView<'a>>(
     mut charge: impl FnMut(usize) -> Checked,
     mut unproduced: impl FnMut(usize, usize),
 ) -> Result<(), Stop> {
-    let Some(mut available) = BitSet::new(count) else {
-        return Ok(()); // more tensors than fit without a heap: not checked
-    };
-    for (t, tensor) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
-        let buffer = usize::try_from(tensor.buffer()).ok().and_then(|b| model.buffer_ref(b));
-        let constant = tensor.buffer() != 0 && buffer.is_some_and(|b| b.data.is_some() || b.offset > 1);
-        if constant || tensor.is_variable() {
-            available.insert(t);
-        }
-    }
-    for i in sg.inputs().into_iter().flat_map(|v| v.iter()) {
-        if let Ok(i) = usize::try_from(i) {
-            available.insert(i);
-        }
-    }
-    for (o, op) in ops.iter().enumerate() {
-        let (inputs, outputs) = (op.inputs(), op.outputs());
-        let units = inputs.map_or(0, |v| v.len()).saturating_add(outputs.map_or(0, |v| v.len()));
-        charge(units.saturating_add(1)).map_err(Stop::Budget)?;
-        for (j, input) in inputs.into_iter().flat_map(|v| v.iter()).enumerate() {
-            let held = input == -1 || usize::try_from(input).is_ok_and(|i| available.contains(i));
-            if !held {
-                unproduced(o, j);
+    // More tensors than fit without a heap: not checked.
+    BitSet::with(count, |mut available| {
+        for (t, tensor) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
+            let buffer = usize::try_from(tensor.buffer()).ok().and_then(|b| model.buffer_ref(b));
+            let constant = tensor.buffer() != 0 && buffer.is_some_and(|b| b.data.is_some() || b.offset > 1);
+            if constant || tensor.is_variable() {
+                available.insert(t);
             }
         }
-        for (j, output) in outputs.into_iter().flat_map(|v| v.iter()).enumerate() {
-            let Ok(output) = usize::try_from(output) else { continue };
-            if available.contains(output) {
-                return Err(Stop::ProducedTwice { op: o, output: j, at: op.position() });
+        for i in sg.inputs().into_iter().flat_map(|v| v.iter()) {
+            if let Ok(i) = usize::try_from(i) {
+                available.insert(i);
             }
-            available.insert(output);
         }
-    }
-    Ok(())
+        for (o, op) in ops.iter().enumerate() {
+            let (inputs, outputs) = (op.inputs(), op.outputs());
+            let units = inputs.map_or(0, |v| v.len()).saturating_add(outputs.map_or(0, |v| v.len()));
+            charge(units.saturating_add(1)).map_err(Stop::Budget)?;
+            for (j, input) in inputs.into_iter().flat_map(|v| v.iter()).enumerate() {
+                let held = input == -1 || usize::try_from(input).is_ok_and(|i| available.contains(i));
+                if !held {
+                    unproduced(o, j);
+                }
+            }
+            for (j, output) in outputs.into_iter().flat_map(|v| v.iter()).enumerate() {
+                let Ok(output) = usize::try_from(output) else { continue };
+                if available.contains(output) {
+                    return Err(Stop::ProducedTwice { op: o, output: j, at: op.position() });
+                }
+                available.insert(output);
+            }
+        }
+        Ok(())
+    })
+    .unwrap_or(Ok(()))
 }
 
 /// TFLite's STRING data layout (Circle keeps it): `[u32 n][u32 offsets x (n+1)][bytes]`,

@@ -12,7 +12,7 @@ use crate::error::ErrorKind;
 use crate::graph::checker::path::{BUFFER, FORMAT, INNER, INPUTS, OPERATORS, OUTER, OUTPUTS, QUANTIZATION};
 use crate::graph::checker::path::{SUBGRAPHS, TENSORS};
 use crate::graph::{Checked, Checker, FormatRules, Site, Warning, CALLED_SUBGRAPH};
-use crate::wire::{TableVector, Vector};
+use crate::wire::{TableVector, UnionMember, Vector};
 
 /// TFLite's own path codes, in the order of [`FormatRules::NAMES`].
 const SPARSITY: u8 = FORMAT;
@@ -26,7 +26,7 @@ const TRAVERSAL_ORDER: u8 = FORMAT + 7;
 const DETAILS: u8 = FORMAT + 8;
 
 macro_rules! sites {
-    ($($id:ident = $kind:expr, $path:expr;)*) => {$(static $id: Site = Site { kind: $kind, path: $path };)*};
+    ($($id:ident = $kind:expr, $path:expr;)*) => {$(static $id: Site = Site::new($kind, $path);)*};
 }
 
 use ErrorKind::{IndexOutOfRange as RANGE, Rule};
@@ -252,8 +252,8 @@ fn csr_rules<'a>(
     parents: u64,
     dim: u64,
 ) -> Result<u64, &'static Site> {
-    let segments = index_values(dm.array_segments()).ok_or(&NO_SEGMENTS)?;
-    let indices = index_values(dm.array_indices()).ok_or(&NO_INDICES)?;
+    let segments = index_values(dm, ARRAY_SEGMENTS).ok_or(&NO_SEGMENTS)?;
+    let indices = index_values(dm, ARRAY_INDICES).ok_or(&NO_INDICES)?;
     c.charge(segments.len().saturating_add(indices.len())).map_err(|_| &CSR_TOO_LARGE)?;
     if segments.len() as u64 != parents.saturating_add(1) {
         return Err(&SEGMENT_COUNT);
@@ -403,48 +403,62 @@ fn is_permutation(order: &Vector<'_, i32>, from: usize, to: usize) -> bool {
     true
 }
 
-/// The values of a sparse index vector, widened.
-fn index_values<'a>(v: SparseIndexVector<'a>) -> Option<IndexValues<'a>> {
-    match v {
-        SparseIndexVector::Int32Vector(t) => t.values().map(IndexValues::I32),
-        SparseIndexVector::Uint16Vector(t) => t.values().map(IndexValues::U16),
-        SparseIndexVector::Uint8Vector(t) => t.values().map(IndexValues::U8),
-        _ => None,
-    }
+/// `DimensionMetadata.array_segments`' value slot (a test checks it against the schema).
+const ARRAY_SEGMENTS: u16 = 3;
+
+/// `DimensionMetadata.array_indices`' value slot (a test checks it against the schema).
+const ARRAY_INDICES: u16 = 5;
+
+/// The slot of `values` in each member of `SparseIndexVector` (a test checks it).
+const VALUES: u16 = 0;
+
+/// The sparse index vector in union field `slot` of `dm`: the `values` of its member (the
+/// widths of the three the schema names; a member from a newer writer is not read).
+fn index_values<'a>(dm: &super::DimensionMetadata<'a>, slot: u16) -> Option<IndexValues<'a>> {
+    const I32: u8 = <super::Int32Vector<'static> as UnionMember<'static, SparseIndexVector<'static>>>::TAG;
+    const U16: u8 = <super::Uint16Vector<'static> as UnionMember<'static, SparseIndexVector<'static>>>::TAG;
+    const U8: u8 = <super::Uint8Vector<'static> as UnionMember<'static, SparseIndexVector<'static>>>::TAG;
+    let table = dm.raw();
+    let width = match table.union_tag(slot) {
+        I32 => 4,
+        U16 => 2,
+        U8 => 1,
+        _ => return None,
+    };
+    let (bytes, len) = table.raw_table(slot)?.raw_vector(VALUES, width)?;
+    Some(IndexValues { bytes, width, len })
 }
 
+/// The values of a sparse index vector as stored: little-endian `int`s, `ushort`s or `ubyte`s.
 #[derive(Clone, Copy)]
-enum IndexValues<'a> {
-    I32(Vector<'a, i32>),
-    U16(Vector<'a, u16>),
-    U8(Vector<'a, u8>),
+struct IndexValues<'a> {
+    bytes: &'a [u8],
+    width: usize,
+    len: usize,
 }
 
 impl IndexValues<'_> {
     fn len(&self) -> usize {
-        match self {
-            IndexValues::I32(v) => v.len(),
-            IndexValues::U16(v) => v.len(),
-            IndexValues::U8(v) => v.len(),
-        }
+        self.len
     }
 
     /// Value `i`, widened (0 past the end).
     fn get(&self, i: usize) -> i64 {
-        let value = match self {
-            IndexValues::I32(v) => v.get(i).map(i64::from),
-            IndexValues::U16(v) => v.get(i).map(i64::from),
-            IndexValues::U8(v) => v.get(i).map(i64::from),
-        };
+        let at = i.saturating_mul(self.width);
+        let value = self.bytes.get(at..).and_then(|b| match self.width {
+            4 => b.first_chunk().map(|b| i64::from(i32::from_le_bytes(*b))),
+            2 => b.first_chunk().map(|b| i64::from(u16::from_le_bytes(*b))),
+            _ => b.first().map(|&b| i64::from(b)),
+        });
         value.unwrap_or(0)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Operator, DETAILS_SLOT, OPTIONS, OPTIONS_2};
-    use crate::schema::TableType;
-    use crate::tflite::QuantizationParameters;
+    use super::{Operator, ARRAY_INDICES, ARRAY_SEGMENTS, DETAILS_SLOT, OPTIONS, OPTIONS_2, VALUES};
+    use crate::schema::{TableDesc, TableType};
+    use crate::tflite::{DimensionMetadata, Int32Vector, QuantizationParameters, Uint16Vector, Uint8Vector};
 
     #[test]
     fn the_control_flow_slots_are_the_schemas() {
@@ -464,5 +478,11 @@ mod tests {
         assert_eq!(slot("builtin_options_2"), Some(OPTIONS_2));
         let slot = QuantizationParameters::desc().fields.iter().find(|f| f.name == "details").map(|f| f.slot);
         assert_eq!(slot, Some(DETAILS_SLOT));
+        let slot = |desc: &TableDesc, name| desc.fields.iter().find(|f| f.name == name).map(|f| f.slot);
+        assert_eq!(slot(DimensionMetadata::desc(), "array_segments"), Some(ARRAY_SEGMENTS));
+        assert_eq!(slot(DimensionMetadata::desc(), "array_indices"), Some(ARRAY_INDICES));
+        for desc in [Int32Vector::desc(), Uint16Vector::desc(), Uint8Vector::desc()] {
+            assert_eq!(slot(desc, "values"), Some(VALUES), "{}", desc.name);
+        }
     }
 }
