@@ -6,8 +6,7 @@
 //! step on small targets).
 
 use super::FormatRules;
-use crate::container::{path_error, Segment};
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Location};
 use crate::verify::{Name, Options};
 
 /// A broken rule or a spent budget, whose site the [`Checker`] keeps.
@@ -177,21 +176,22 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         // Every `Failed` is made by `fail`, which keeps its site.
         static UNKNOWN: Site = Site::new(ErrorKind::Rule("model rule failed"), [0; 4]);
         let (site, at) = self.failed.unwrap_or((&UNKNOWN, 0));
-        let mut segments: [Segment; 4] = [(&MODEL, None); 4];
-        let mut len = 0usize;
-        for (k, (&code, segment)) in site.path.iter().zip(&mut segments).enumerate() {
+        let mut location = Location::at(&MODEL);
+        // Innermost first, as the location takes them; the fourth code's index bits hold the
+        // kind.
+        for (k, &code) in site.path.iter().enumerate().rev() {
             let code = if k == 3 { code & 63 } else { code };
-            let Some(name) = name::<M>(code & 63) else { break };
+            let Some(name) = name::<M>(code & 63) else { continue };
             let index = match code & !63 {
                 path::OUTER => Some(self.outer),
                 path::INNER => Some(self.inner),
                 path::ELEMENT => Some(self.element),
                 _ => None,
             };
-            *segment = (name, index);
-            len = len.saturating_add(1);
+            // Indices past `u32` are left out (as `path_error` leaves them).
+            location.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
         }
-        path_error(site.kind(), at as u64, &MODEL, segments.get(..len).unwrap_or(&[]), &[])
+        Error::new(site.kind(), at as u64, location)
     }
 }
 

@@ -491,29 +491,32 @@ fn dataflow<'a, M: ModelView<'a>>(
 ) -> Result<(), Stop> {
     // More tensors than fit without a heap: not checked.
     BitSet::with(count, |mut available| {
-        for (t, tensor) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
+        let tensors = sg.tensors();
+        for t in 0..tensors.map_or(0, |v| v.len()) {
+            let Some(tensor) = tensors.and_then(|v| v.get(t)) else { continue };
             let buffer = usize::try_from(tensor.buffer()).ok().and_then(|b| model.buffer_ref(b));
             let constant = tensor.buffer() != 0 && buffer.is_some_and(|b| b.data.is_some() || b.offset > 1);
             if constant || tensor.is_variable() {
                 available.insert(t);
             }
         }
-        for i in sg.inputs().into_iter().flat_map(|v| v.iter()) {
+        for i in sg.inputs().map_or(Vector::empty(), |v| v).iter() {
             if let Ok(i) = usize::try_from(i) {
                 available.insert(i);
             }
         }
-        for (o, op) in ops.iter().enumerate() {
-            let (inputs, outputs) = (op.inputs(), op.outputs());
-            let units = inputs.map_or(0, |v| v.len()).saturating_add(outputs.map_or(0, |v| v.len()));
-            charge(units.saturating_add(1)).map_err(Stop::Budget)?;
-            for (j, input) in inputs.into_iter().flat_map(|v| v.iter()).enumerate() {
+        for o in 0..ops.len() {
+            let Some(op) = ops.get(o) else { continue };
+            let inputs = op.inputs().map_or(Vector::empty(), |v| v);
+            let outputs = op.outputs().map_or(Vector::empty(), |v| v);
+            charge(inputs.len().saturating_add(outputs.len()).saturating_add(1)).map_err(Stop::Budget)?;
+            for (j, input) in inputs.iter().enumerate() {
                 let held = input == -1 || usize::try_from(input).is_ok_and(|i| available.contains(i));
                 if !held {
                     unproduced(o, j);
                 }
             }
-            for (j, output) in outputs.into_iter().flat_map(|v| v.iter()).enumerate() {
+            for (j, output) in outputs.iter().enumerate() {
                 let Ok(output) = usize::try_from(output) else { continue };
                 if available.contains(output) {
                     return Err(Stop::ProducedTwice { op: o, output: j, at: op.position() });

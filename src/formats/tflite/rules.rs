@@ -379,7 +379,7 @@ fn for_each_called_subgraph(op: &Operator<'_>, f: &mut dyn FnMut(i64, &'static S
         }
         let Some(options) = table.raw_table(slot) else { continue };
         if call.vector {
-            for index in options.vector::<i32>(call.slot).into_iter().flat_map(|v| v.iter()) {
+            for index in options.vector::<i32>(call.slot).map_or(Vector::empty(), |v| v).iter() {
                 f(i64::from(index), site);
             }
         } else {
