@@ -7,7 +7,7 @@
 
 use super::FormatRules;
 use crate::error::{Error, ErrorKind, Location};
-use crate::verify::{Name, Options};
+use crate::verify::{FieldNames, Options};
 
 /// A broken rule or a spent budget, whose site the [`Checker`] keeps.
 pub(crate) struct Failed;
@@ -77,29 +77,49 @@ pub(crate) mod path {
     }
 }
 
+/// A [`FieldNames`] over `$text`: names each followed by a space.
+macro_rules! field_names {
+    ($text:expr) => {{
+        const TEXT: &str = $text;
+        static STARTS: [u16; $crate::graph::checker::count_names(TEXT)] = $crate::graph::checker::name_starts(TEXT);
+        FieldNames { text: TEXT, starts: &STARTS }
+    }};
+}
+pub(crate) use field_names;
+
+/// How many names `text` holds (each followed by a space).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // compile time: a panic is a build error
+pub(crate) const fn count_names(text: &str) -> usize {
+    let (bytes, mut i, mut n) = (text.as_bytes(), 0, 0);
+    while i < bytes.len() {
+        if bytes[i] == b' ' {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// Where each name of `text` starts.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // compile time: a panic is a build error
+pub(crate) const fn name_starts<const N: usize>(text: &str) -> [u16; N] {
+    let (bytes, mut out, mut i, mut n) = (text.as_bytes(), [0; N], 0, 1);
+    while i < bytes.len() {
+        if bytes[i] == b' ' && n < N {
+            out[n] = (i + 1) as u16;
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
 /// The names of the shared path codes, code 1 first.
-static NAMES: [&str; 20] = [
-    "version",
-    "subgraphs",
-    "buffers",
-    "operators",
-    "inputs",
-    "outputs",
-    "intermediates",
-    "tensors",
-    "buffer",
-    "opcode_index",
-    "operator_codes",
-    "custom_code",
-    "quantization",
-    "scale",
-    "zero_point",
-    "quantized_dimension",
-    "offset",
-    "is_variable",
-    "large_custom_options_offset",
-    "builtin_options",
-];
+pub(crate) static NAMES: FieldNames = field_names!(
+    "version subgraphs buffers operators inputs outputs intermediates tensors buffer opcode_index operator_codes \
+     custom_code quantization scale zero_point quantized_dimension offset is_variable large_custom_options_offset \
+     builtin_options "
+);
 
 pub(crate) static MODEL: &str = "Model";
 
@@ -181,7 +201,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         // kind.
         for (k, &code) in site.path.iter().enumerate().rev() {
             let code = if k == 3 { code & 63 } else { code };
-            let Some(name) = name::<M>(code & 63) else { continue };
+            let Some((names, field)) = name::<M>(code & 63) else { continue };
             let index = match code & !63 {
                 path::OUTER => Some(self.outer),
                 path::INNER => Some(self.inner),
@@ -189,16 +209,52 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
                 _ => None,
             };
             // Indices past `u32` are left out (as `path_error` leaves them).
-            location.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
+            location.push_field(names, field, index.and_then(|i| u32::try_from(i).ok()));
         }
         Error::new(site.kind(), at as u64, location)
     }
 }
 
-/// The name of path code `code` (without its index bits), `None` for 0.
-fn name<'a, M: FormatRules<'a>>(code: u8) -> Option<Name> {
+/// The names and the field number of path code `code` (without its index bits), `None` for 0.
+fn name<'a, M: FormatRules<'a>>(code: u8) -> Option<(&'static FieldNames, u16)> {
     match code.checked_sub(path::FORMAT) {
-        Some(own) => M::NAMES.get(usize::from(own)),
-        None => NAMES.get(usize::from(code.checked_sub(1)?)),
+        Some(own) => Some((M::NAMES, u16::from(own))),
+        None => Some((&NAMES, u16::from(code.checked_sub(1)?))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path::*;
+    use super::NAMES;
+
+    #[test]
+    fn path_codes_name_their_fields() {
+        let codes = [
+            (VERSION, "version"),
+            (SUBGRAPHS, "subgraphs"),
+            (BUFFERS, "buffers"),
+            (OPERATORS, "operators"),
+            (INPUTS, "inputs"),
+            (OUTPUTS, "outputs"),
+            (INTERMEDIATES, "intermediates"),
+            (TENSORS, "tensors"),
+            (BUFFER, "buffer"),
+            (OPCODE_INDEX, "opcode_index"),
+            (OPERATOR_CODES, "operator_codes"),
+            (CUSTOM_CODE, "custom_code"),
+            (QUANTIZATION, "quantization"),
+            (SCALE, "scale"),
+            (ZERO_POINT, "zero_point"),
+            (QUANTIZED_DIMENSION, "quantized_dimension"),
+            (OFFSET, "offset"),
+            (IS_VARIABLE, "is_variable"),
+            (LARGE_CUSTOM_OPTIONS, "large_custom_options_offset"),
+            (BUILTIN_OPTIONS, "builtin_options"),
+        ];
+        for (code, name) in codes {
+            assert_eq!(NAMES.get(usize::from(code).saturating_sub(1)), Some(name));
+        }
+        assert_eq!(NAMES.starts.len(), codes.len());
     }
 }

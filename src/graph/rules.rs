@@ -16,7 +16,7 @@ use super::checker::{Checked, Checker, Failed, Site};
 use super::scratch::{with_scratch, BitSet};
 use super::{ModelView, OperatorView, SubGraphView, TensorView};
 use crate::error::{Error, ErrorKind};
-use crate::verify::Options;
+use crate::verify::{FieldNames, Options};
 use crate::wire::{TableVector, Vector};
 
 /// Element type code of strings, the same in TFLite and Circle.
@@ -49,7 +49,7 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> {
     const VERSION: u32;
 
     /// The names of the format's own path codes (from [`super::checker::path::FORMAT`]).
-    const NAMES: &'static [&'static str] = &[];
+    const NAMES: &'static FieldNames = &FieldNames::NONE;
 
     /// Whether operator code `index` is a CUSTOM operator without a `custom_code` (what the
     /// rules ask of [`ModelView::operator_kind_at`], without naming the operator).

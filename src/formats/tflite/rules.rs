@@ -9,12 +9,20 @@ use super::{CallOnceOptions, CallOptions, IfOptions, WhileOptions};
 use super::{StableHLOCompositeOptions, StablehloCaseOptions, StablehloCustomCallOptions, StablehloReduceOptions};
 use super::{StablehloReduceWindowOptions, StablehloScatterOptions, StablehloSortOptions, StablehloWhileOptions};
 use crate::error::ErrorKind;
+use crate::graph::checker::field_names;
 use crate::graph::checker::path::{BUFFER, FORMAT, INNER, INPUTS, OPERATORS, OUTER, OUTPUTS, QUANTIZATION};
 use crate::graph::checker::path::{SUBGRAPHS, TENSORS};
 use crate::graph::{Checked, Checker, FormatRules, Site, Warning, CALLED_SUBGRAPH};
+use crate::verify::FieldNames;
 use crate::wire::{TableVector, UnionMember, Vector};
 
-/// TFLite's own path codes, in the order of [`FormatRules::NAMES`].
+/// The names of TFLite's own path codes, in their order.
+static NAMES: FieldNames = field_names!(
+    "sparsity signature_defs subgraph_index tensor_index metadata builtin_options_2 dim_metadata traversal_order \
+     details "
+);
+
+/// TFLite's own path codes, in the order of [`NAMES`].
 const SPARSITY: u8 = FORMAT;
 const SIGNATURE_DEFS: u8 = FORMAT + 1;
 const SUBGRAPH_INDEX: u8 = FORMAT + 2;
@@ -64,17 +72,7 @@ sites! {
 impl<'a> FormatRules<'a> for Model<'a> {
     const VERSION: u32 = 3;
 
-    const NAMES: &'static [&'static str] = &[
-        "sparsity",
-        "signature_defs",
-        "subgraph_index",
-        "tensor_index",
-        "metadata",
-        "builtin_options_2",
-        "dim_metadata",
-        "traversal_order",
-        "details",
-    ];
+    const NAMES: &'static FieldNames = &NAMES;
 
     fn custom_without_code(&self, index: usize) -> bool {
         let code = self.operator_codes().and_then(|c| c.get(index));
@@ -289,16 +287,27 @@ fn signature_rules<'a>(
             return Err(c.fail(&SIGNATURE_SUBGRAPH, sig.raw().position()));
         };
         let count = sg.tensors().map_or(0, |t| t.len());
-        for (site, maps) in [(&SIGNATURE_INPUT, sig.inputs()), (&SIGNATURE_OUTPUT, sig.outputs())] {
-            let Some(maps) = maps else { continue };
-            for j in 0..maps.len() {
-                let Some(map) = maps.get(j) else { continue };
-                c.charge(1)?;
-                if usize::try_from(map.tensor_index()).map_or(true, |t| t >= count) {
-                    c.inner = j;
-                    return Err(c.fail(site, map.raw().position()));
-                }
-            }
+        tensor_maps(c, sig.inputs(), count, &SIGNATURE_INPUT)?;
+        tensor_maps(c, sig.outputs(), count, &SIGNATURE_OUTPUT)?;
+    }
+    Ok(())
+}
+
+/// Each of a signature's `maps` names one of the `count` tensors of its subgraph.
+#[inline(never)]
+fn tensor_maps<'a>(
+    c: &mut Checker<'a, Model<'a>>,
+    maps: Option<TableVector<'a, super::TensorMap<'a>>>,
+    count: usize,
+    site: &'static Site,
+) -> Checked {
+    let Some(maps) = maps else { return Ok(()) };
+    for j in 0..maps.len() {
+        let Some(map) = maps.get(j) else { continue };
+        c.charge(1)?;
+        if usize::try_from(map.tensor_index()).map_or(true, |t| t >= count) {
+            c.inner = j;
+            return Err(c.fail(site, map.raw().position()));
         }
     }
     Ok(())
@@ -459,6 +468,27 @@ mod tests {
     use super::{Operator, ARRAY_INDICES, ARRAY_SEGMENTS, DETAILS_SLOT, OPTIONS, OPTIONS_2, VALUES};
     use crate::schema::{TableDesc, TableType};
     use crate::tflite::{DimensionMetadata, Int32Vector, QuantizationParameters, Uint16Vector, Uint8Vector};
+
+    #[test]
+    fn path_codes_name_their_fields() {
+        use super::{BUILTIN_OPTIONS_2, DETAILS, DIM_METADATA, FORMAT, METADATA, NAMES, SIGNATURE_DEFS, SPARSITY};
+        use super::{SUBGRAPH_INDEX, TENSOR_INDEX, TRAVERSAL_ORDER};
+        let codes = [
+            (SPARSITY, "sparsity"),
+            (SIGNATURE_DEFS, "signature_defs"),
+            (SUBGRAPH_INDEX, "subgraph_index"),
+            (TENSOR_INDEX, "tensor_index"),
+            (METADATA, "metadata"),
+            (BUILTIN_OPTIONS_2, "builtin_options_2"),
+            (DIM_METADATA, "dim_metadata"),
+            (TRAVERSAL_ORDER, "traversal_order"),
+            (DETAILS, "details"),
+        ];
+        for (code, name) in codes {
+            assert_eq!(NAMES.get(usize::from(code.saturating_sub(FORMAT))), Some(name));
+        }
+        assert_eq!(NAMES.starts.len(), codes.len());
+    }
 
     #[test]
     fn the_control_flow_slots_are_the_schemas() {
