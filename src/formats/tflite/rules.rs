@@ -196,8 +196,7 @@ fn sparsity_rules<'a>(
     if block > 0 && block_map.map_or(0, |b| b.len()) != block {
         return Err(c.fail(&BLOCK_MAP, at));
     }
-    // The first `rank` entries permute 0..rank, the rest permute rank..total.
-    if !is_permutation(&order, 0, rank) || !is_permutation(&order, rank, total) {
+    if !is_permutation(&order, rank, total) {
         return Err(c.fail(&PERMUTATION, at));
     }
     // Sizes are non-negative `int`s, so `u32` holds them (and divides without a 64-bit
@@ -397,13 +396,15 @@ fn for_each_called_subgraph(op: &Operator<'_>, f: &mut dyn FnMut(i64, &'static S
     }
 }
 
-/// Whether `order[from..to]` is a permutation of `from..to` (spans of at most 64).
-fn is_permutation(order: &Vector<'_, i32>, from: usize, to: usize) -> bool {
+/// Whether `order` (its `total` entries, at most 64) permutes `0..rank` in its first `rank`
+/// entries and `rank..total` in the rest: each entry lies in its span and none repeats.
+fn is_permutation(order: &Vector<'_, i32>, rank: usize, total: usize) -> bool {
     let mut seen = 0u64;
-    for k in from..to {
-        let Some(v) = order.get(k).and_then(|v| usize::try_from(v).ok()) else { return false };
-        let Some(bit) = v.checked_sub(from).filter(|&b| v < to && b < 64) else { return false };
-        let mask = 1u64 << bit;
+    for k in 0..total {
+        let span = if k < rank { 0..rank } else { rank..total };
+        let v = order.get(k).and_then(|v| usize::try_from(v).ok());
+        let Some(v) = v.filter(|&v| span.contains(&v) && v < 64) else { return false };
+        let mask = 1u64 << v;
         if seen & mask != 0 {
             return false;
         }
