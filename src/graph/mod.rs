@@ -11,15 +11,17 @@
 //! vector; none descends through shared offsets. What does (the rules, the warnings) is charged
 //! to the work budget of [`crate::verify::Options`].
 
+pub(crate) mod checker;
 mod impls;
 mod rules;
 pub(crate) mod scratch;
 mod view;
 mod warning_text;
 
+pub(crate) use checker::{Checked, Checker, Site};
 pub(crate) use impls::{graph_views, model_container};
 pub use rules::Warning;
-pub(crate) use rules::{check, warnings, Checked, Checker, FormatRules, Step};
+pub(crate) use rules::{check, warnings, FormatRules, CALLED_SUBGRAPH};
 pub use view::{BufferRef, ElementType, OperatorKind, QuantView};
 
 use crate::container::path_error;

@@ -135,8 +135,9 @@ impl<'a> Table<'a> {
     /// Scalar vector field `slot`, as a zero-copy slice.
     #[inline]
     pub(crate) fn vector<T: Scalar>(&self, slot: u16) -> Option<Vector<'a, T>> {
-        let (bytes, len) = self.vector_bytes(slot, T::SIZE)?;
-        match Vector::from_bytes_with_len(bytes, len) {
+        // `bytes` holds exactly the vector's elements, so the cast cannot fail.
+        let (bytes, _) = self.vector_bytes(slot, T::SIZE)?;
+        match Vector::from_bytes(bytes) {
             Some(v) => Some(v),
             None => broken(None),
         }

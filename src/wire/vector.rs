@@ -18,12 +18,6 @@ impl<'a, T: Scalar> Vector<'a, T> {
         <[T::Wire]>::ref_from_bytes(bytes).ok().map(|slice| Vector { slice })
     }
 
-    /// The vector of `len` elements over `bytes` (which hold exactly that many).
-    #[inline]
-    pub(crate) fn from_bytes_with_len(bytes: &'a [u8], len: usize) -> Option<Self> {
-        <[T::Wire]>::ref_from_bytes_with_elems(bytes, len).ok().map(|slice| Vector { slice })
-    }
-
     /// A vector with no elements.
     pub fn empty() -> Self {
         Vector { slice: &[] }

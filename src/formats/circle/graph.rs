@@ -2,11 +2,8 @@
 //! trait impls come from `graph_views!`; this file holds what is Circle's own.
 
 use super::{BuiltinOperator, BuiltinOptions, CallOptions, Model, Operator, OperatorCode, SubGraph, Tensor};
-use crate::graph::{ElementType, FormatRules, OperatorKind};
-use crate::verify::Name;
+use crate::graph::{ElementType, FormatRules, OperatorKind, Site, CALLED_SUBGRAPH};
 use crate::wire::Vector;
-
-static BUILTIN_OPTIONS: &str = "builtin_options";
 
 /// `Operator.builtin_options`' value slot (a test checks it against the schema).
 const OPTIONS: u16 = 4;
@@ -55,10 +52,10 @@ impl<'a> FormatRules<'a> for Model<'a> {
 
     /// Revision 0's only control-flow operator is CALL. Reads only that member of the options
     /// union, without building the union's value.
-    fn called_subgraphs(op: &Operator<'a>, f: &mut dyn FnMut(i64, Name)) {
+    fn called_subgraphs(op: &Operator<'a>, f: &mut dyn FnMut(i64, &'static Site)) {
         let tag = op.builtin_options_type();
         if let Some(o) = op.raw().union_member::<BuiltinOptions, CallOptions>(OPTIONS, tag) {
-            f(i64::from(o.subgraph()), &BUILTIN_OPTIONS);
+            f(i64::from(o.subgraph()), &CALLED_SUBGRAPH);
         }
     }
 }

@@ -9,24 +9,70 @@ use super::{CallOnceOptions, CallOptions, IfOptions, WhileOptions};
 use super::{StableHLOCompositeOptions, StablehloCaseOptions, StablehloCustomCallOptions, StablehloReduceOptions};
 use super::{StablehloReduceWindowOptions, StablehloScatterOptions, StablehloSortOptions, StablehloWhileOptions};
 use crate::error::ErrorKind;
-use crate::graph::{Checked, Checker, FormatRules, Step, Warning};
-use crate::verify::Name;
-use crate::wire::{TableVector, Vector};
+use crate::graph::checker::field_names;
+use crate::graph::checker::path::{BUFFER, FORMAT, INNER, INPUTS, OPERATORS, OUTER, OUTPUTS, QUANTIZATION};
+use crate::graph::checker::path::{SUBGRAPHS, TENSORS};
+use crate::graph::{Checked, Checker, FormatRules, Site, Warning, CALLED_SUBGRAPH};
+use crate::verify::FieldNames;
+use crate::wire::{TableVector, UnionMember, Vector};
 
-macro_rules! names {
-    ($($id:ident = $s:literal),* $(,)?) => {$(static $id: &str = $s;)*};
+/// The names of TFLite's own path codes, in their order.
+static NAMES: FieldNames = field_names!(
+    "sparsity signature_defs subgraph_index tensor_index metadata builtin_options_2 dim_metadata traversal_order \
+     details "
+);
+
+/// TFLite's own path codes, in the order of [`NAMES`].
+const SPARSITY: u8 = FORMAT;
+const SIGNATURE_DEFS: u8 = FORMAT + 1;
+const SUBGRAPH_INDEX: u8 = FORMAT + 2;
+const TENSOR_INDEX: u8 = FORMAT + 3;
+const METADATA: u8 = FORMAT + 4;
+const BUILTIN_OPTIONS_2: u8 = FORMAT + 5;
+const DIM_METADATA: u8 = FORMAT + 6;
+const TRAVERSAL_ORDER: u8 = FORMAT + 7;
+const DETAILS: u8 = FORMAT + 8;
+
+macro_rules! sites {
+    ($($id:ident = $kind:expr, $path:expr;)*) => {$(static $id: Site = Site::new($kind, $path);)*};
 }
 
-names! {
-    INPUTS = "inputs", OUTPUTS = "outputs", BUFFER = "buffer", QUANTIZATION = "quantization",
-    SPARSITY = "sparsity", SIGNATURE_DEFS = "signature_defs", SUBGRAPH_INDEX = "subgraph_index",
-    TENSOR_INDEX = "tensor_index", METADATA = "metadata", BUILTIN_OPTIONS = "builtin_options",
-    BUILTIN_OPTIONS_2 = "builtin_options_2", DIM_METADATA = "dim_metadata",
-    TRAVERSAL_ORDER = "traversal_order", DETAILS = "details",
+use ErrorKind::{IndexOutOfRange as RANGE, Rule};
+
+/// The path of a tensor's sparsity field `field`.
+const fn sparsity(field: u8) -> [u8; 4] {
+    [SUBGRAPHS | OUTER, TENSORS | INNER, SPARSITY, field]
+}
+
+sites! {
+    METADATA_BUFFER = RANGE, [METADATA | OUTER, BUFFER, 0, 0];
+    DETAILS_TENSOR = RANGE, [SUBGRAPHS | OUTER, TENSORS | INNER, QUANTIZATION, DETAILS];
+    SIGNATURE_SUBGRAPH = RANGE, [SIGNATURE_DEFS | OUTER, SUBGRAPH_INDEX, 0, 0];
+    SIGNATURE_INPUT = RANGE, [SIGNATURE_DEFS | OUTER, INPUTS | INNER, TENSOR_INDEX, 0];
+    SIGNATURE_OUTPUT = RANGE, [SIGNATURE_DEFS | OUTER, OUTPUTS | INNER, TENSOR_INDEX, 0];
+    CALLED_SUBGRAPH_2 = RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, BUILTIN_OPTIONS_2, 0];
+    NO_ORDER = Rule("sparsity needs traversal_order and dim_metadata"), sparsity(TRAVERSAL_ORDER);
+    LENGTHS = Rule("dim_metadata and traversal_order lengths disagree"), sparsity(DIM_METADATA);
+    TOO_DEEP = Rule("sparsity has more than 64 traversed dimensions"), sparsity(TRAVERSAL_ORDER);
+    BLOCK_MAP = Rule("block_map length must equal the block rank"), sparsity(TRAVERSAL_ORDER);
+    PERMUTATION = Rule("traversal_order is not a permutation"), sparsity(TRAVERSAL_ORDER);
+    DENSE = Rule("DENSE dimension size disagrees with the shape"), sparsity(DIM_METADATA);
+    UNKNOWN_TYPE = Rule("unknown DimensionType"), sparsity(DIM_METADATA);
+    SPARSE_SIZE = Rule("sparse tensor data size does not match its sparsity"),
+        [SUBGRAPHS | OUTER, TENSORS | INNER, BUFFER, 0];
+    NO_SEGMENTS = Rule("SPARSE_CSR needs array_segments"), sparsity(DIM_METADATA);
+    NO_INDICES = Rule("SPARSE_CSR needs array_indices"), sparsity(DIM_METADATA);
+    CSR_TOO_LARGE = Rule("sparsity too large"), sparsity(DIM_METADATA);
+    SEGMENT_COUNT = Rule("array_segments length must be the element count plus one"), sparsity(DIM_METADATA);
+    SEGMENT_ORDER = Rule("array_segments must be non-negative and non-decreasing"), sparsity(DIM_METADATA);
+    INDEX_COUNT = Rule("array_indices length must equal the last segment"), sparsity(DIM_METADATA);
+    INDEX_RANGE = Rule("array_indices out of the dimension's range"), sparsity(DIM_METADATA);
 }
 
 impl<'a> FormatRules<'a> for Model<'a> {
     const VERSION: u32 = 3;
+
+    const NAMES: &'static FieldNames = &NAMES;
 
     fn custom_without_code(&self, index: usize) -> bool {
         let code = self.operator_codes().and_then(|c| c.get(index));
@@ -41,27 +87,22 @@ impl<'a> FormatRules<'a> for Model<'a> {
     }
 
     fn model_rules(&self, c: &mut Checker<'a, Self>) -> Checked {
-        let count = self.metadata().map_or(0, |m| m.len());
-        for (i, meta) in self.metadata().into_iter().flat_map(|v| v.iter()).enumerate() {
+        let Some(metadata) = self.metadata() else { return Ok(()) };
+        let count = metadata.len();
+        for i in 0..count {
+            let Some(meta) = metadata.get(i) else { continue };
             // The entry, and what the warnings' duplicate-name scan may spend on it.
             c.charge(duplicate_scan_cost(count, i, meta.name()).saturating_add(1))?;
             if usize::try_from(meta.buffer()).map_or(true, |b| b >= c.buffers()) {
-                let path = [(&METADATA, Some(i)), (&BUFFER, None)];
-                return Err(c.error(ErrorKind::IndexOutOfRange, meta.raw().position(), &path));
+                c.outer = i;
+                return Err(c.fail(&METADATA_BUFFER, meta.raw().position()));
             }
         }
         Ok(())
     }
 
     /// Block-wise and multi-axis details name other tensors of the subgraph (-1: none).
-    fn quantization_rules(
-        &self,
-        c: &mut Checker<'a, Self>,
-        tensor: &Tensor<'a>,
-        count: usize,
-        at: usize,
-        here: &[Step; 2],
-    ) -> Checked {
+    fn quantization_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, count: usize) -> Checked {
         let Some(q) = Tensor::quantization(tensor) else { return Ok(()) };
         let (table, tag) = (q.raw(), q.details_type());
         let named = match table.union_member::<QuantizationDetails, BlockwiseQuantization>(DETAILS_SLOT, tag) {
@@ -73,31 +114,24 @@ impl<'a> FormatRules<'a> for Model<'a> {
         if let Some((scales, zero_points)) = named {
             let valid = |i: i32| usize::try_from(i).is_ok_and(|i| i < count);
             if !valid(scales) || (zero_points != -1 && !valid(zero_points)) {
-                let path = [here[0], here[1], (&QUANTIZATION, None), (&DETAILS, None)];
-                return Err(c.error(ErrorKind::IndexOutOfRange, at, &path));
+                return Err(c.fail(&DETAILS_TENSOR, tensor.raw().position()));
             }
         }
         Ok(())
     }
 
     /// Data in an external buffer is not in the file; sparse data follows its sparsity.
-    fn data_rules(
-        &self,
-        c: &mut Checker<'a, Self>,
-        tensor: &Tensor<'a>,
-        data: &[u8],
-        here: &[Step; 2],
-    ) -> Checked<bool> {
+    fn data_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, data: &[u8]) -> Checked<bool> {
         if tensor.external_buffer() != 0 {
             return Ok(true);
         }
         let Some(sparsity) = tensor.sparsity() else { return Ok(false) };
-        let at = tensor.raw().position();
-        sparsity_rules(c, &sparsity, Tensor::shape(tensor), super::element_size(tensor.type_()), data.len(), at, here)?;
+        let (at, element_size) = (tensor.raw().position(), super::element_size(tensor.type_()));
+        sparsity_rules(c, &sparsity, Tensor::shape(tensor), element_size, data.len(), at)?;
         Ok(true)
     }
 
-    fn called_subgraphs(op: &Operator<'a>, f: &mut dyn FnMut(i64, Name)) {
+    fn called_subgraphs(op: &Operator<'a>, f: &mut dyn FnMut(i64, &'static Site)) {
         for_each_called_subgraph(op, f);
     }
 
@@ -135,6 +169,8 @@ fn duplicate_scan_cost(count: usize, i: usize, name: Option<&str>) -> usize {
     compared.saturating_mul((name.len() / 16).saturating_add(1))
 }
 
+/// The sparsity rules of the tensor at byte `at`, of shape `shape`, whose data is `data_len`
+/// bytes.
 fn sparsity_rules<'a>(
     c: &mut Checker<'a, Model<'a>>,
     sp: &SparsityParameters<'a>,
@@ -142,74 +178,66 @@ fn sparsity_rules<'a>(
     element_size: Option<u64>,
     data_len: usize,
     at: usize,
-    here: &[Step; 2],
 ) -> Checked {
-    let path = |f: Name| [here[0], here[1], (&SPARSITY, None), (f, None)];
     let (Some(order), Some(dims)) = (sp.traversal_order(), sp.dim_metadata()) else {
-        return Err(c.rule("sparsity needs traversal_order and dim_metadata", at, &path(&TRAVERSAL_ORDER)));
+        return Err(c.fail(&NO_ORDER, at));
     };
     let rank = shape.map_or(0, |s| s.len());
     let total = order.len();
     c.charge(total.saturating_mul(2))?;
     if dims.len() != total || total < rank {
-        return Err(c.rule("dim_metadata and traversal_order lengths disagree", at, &path(&DIM_METADATA)));
+        return Err(c.fail(&LENGTHS, at));
     }
     if total > 64 {
-        return Err(c.rule("sparsity has more than 64 traversed dimensions", at, &path(&TRAVERSAL_ORDER)));
+        return Err(c.fail(&TOO_DEEP, at));
     }
     let block = total.saturating_sub(rank);
     let block_map = sp.block_map();
     if block > 0 && block_map.map_or(0, |b| b.len()) != block {
-        return Err(c.rule("block_map length must equal the block rank", at, &path(&TRAVERSAL_ORDER)));
+        return Err(c.fail(&BLOCK_MAP, at));
     }
-    // The first `rank` entries permute 0..rank, the rest permute rank..total.
-    if !is_permutation(&order, 0, rank) || !is_permutation(&order, rank, total) {
-        return Err(c.rule("traversal_order is not a permutation", at, &path(&TRAVERSAL_ORDER)));
+    if !is_permutation(&order, rank, total) {
+        return Err(c.fail(&PERMUTATION, at));
     }
+    // Sizes are non-negative `int`s, so `u32` holds them (and divides without a 64-bit
+    // division routine).
+    let dense_size = |k: usize| dims.get(k).and_then(|d| u32::try_from(d.dense_size()).ok());
     // The dense extent of the dimension traversed at level `k` (for block levels, the
     // block size itself, which its own dense_size gives).
-    let level_of =
-        |value: usize| (0..total).find(|&j| order.get(j).and_then(|o| usize::try_from(o).ok()) == Some(value));
-    let extent = |k: usize| -> Option<u64> {
+    let extent = |k: usize| -> Option<u32> {
         let d = usize::try_from(order.get(k)?).ok()?;
         if d >= rank {
-            return u64::try_from(dims.get(k)?.dense_size()).ok();
+            return dense_size(k);
         }
-        let full = u64::try_from(shape?.get(d)?).ok()?;
-        match block_map.and_then(|m| m.iter().position(|x| usize::try_from(x).ok() == Some(d))) {
-            Some(b) => {
-                let inner = dims.get(level_of(rank.checked_add(b)?)?)?.dense_size();
-                full.checked_div(u64::try_from(inner).ok()?)
-            }
-            None => Some(full),
-        }
+        let full = u32::try_from(shape?.get(d)?).ok()?;
+        let Some(b) = block_map.and_then(|m| m.iter().position(|x| usize::try_from(x).ok() == Some(d))) else {
+            return Some(full);
+        };
+        let value = rank.checked_add(b)?;
+        let level = (0..total).find(|&j| order.get(j).and_then(|o| usize::try_from(o).ok()) == Some(value))?;
+        full.checked_div(dense_size(level)?)
     };
     let mut count: u64 = 1;
-    for (k, dm) in dims.iter().enumerate() {
+    for k in 0..total {
+        let Some(dm) = dims.get(k) else { continue };
         let dim_extent = extent(k);
-        match dm.format() {
+        count = match dm.format() {
             DimensionType::DENSE => {
-                let size = u64::try_from(dm.dense_size()).ok();
+                let size = dense_size(k);
                 if size.is_none_or(|s| s == 0) || (k < rank && dim_extent.is_some() && size != dim_extent) {
-                    return Err(c.rule("DENSE dimension size disagrees with the shape", at, &path(&DIM_METADATA)));
+                    return Err(c.fail(&DENSE, at));
                 }
-                count = count.saturating_mul(size.unwrap_or(0));
+                count.saturating_mul(size.map_or(0, u64::from))
             }
             DimensionType::SPARSE_CSR => {
-                let next = csr_rules(c, &dm, count, dim_extent.unwrap_or(u64::MAX))
-                    .map_err(|rule| c.rule(rule, at, &path(&DIM_METADATA)))?;
-                count = next;
+                csr_rules(c, &dm, count, dim_extent.map_or(u64::MAX, u64::from)).map_err(|site| c.fail(site, at))?
             }
-            _ => return Err(c.rule("unknown DimensionType", at, &path(&DIM_METADATA))),
-        }
+            _ => return Err(c.fail(&UNKNOWN_TYPE, at)),
+        };
     }
     let expected = element_size.and_then(|e| count.checked_mul(e));
     if expected.is_some_and(|e| e != data_len as u64) {
-        return Err(c.rule(
-            "sparse tensor data size does not match its sparsity",
-            at,
-            &[here[0], here[1], (&BUFFER, None)],
-        ));
+        return Err(c.fail(&SPARSE_SIZE, at));
     }
     Ok(())
 }
@@ -220,25 +248,26 @@ fn csr_rules<'a>(
     dm: &super::DimensionMetadata<'a>,
     parents: u64,
     dim: u64,
-) -> Result<u64, &'static str> {
-    let segments = index_values(dm.array_segments()).ok_or("SPARSE_CSR needs array_segments")?;
-    let indices = index_values(dm.array_indices()).ok_or("SPARSE_CSR needs array_indices")?;
-    c.charge(segments.len().saturating_add(indices.len())).map_err(|_| "sparsity too large")?;
+) -> Result<u64, &'static Site> {
+    let segments = index_values(dm, ARRAY_SEGMENTS).ok_or(&NO_SEGMENTS)?;
+    let indices = index_values(dm, ARRAY_INDICES).ok_or(&NO_INDICES)?;
+    c.charge(segments.len().saturating_add(indices.len())).map_err(|_| &CSR_TOO_LARGE)?;
     if segments.len() as u64 != parents.saturating_add(1) {
-        return Err("array_segments length must be the element count plus one");
+        return Err(&SEGMENT_COUNT);
     }
     let mut previous = 0i64;
-    for s in segments.iter() {
+    for i in 0..segments.len() {
+        let s = segments.get(i);
         if s < previous {
-            return Err("array_segments must be non-negative and non-decreasing");
+            return Err(&SEGMENT_ORDER);
         }
         previous = s;
     }
     if u64::try_from(previous).ok() != Some(indices.len() as u64) {
-        return Err("array_indices length must equal the last segment");
+        return Err(&INDEX_COUNT);
     }
-    if indices.iter().any(|i| u64::try_from(i).map_or(true, |i| i >= dim)) {
-        return Err("array_indices out of the dimension's range");
+    if (0..indices.len()).any(|i| u64::try_from(indices.get(i)).map_or(true, |i| i >= dim)) {
+        return Err(&INDEX_RANGE);
     }
     Ok(indices.len() as u64)
 }
@@ -248,21 +277,36 @@ fn signature_rules<'a>(
     c: &mut Checker<'a, Model<'a>>,
     subgraphs: &TableVector<'a, SubGraph<'a>>,
 ) -> Checked {
-    for (i, sig) in model.signature_defs().into_iter().flat_map(|v| v.iter()).enumerate() {
+    let Some(signatures) = model.signature_defs() else { return Ok(()) };
+    for i in 0..signatures.len() {
+        let Some(sig) = signatures.get(i) else { continue };
         c.charge(1)?;
-        let here = (&SIGNATURE_DEFS, Some(i));
+        c.outer = i;
         let Some(sg) = usize::try_from(sig.subgraph_index()).ok().and_then(|s| subgraphs.get(s)) else {
-            return Err(c.error(ErrorKind::IndexOutOfRange, sig.raw().position(), &[here, (&SUBGRAPH_INDEX, None)]));
+            return Err(c.fail(&SIGNATURE_SUBGRAPH, sig.raw().position()));
         };
         let count = sg.tensors().map_or(0, |t| t.len());
-        for (field, maps) in [(&INPUTS, sig.inputs()), (&OUTPUTS, sig.outputs())] {
-            for (j, map) in maps.into_iter().flat_map(|v| v.iter()).enumerate() {
-                c.charge(1)?;
-                if usize::try_from(map.tensor_index()).map_or(true, |t| t >= count) {
-                    let path = [here, (field, Some(j)), (&TENSOR_INDEX, None)];
-                    return Err(c.error(ErrorKind::IndexOutOfRange, map.raw().position(), &path));
-                }
-            }
+        tensor_maps(c, sig.inputs(), count, &SIGNATURE_INPUT)?;
+        tensor_maps(c, sig.outputs(), count, &SIGNATURE_OUTPUT)?;
+    }
+    Ok(())
+}
+
+/// Each of a signature's `maps` names one of the `count` tensors of its subgraph.
+#[inline(never)]
+fn tensor_maps<'a>(
+    c: &mut Checker<'a, Model<'a>>,
+    maps: Option<TableVector<'a, super::TensorMap<'a>>>,
+    count: usize,
+    site: &'static Site,
+) -> Checked {
+    let Some(maps) = maps else { return Ok(()) };
+    for j in 0..maps.len() {
+        let Some(map) = maps.get(j) else { continue };
+        c.charge(1)?;
+        if usize::try_from(map.tensor_index()).map_or(true, |t| t >= count) {
+            c.inner = j;
+            return Err(c.fail(site, map.raw().position()));
         }
     }
     Ok(())
@@ -277,51 +321,90 @@ const DETAILS_SLOT: u16 = 5;
 /// `Operator.builtin_options_2`' value slot (a test checks it against the schema).
 const OPTIONS_2: u16 = 12;
 
-/// Calls `f(subgraph_index, options_field)` for every subgraph `op` calls. Reads only the
-/// control-flow members of the options unions, without building the unions' values.
-fn for_each_called_subgraph(op: &Operator<'_>, f: &mut dyn FnMut(i64, Name)) {
-    let (table, tag) = (op.raw(), op.builtin_options_type());
-    let mut call = |index: i64| f(index, &BUILTIN_OPTIONS);
-    if let Some(o) = table.union_member::<BuiltinOptions, CallOptions>(OPTIONS, tag) {
-        call(i64::from(o.subgraph()));
-    } else if let Some(o) = table.union_member::<BuiltinOptions, IfOptions>(OPTIONS, tag) {
-        call(i64::from(o.then_subgraph_index()));
-        call(i64::from(o.else_subgraph_index()));
-    } else if let Some(o) = table.union_member::<BuiltinOptions, WhileOptions>(OPTIONS, tag) {
-        call(i64::from(o.cond_subgraph_index()));
-        call(i64::from(o.body_subgraph_index()));
-    } else if let Some(o) = table.union_member::<BuiltinOptions, CallOnceOptions>(OPTIONS, tag) {
-        call(i64::from(o.init_subgraph_index()));
-    }
-    let tag = op.builtin_options_2_type();
-    let mut call = |index: i64| f(index, &BUILTIN_OPTIONS_2);
-    if let Some(o) = table.union_member::<BuiltinOptions2, StablehloWhileOptions>(OPTIONS_2, tag) {
-        call(i64::from(o.cond_subgraph_index()));
-        call(i64::from(o.body_subgraph_index()));
-    } else if let Some(o) = table.union_member::<BuiltinOptions2, StablehloSortOptions>(OPTIONS_2, tag) {
-        call(i64::from(o.comparator_subgraph_index()));
-    } else if let Some(o) = table.union_member::<BuiltinOptions2, StablehloReduceOptions>(OPTIONS_2, tag) {
-        call(i64::from(o.body_subgraph_index()));
-    } else if let Some(o) = table.union_member::<BuiltinOptions2, StablehloReduceWindowOptions>(OPTIONS_2, tag) {
-        call(i64::from(o.body_subgraph_index()));
-    } else if let Some(o) = table.union_member::<BuiltinOptions2, StablehloScatterOptions>(OPTIONS_2, tag) {
-        call(i64::from(o.update_computation_subgraph_index()));
-    } else if let Some(o) = table.union_member::<BuiltinOptions2, StablehloCustomCallOptions>(OPTIONS_2, tag) {
-        o.called_computations().into_iter().flat_map(|v| v.iter()).map(i64::from).for_each(call);
-    } else if let Some(o) = table.union_member::<BuiltinOptions2, StableHLOCompositeOptions>(OPTIONS_2, tag) {
-        call(i64::from(o.decomposition_subgraph_index()));
-    } else if let Some(o) = table.union_member::<BuiltinOptions2, StablehloCaseOptions>(OPTIONS_2, tag) {
-        o.branch_subgraph_indices().into_iter().flat_map(|v| v.iter()).map(i64::from).for_each(call);
+/// A field of a control-flow options table that holds subgraph indices.
+struct Call {
+    /// Whether the options are `builtin_options_2`'s (else `builtin_options`').
+    second: bool,
+    /// The options table's tag in its union.
+    tag: u8,
+    /// The field's slot in the options table.
+    slot: u16,
+    /// Whether the field is a vector of indices (else one `int`).
+    vector: bool,
+}
+
+macro_rules! calls {
+    ($($second:literal $union:ident $table:ident . $field:literal @ $slot:literal $($vector:ident)?;)*) => {
+        /// The fields of the control-flow options that call subgraphs, in the order they are
+        /// reported.
+        static CALLS: [Call; [$($slot),*].len()] = [$(Call {
+            second: $second,
+            tag: <$table<'static> as crate::wire::UnionMember<'static, $union<'static>>>::TAG,
+            slot: $slot,
+            vector: calls!(@vector $($vector)?),
+        }),*];
+
+        /// The type and field name of each of [`CALLS`], to check its slots against the schema.
+        #[cfg(test)]
+        fn call_fields() -> impl Iterator<Item = (&'static crate::schema::TableDesc, &'static str)> {
+            use crate::schema::TableType;
+            [$(($table::desc(), $field)),*].into_iter()
+        }
+    };
+    (@vector vector) => { true };
+    (@vector) => { false };
+}
+
+calls! {
+    false BuiltinOptions CallOptions."subgraph" @0;
+    false BuiltinOptions IfOptions."then_subgraph_index" @0;
+    false BuiltinOptions IfOptions."else_subgraph_index" @1;
+    false BuiltinOptions WhileOptions."cond_subgraph_index" @0;
+    false BuiltinOptions WhileOptions."body_subgraph_index" @1;
+    false BuiltinOptions CallOnceOptions."init_subgraph_index" @0;
+    true BuiltinOptions2 StablehloWhileOptions."cond_subgraph_index" @0;
+    true BuiltinOptions2 StablehloWhileOptions."body_subgraph_index" @1;
+    true BuiltinOptions2 StablehloSortOptions."comparator_subgraph_index" @2;
+    true BuiltinOptions2 StablehloReduceOptions."body_subgraph_index" @1;
+    true BuiltinOptions2 StablehloReduceWindowOptions."body_subgraph_index" @5;
+    true BuiltinOptions2 StablehloScatterOptions."update_computation_subgraph_index" @6;
+    true BuiltinOptions2 StablehloCustomCallOptions."called_computations" @4 vector;
+    true BuiltinOptions2 StableHLOCompositeOptions."decomposition_subgraph_index" @1;
+    true BuiltinOptions2 StablehloCaseOptions."branch_subgraph_indices" @0 vector;
+}
+
+/// Calls `f(subgraph_index, site)` for every subgraph `op` calls. Reads only the control-flow
+/// members of the options unions, without building the unions' values. (`CallOptions.subgraph`
+/// is a `uint`, read as an `int` like the others: a value past `i32::MAX` is out of range
+/// either way.)
+fn for_each_called_subgraph(op: &Operator<'_>, f: &mut dyn FnMut(i64, &'static Site)) {
+    let table = op.raw();
+    let tags = [op.builtin_options_type(), op.builtin_options_2_type()];
+    for call in &CALLS {
+        let (slot, site) = if call.second { (OPTIONS_2, &CALLED_SUBGRAPH_2) } else { (OPTIONS, &CALLED_SUBGRAPH) };
+        if tags.get(usize::from(call.second)) != Some(&call.tag) {
+            continue;
+        }
+        let Some(options) = table.raw_table(slot) else { continue };
+        if call.vector {
+            for index in options.vector::<i32>(call.slot).map_or(Vector::empty(), |v| v).iter() {
+                f(i64::from(index), site);
+            }
+        } else {
+            f(i64::from(options.scalar::<i32>(call.slot, 0)), site);
+        }
     }
 }
 
-/// Whether `order[from..to]` is a permutation of `from..to` (spans of at most 64).
-fn is_permutation(order: &Vector<'_, i32>, from: usize, to: usize) -> bool {
+/// Whether `order` (its `total` entries, at most 64) permutes `0..rank` in its first `rank`
+/// entries and `rank..total` in the rest: each entry lies in its span and none repeats.
+fn is_permutation(order: &Vector<'_, i32>, rank: usize, total: usize) -> bool {
     let mut seen = 0u64;
-    for k in from..to {
-        let Some(v) = order.get(k).and_then(|v| usize::try_from(v).ok()) else { return false };
-        let Some(bit) = v.checked_sub(from).filter(|&b| v < to && b < 64) else { return false };
-        let mask = 1u64 << bit;
+    for k in 0..total {
+        let span = if k < rank { 0..rank } else { rank..total };
+        let v = order.get(k).and_then(|v| usize::try_from(v).ok());
+        let Some(v) = v.filter(|&v| span.contains(&v) && v < 64) else { return false };
+        let mask = 1u64 << v;
         if seen & mask != 0 {
             return false;
         }
@@ -330,50 +413,94 @@ fn is_permutation(order: &Vector<'_, i32>, from: usize, to: usize) -> bool {
     true
 }
 
-/// The values of a sparse index vector, widened.
-fn index_values<'a>(v: SparseIndexVector<'a>) -> Option<IndexValues<'a>> {
-    match v {
-        SparseIndexVector::Int32Vector(t) => t.values().map(IndexValues::I32),
-        SparseIndexVector::Uint16Vector(t) => t.values().map(IndexValues::U16),
-        SparseIndexVector::Uint8Vector(t) => t.values().map(IndexValues::U8),
-        _ => None,
-    }
+/// `DimensionMetadata.array_segments`' value slot (a test checks it against the schema).
+const ARRAY_SEGMENTS: u16 = 3;
+
+/// `DimensionMetadata.array_indices`' value slot (a test checks it against the schema).
+const ARRAY_INDICES: u16 = 5;
+
+/// The slot of `values` in each member of `SparseIndexVector` (a test checks it).
+const VALUES: u16 = 0;
+
+/// The sparse index vector in union field `slot` of `dm`: the `values` of its member (the
+/// widths of the three the schema names; a member from a newer writer is not read).
+fn index_values<'a>(dm: &super::DimensionMetadata<'a>, slot: u16) -> Option<IndexValues<'a>> {
+    const I32: u8 = <super::Int32Vector<'static> as UnionMember<'static, SparseIndexVector<'static>>>::TAG;
+    const U16: u8 = <super::Uint16Vector<'static> as UnionMember<'static, SparseIndexVector<'static>>>::TAG;
+    const U8: u8 = <super::Uint8Vector<'static> as UnionMember<'static, SparseIndexVector<'static>>>::TAG;
+    let table = dm.raw();
+    let width = match table.union_tag(slot) {
+        I32 => 4,
+        U16 => 2,
+        U8 => 1,
+        _ => return None,
+    };
+    let (bytes, len) = table.raw_table(slot)?.raw_vector(VALUES, width)?;
+    Some(IndexValues { bytes, width, len })
 }
 
+/// The values of a sparse index vector as stored: little-endian `int`s, `ushort`s or `ubyte`s.
 #[derive(Clone, Copy)]
-enum IndexValues<'a> {
-    I32(Vector<'a, i32>),
-    U16(Vector<'a, u16>),
-    U8(Vector<'a, u8>),
+struct IndexValues<'a> {
+    bytes: &'a [u8],
+    width: usize,
+    len: usize,
 }
 
-impl<'a> IndexValues<'a> {
+impl IndexValues<'_> {
     fn len(&self) -> usize {
-        match self {
-            IndexValues::I32(v) => v.len(),
-            IndexValues::U16(v) => v.len(),
-            IndexValues::U8(v) => v.len(),
-        }
+        self.len
     }
 
-    fn iter(&self) -> impl Iterator<Item = i64> + 'a {
-        let (a, b, c) = match *self {
-            IndexValues::I32(v) => (Some(v), None, None),
-            IndexValues::U16(v) => (None, Some(v), None),
-            IndexValues::U8(v) => (None, None, Some(v)),
-        };
-        let a = a.into_iter().flat_map(|v| v.iter()).map(i64::from);
-        let b = b.into_iter().flat_map(|v| v.iter()).map(i64::from);
-        let c = c.into_iter().flat_map(|v| v.iter()).map(i64::from);
-        a.chain(b).chain(c)
+    /// Value `i`, widened (0 past the end).
+    fn get(&self, i: usize) -> i64 {
+        let at = i.saturating_mul(self.width);
+        let value = self.bytes.get(at..).and_then(|b| match self.width {
+            4 => b.first_chunk().map(|b| i64::from(i32::from_le_bytes(*b))),
+            2 => b.first_chunk().map(|b| i64::from(u16::from_le_bytes(*b))),
+            _ => b.first().map(|&b| i64::from(b)),
+        });
+        value.unwrap_or(0)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Operator, DETAILS_SLOT, OPTIONS, OPTIONS_2};
-    use crate::schema::TableType;
-    use crate::tflite::QuantizationParameters;
+    use super::{Operator, ARRAY_INDICES, ARRAY_SEGMENTS, DETAILS_SLOT, OPTIONS, OPTIONS_2, VALUES};
+    use crate::schema::{TableDesc, TableType};
+    use crate::tflite::{DimensionMetadata, Int32Vector, QuantizationParameters, Uint16Vector, Uint8Vector};
+
+    #[test]
+    fn path_codes_name_their_fields() {
+        use super::{BUILTIN_OPTIONS_2, DETAILS, DIM_METADATA, FORMAT, METADATA, NAMES, SIGNATURE_DEFS, SPARSITY};
+        use super::{SUBGRAPH_INDEX, TENSOR_INDEX, TRAVERSAL_ORDER};
+        let codes = [
+            (SPARSITY, "sparsity"),
+            (SIGNATURE_DEFS, "signature_defs"),
+            (SUBGRAPH_INDEX, "subgraph_index"),
+            (TENSOR_INDEX, "tensor_index"),
+            (METADATA, "metadata"),
+            (BUILTIN_OPTIONS_2, "builtin_options_2"),
+            (DIM_METADATA, "dim_metadata"),
+            (TRAVERSAL_ORDER, "traversal_order"),
+            (DETAILS, "details"),
+        ];
+        for (code, name) in codes {
+            assert_eq!(NAMES.get(usize::from(code.saturating_sub(FORMAT))), Some(name));
+        }
+        assert_eq!(NAMES.ids.len(), codes.len());
+    }
+
+    #[test]
+    fn the_control_flow_slots_are_the_schemas() {
+        let mut checked = 0;
+        for (call, (desc, name)) in super::CALLS.iter().zip(super::call_fields()) {
+            let slot = desc.fields.iter().find(|f| f.name == name).map(|f| f.slot);
+            assert_eq!(slot, Some(call.slot), "{}.{name}", desc.name);
+            checked += 1;
+        }
+        assert_eq!(checked, super::CALLS.len());
+    }
 
     #[test]
     fn the_options_slots_are_the_schemas() {
@@ -382,5 +509,11 @@ mod tests {
         assert_eq!(slot("builtin_options_2"), Some(OPTIONS_2));
         let slot = QuantizationParameters::desc().fields.iter().find(|f| f.name == "details").map(|f| f.slot);
         assert_eq!(slot, Some(DETAILS_SLOT));
+        let slot = |desc: &TableDesc, name| desc.fields.iter().find(|f| f.name == name).map(|f| f.slot);
+        assert_eq!(slot(DimensionMetadata::desc(), "array_segments"), Some(ARRAY_SEGMENTS));
+        assert_eq!(slot(DimensionMetadata::desc(), "array_indices"), Some(ARRAY_INDICES));
+        for desc in [Int32Vector::desc(), Uint16Vector::desc(), Uint8Vector::desc()] {
+            assert_eq!(slot(desc, "values"), Some(VALUES), "{}", desc.name);
+        }
     }
 }

@@ -1,0 +1,258 @@
+//! The state of one walk of the model rules: the work budget, the indices of the path being
+//! walked, and the first failure. A rule that breaks names a [`Site`] (a static: the error kind
+//! and the path under `Model`) and a byte offset; the [`Error`] is built once, when the walk
+//! ends, by [`Checker::finish`]. So a failing rule costs a call with two arguments, and each
+//! `?` on the way out tests a flag rather than copying an [`Error`] (which costs code at every
+//! step on small targets).
+
+use super::FormatRules;
+use crate::error::{Error, ErrorKind, Location};
+use crate::verify::{FieldNames, Options};
+
+/// A broken rule or a spent budget, whose site the [`Checker`] keeps.
+pub(crate) struct Failed;
+
+/// What a rule returns: a value, or [`Failed`] with the site kept in the [`Checker`].
+pub(crate) type Checked<T = ()> = Result<T, Failed>;
+
+/// Where a rule reports: its error kind and the path under `Model`, up to four segments
+/// outermost first, each a [`path`] code (0 ends the path early). Twelve bytes: the kind, when
+/// it is not a [`ErrorKind::Rule`] (whose text is `text`), is kept in the bits of the fourth
+/// segment that would name an index.
+pub(crate) struct Site {
+    text: &'static str,
+    path: [u8; 4],
+}
+
+impl Site {
+    /// The site of errors of `kind` at `path`: a rule, [`ErrorKind::IndexOutOfRange`],
+    /// [`ErrorKind::OutOfBounds`] or [`ErrorKind::ApparentSizeLimit`], whose fourth segment
+    /// takes no index (checked when the constant is evaluated).
+    pub(crate) const fn new(kind: ErrorKind, path: [u8; 4]) -> Site {
+        let [a, b, c, d] = path;
+        assert!(d < path::OUTER, "the fourth segment of a site takes no index");
+        let (text, code) = match kind {
+            ErrorKind::Rule(text) => (text, 0),
+            ErrorKind::IndexOutOfRange => ("", 1),
+            ErrorKind::OutOfBounds => ("", 2),
+            ErrorKind::ApparentSizeLimit => ("", 3),
+            _ => panic!("a kind sites do not keep"),
+        };
+        Site { text, path: [a, b, c, d | code << 6] }
+    }
+
+    /// The error kind.
+    fn kind(&self) -> ErrorKind {
+        match self.path.get(3).map_or(0, |d| d >> 6) {
+            0 => ErrorKind::Rule(self.text),
+            1 => ErrorKind::IndexOutOfRange,
+            2 => ErrorKind::OutOfBounds,
+            _ => ErrorKind::ApparentSizeLimit,
+        }
+    }
+}
+
+/// Path codes: a field name, in its low six bits, and which of the walk's indices (none,
+/// [`Checker::outer`], [`Checker::inner`] or [`Checker::element`]) the segment takes, in its
+/// high two. Names 1 to 31 are [`NAMES`]' (shared by the formats), 32 to 63 the format's own
+/// ([`FormatRules::NAMES`]).
+pub(crate) mod path {
+    /// The segment takes [`super::Checker::outer`] as its index.
+    pub(crate) const OUTER: u8 = 1 << 6;
+    /// The segment takes [`super::Checker::inner`].
+    pub(crate) const INNER: u8 = 2 << 6;
+    /// The segment takes [`super::Checker::element`].
+    pub(crate) const ELEMENT: u8 = 3 << 6;
+    /// The first name of a format's own ([`super::FormatRules::NAMES`]).
+    pub(crate) const FORMAT: u8 = 32;
+
+    macro_rules! codes {
+        ($($id:ident = $n:literal),* $(,)?) => {$(pub(crate) const $id: u8 = $n;)*};
+    }
+    codes! {
+        VERSION = 1, SUBGRAPHS = 2, BUFFERS = 3, OPERATORS = 4, INPUTS = 5, OUTPUTS = 6,
+        INTERMEDIATES = 7, TENSORS = 8, BUFFER = 9, OPCODE_INDEX = 10, OPERATOR_CODES = 11,
+        CUSTOM_CODE = 12, QUANTIZATION = 13, SCALE = 14, ZERO_POINT = 15, QUANTIZED_DIMENSION = 16,
+        OFFSET = 17, IS_VARIABLE = 18, LARGE_CUSTOM_OPTIONS = 19, BUILTIN_OPTIONS = 20,
+    }
+}
+
+/// A [`FieldNames`] over `$text`: names each followed by a space.
+macro_rules! field_names {
+    ($text:expr) => {{
+        const TEXT: &str = $text;
+        static IDS: [u8; $crate::graph::checker::count_names(TEXT)] = $crate::graph::checker::name_ids();
+        FieldNames { text: TEXT, ids: &IDS }
+    }};
+}
+pub(crate) use field_names;
+
+/// How many names `text` holds (each followed by a space).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // compile time: a panic is a build error
+pub(crate) const fn count_names(text: &str) -> usize {
+    let (bytes, mut i, mut n) = (text.as_bytes(), 0, 0);
+    while i < bytes.len() {
+        if bytes[i] == b' ' {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// Each name's number: the names of `text` in order, each once.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // compile time: a panic is a build error
+pub(crate) const fn name_ids<const N: usize>() -> [u8; N] {
+    assert!(N <= 256, "over 256 names");
+    let (mut out, mut i) = ([0; N], 0);
+    while i < N {
+        out[i] = i as u8;
+        i += 1;
+    }
+    out
+}
+
+/// The names of the shared path codes, code 1 first.
+pub(crate) static NAMES: FieldNames = field_names!(
+    "version subgraphs buffers operators inputs outputs intermediates tensors buffer opcode_index operator_codes \
+     custom_code quantization scale zero_point quantized_dimension offset is_variable large_custom_options_offset \
+     builtin_options "
+);
+
+pub(crate) static MODEL: &str = "Model";
+
+/// The site of a spent budget: `Model` itself (at byte 0).
+static SPENT: Site = Site::new(ErrorKind::ApparentSizeLimit, [0; 4]);
+
+/// The rule walk over one model: where to report and how much work is left.
+pub(crate) struct Checker<'a, M> {
+    pub(crate) model: M,
+    buffers: usize,
+    /// Work units left.
+    left: u64,
+    /// The index of the outermost indexed segment being walked (a subgraph, a buffer, a
+    /// metadata entry, a signature).
+    pub(crate) outer: usize,
+    /// The index within it (a tensor, an operator, a signature's tensor map).
+    pub(crate) inner: usize,
+    /// The element of a list that broke a rule.
+    pub(crate) element: usize,
+    /// The first failure: where, and at which byte.
+    failed: Option<(&'static Site, usize)>,
+    _file: core::marker::PhantomData<&'a [u8]>,
+}
+
+impl<'a, M: FormatRules<'a>> Checker<'a, M> {
+    /// A walk over `model` with the work budget `options` give its file.
+    pub(crate) fn new(model: M, options: &Options) -> Self {
+        Checker {
+            model,
+            buffers: model.buffer_count().unwrap_or(0),
+            left: options.apparent_size_budget(model.file().len()),
+            outer: 0,
+            inner: 0,
+            element: 0,
+            failed: None,
+            _file: core::marker::PhantomData,
+        }
+    }
+
+    /// How many buffers the model has.
+    pub(crate) fn buffers(&self) -> usize {
+        self.buffers
+    }
+
+    /// Keeps `site` and `at` (a byte offset) as the walk's failure.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn fail(&mut self, site: &'static Site, at: usize) -> Failed {
+        self.failed = Some((site, at));
+        Failed
+    }
+
+    /// Counts `units` of work against the budget; when fewer are left, fails with
+    /// [`ErrorKind::ApparentSizeLimit`] (leaving the budget as it was).
+    pub(crate) fn charge(&mut self, units: usize) -> Checked {
+        match self.left.checked_sub(units as u64) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(self.fail(&SPENT, 0)),
+        }
+    }
+
+    /// `outcome` with a failure's error.
+    pub(crate) fn finish(&self, outcome: Checked) -> Result<(), Error> {
+        outcome.map_err(|Failed| self.error())
+    }
+
+    /// The error of the failure kept.
+    #[cold]
+    #[inline(never)]
+    fn error(&self) -> Error {
+        // Every `Failed` is made by `fail`, which keeps its site.
+        static UNKNOWN: Site = Site::new(ErrorKind::Rule("model rule failed"), [0; 4]);
+        let (site, at) = self.failed.unwrap_or((&UNKNOWN, 0));
+        let mut location = Location::at(&MODEL);
+        // Innermost first, as the location takes them; the fourth code's index bits hold the
+        // kind.
+        for (k, &code) in site.path.iter().enumerate().rev() {
+            let code = if k == 3 { code & 63 } else { code };
+            let Some((names, field)) = name::<M>(code & 63) else { continue };
+            let index = match code & !63 {
+                path::OUTER => Some(self.outer),
+                path::INNER => Some(self.inner),
+                path::ELEMENT => Some(self.element),
+                _ => None,
+            };
+            // Indices past `u32` are left out (as `path_error` leaves them).
+            location.push_field(names, field, index.and_then(|i| u32::try_from(i).ok()));
+        }
+        Error::new(site.kind(), at as u64, location)
+    }
+}
+
+/// The names and the field number of path code `code` (without its index bits), `None` for 0.
+fn name<'a, M: FormatRules<'a>>(code: u8) -> Option<(&'static FieldNames, u16)> {
+    match code.checked_sub(path::FORMAT) {
+        Some(own) => Some((M::NAMES, u16::from(own))),
+        None => Some((&NAMES, u16::from(code.checked_sub(1)?))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path::*;
+    use super::NAMES;
+
+    #[test]
+    fn path_codes_name_their_fields() {
+        let codes = [
+            (VERSION, "version"),
+            (SUBGRAPHS, "subgraphs"),
+            (BUFFERS, "buffers"),
+            (OPERATORS, "operators"),
+            (INPUTS, "inputs"),
+            (OUTPUTS, "outputs"),
+            (INTERMEDIATES, "intermediates"),
+            (TENSORS, "tensors"),
+            (BUFFER, "buffer"),
+            (OPCODE_INDEX, "opcode_index"),
+            (OPERATOR_CODES, "operator_codes"),
+            (CUSTOM_CODE, "custom_code"),
+            (QUANTIZATION, "quantization"),
+            (SCALE, "scale"),
+            (ZERO_POINT, "zero_point"),
+            (QUANTIZED_DIMENSION, "quantized_dimension"),
+            (OFFSET, "offset"),
+            (IS_VARIABLE, "is_variable"),
+            (LARGE_CUSTOM_OPTIONS, "large_custom_options_offset"),
+            (BUILTIN_OPTIONS, "builtin_options"),
+        ];
+        for (code, name) in codes {
+            assert_eq!(NAMES.get(usize::from(code).saturating_sub(1)), Some(name));
+        }
+        assert_eq!(NAMES.ids.len(), codes.len());
+    }
+}
