@@ -366,7 +366,7 @@ impl<'b> Verifier<'b> {
         let Some((&0, bytes)) = with_nul.split_last() else {
             return Err(self.fail(ErrorKind::UnterminatedString, start.saturating_add(len)));
         };
-        self.stats.strings = self.stats.strings.saturating_add(1);
+        self.strings = self.strings.saturating_add(1);
         let seen = match len {
             MEMO_ALWAYS_STRING.. => self.memo_lookup(pos, TAG_STRING),
             MEMO_MIN_STRING.. => self.memoized(pos, TAG_STRING),
@@ -394,7 +394,7 @@ impl<'b> Verifier<'b> {
             Some(size) => self.check_range(pos.wrapping_add(4), size)?,
             None => return Err(self.fail(ErrorKind::OutOfBounds, pos)),
         }
-        self.stats.vectors = self.stats.vectors.saturating_add(1);
+        self.vectors = self.vectors.saturating_add(1);
         self.charge(1, pos)?;
         Ok(len)
     }

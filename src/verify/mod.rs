@@ -73,13 +73,18 @@ pub struct Verifier<'b> {
     buf: &'b [u8],
     /// [`Options::check_alignment`].
     check_alignment: bool,
-    /// [`Options::max_tables`].
-    max_tables: u64,
+    /// [`Options::max_tables`], as a `usize` (on 16- and 32-bit targets a larger limit could
+    /// never be reached: a table takes at least 4 bytes of the buffer).
+    max_tables: usize,
     /// Table nesting levels left before the depth limit.
     depth_left: u32,
     /// Table visits left before the table limit.
-    tables_left: u64,
-    stats: Stats,
+    tables_left: usize,
+    /// Strings, vectors and memo hits so far (native-width counters; [`Verifier::stats`]
+    /// widens them).
+    strings: usize,
+    vectors: usize,
+    memo_hits: usize,
     /// The apparent-size budget (work units) of the whole verification.
     budget: u64,
     /// Work units left: `budget` minus the apparent size so far.
@@ -106,10 +111,12 @@ impl<'b> Verifier<'b> {
         Verifier {
             buf,
             check_alignment: opts.check_alignment,
-            max_tables: opts.max_tables,
+            max_tables: usize::try_from(opts.max_tables).unwrap_or(usize::MAX),
             depth_left: opts.max_depth,
-            tables_left: opts.max_tables,
-            stats: Stats::default(),
+            tables_left: usize::try_from(opts.max_tables).unwrap_or(usize::MAX),
+            strings: 0,
+            vectors: 0,
+            memo_hits: 0,
             budget,
             budget_left: budget,
             memo_below: budget.saturating_sub(u64::try_from(buf.len()).unwrap_or(u64::MAX)),
@@ -133,10 +140,13 @@ impl<'b> Verifier<'b> {
 
     /// What has been verified so far.
     pub fn stats(&self) -> Stats {
+        let wide = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
         Stats {
-            tables: self.max_tables.saturating_sub(self.tables_left),
+            tables: wide(self.max_tables.saturating_sub(self.tables_left)),
+            vectors: wide(self.vectors),
+            strings: wide(self.strings),
+            memo_hits: wide(self.memo_hits),
             apparent_size: self.budget.saturating_sub(self.budget_left),
-            ..self.stats
         }
     }
 
@@ -263,7 +273,7 @@ impl<'b> Verifier<'b> {
         };
         let hit = self.memo.get_or_insert_with(Memo::new).check_and_insert(key);
         if hit {
-            self.stats.memo_hits = self.stats.memo_hits.saturating_add(1);
+            self.memo_hits = self.memo_hits.saturating_add(1);
         }
         hit
     }
