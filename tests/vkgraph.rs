@@ -273,3 +273,55 @@ fn detection_is_from_the_bytes() {
     assert_eq!(flatmodel::detect(&read("vk_mlp.delegate0.vh00")), Some(flatmodel::Format::VkGraph));
     assert_eq!(flatmodel::detect(&read("vk_mlp.delegate0.vk00.bin")), Some(flatmodel::Format::VkGraph));
 }
+
+#[test]
+fn program_lookups_fail_at_the_root_table_with_their_path() {
+    let good = read("vk_mlp.pte");
+    let file = PteFile::parse(&good).unwrap();
+    let program = file.program();
+    // Every error of the program's rules is at its root table, where byte 0's offset points.
+    let root = u32::from_le_bytes(good[..4].try_into().unwrap()) as u64;
+    let at = |e: flatmodel::Error| (e.kind(), e.offset(), e.location().to_string());
+
+    let segments = program.segments().unwrap().len();
+    let e = file.segment(segments).unwrap_err();
+    assert_eq!(at(e), (ErrorKind::IndexOutOfRange, root, format!("Program.segments[{segments}]")));
+    let named = program.named_data().unwrap().len();
+    let e = file.named_data_at(named).unwrap_err();
+    assert_eq!(at(e), (ErrorKind::IndexOutOfRange, root, format!("Program.named_data[{named}]")));
+
+    // A named datum whose segment does not exist.
+    let entry = program.named_data().unwrap().get(0).unwrap();
+    let slot = field_offset(&good, entry.raw().position(), 1);
+    assert_ne!(slot, 0, "segment_index is stored");
+    let bad = with_field(&good, entry.raw().position() + slot, &77u32.to_le_bytes());
+    let e = PteFile::parse(&bad).unwrap_err();
+    assert_eq!(at(e), (ErrorKind::IndexOutOfRange, root, "Program.named_data[0].segment_index".to_string()));
+
+    // A delegate whose data location is unknown, then one inline at an index with no data.
+    let processed = file.delegate(0).unwrap().view.processed().unwrap();
+    let location_at = processed.raw().position() + field_offset(&good, processed.raw().position(), 0);
+    let index_at = processed.raw().position() + field_offset(&good, processed.raw().position(), 1);
+    let here = "Program.execution_plan[0].delegates[0].processed";
+    let e = PteFile::parse(&with_field(&good, location_at, &[5])).unwrap_err();
+    assert_eq!(at(e), (ErrorKind::Rule("unknown DataLocation"), root, here.to_string()));
+    let inline = with_field(&with_field(&good, location_at, &[0]), index_at, &77u32.to_le_bytes());
+    let e = PteFile::parse(&inline).unwrap_err();
+    assert_eq!(at(e), (ErrorKind::IndexOutOfRange, root, format!("{here}.index")));
+
+    // A blob's constants and shaders past their lists, at the graph's root table.
+    let delegate = file.delegate(0).unwrap();
+    let (_, bytes) = file.delegate_blob(&delegate).unwrap();
+    let blob = Blob::parse(bytes).unwrap();
+    let flatbuffer = blob.header().unwrap().flatbuffer_offset as usize;
+    let graph_root =
+        (flatbuffer + u32::from_le_bytes(bytes[flatbuffer..flatbuffer + 4].try_into().unwrap()) as usize) as u64;
+    let constants = blob.graph().constants().map_or(0, |c| c.len());
+    let e = blob.constant(constants).unwrap_err();
+    assert_eq!(at(e), (ErrorKind::IndexOutOfRange, graph_root, format!("VkGraph.constants[{constants}]")));
+    let e = blob.constant_data(constants, |_| None).unwrap_err();
+    assert_eq!(at(e), (ErrorKind::IndexOutOfRange, graph_root, format!("VkGraph.constants[{constants}]")));
+    let shaders = blob.graph().shaders().map_or(0, |s| s.len());
+    let e = blob.shader(shaders).unwrap_err();
+    assert_eq!(at(e), (ErrorKind::IndexOutOfRange, graph_root, format!("VkGraph.shaders[{shaders}]")));
+}

@@ -6,6 +6,11 @@ use crate::verify::Name;
 /// One step of a path: a field and, for a vector element, its index.
 pub(crate) type Segment = (Name, Option<usize>);
 
+/// A failure before its error is built: the error's kind and, when it is located at a field
+/// of the element at fault rather than at the element, that field. Small, so that lookups
+/// return it cheaply and their public wrapper builds the one [`Error`].
+pub(crate) type Fault = (ErrorKind, Option<Name>);
+
 /// An error of `kind` at byte `offset`, located at `root.<outer>.<inner>` (each list outermost
 /// first; `inner` continues `outer`). Indices past `u32` are left out.
 #[cold]

@@ -152,11 +152,23 @@ impl<'b> Verifier<'b> {
 
     /// Verifies the whole buffer as a root table `T`, with `identifier` at bytes 4..8 if given.
     pub fn verify_root<T: VerifyTable>(&mut self, identifier: Option<Identifier>) -> Result<usize, Error> {
-        let outcome = self.root::<T>(identifier);
-        outcome.map_err(|Fail| self.finish_error(T::NAME))
+        self.verify_root_of(T::schema(), T::ID, T::NAME, identifier)
     }
 
-    fn root<T: VerifyTable>(&mut self, identifier: Option<Identifier>) -> VResult<usize> {
+    /// [`Verifier::verify_root`] for table type `id` of `schema`, named `name`: one copy of the
+    /// code whatever the root type.
+    pub fn verify_root_of(
+        &mut self,
+        schema: &'static SchemaLayout<'static>,
+        id: u16,
+        name: Name,
+        identifier: Option<Identifier>,
+    ) -> Result<usize, Error> {
+        let outcome = self.root(schema, id, identifier);
+        outcome.map_err(|Fail| self.finish_error(name))
+    }
+
+    fn root(&mut self, schema: &SchemaLayout<'_>, id: u16, identifier: Option<Identifier>) -> VResult<usize> {
         let min = if identifier.is_some() { 8 } else { 4 };
         if self.buf.len() < min {
             return Err(self.fail(ErrorKind::Truncated, 0));
@@ -167,7 +179,7 @@ impl<'b> Verifier<'b> {
             }
         }
         let pos = self.uoffset(0)?;
-        self.table(T::schema(), T::ID, pos)?;
+        self.table(schema, id, pos)?;
         Ok(pos)
     }
 
@@ -186,7 +198,7 @@ impl<'b> Verifier<'b> {
         let outcome = match self.depth_left.checked_sub(1) {
             Some(left) => {
                 self.depth_left = left;
-                let outcome = self.root::<T>(identifier);
+                let outcome = self.root(T::schema(), T::ID, identifier);
                 self.depth_left = self.depth_left.saturating_add(1);
                 outcome
             }

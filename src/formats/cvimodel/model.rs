@@ -2,7 +2,7 @@
 
 use super::header::Header;
 use super::lz4::check_lz4_block;
-use super::names::SectionNames;
+use super::names::{NameRoom, SectionNames};
 use super::offsets::{MemoryRegion, TensorAddress};
 use super::{DType, Model, Routine, RoutineType, Section, SectionType, Tensor, Weight};
 use crate::container::{path_error, verified_root, Budget, Container, Segment};
@@ -465,7 +465,8 @@ impl<'a> CviModel<'a> {
                 }
             }
         }
-        let mut names = SectionNames::new(model.sections(), &mut work)?;
+        let mut room = NameRoom::new();
+        let mut names = SectionNames::new(model.sections(), &mut room, &mut work)?;
         let programs = model.programs();
         for p in 0..programs.map_or(0, |v| v.len()) {
             let Some(program) = programs.and_then(|v| v.get(p)) else { continue };
@@ -545,7 +546,8 @@ impl<'a> CviModel<'a> {
         }
         // Routines resolve through one index of the section names, within the work budget.
         let mut work = Budget::new(&Options::DEFAULT, self.file.len(), &MODEL);
-        let mut names = SectionNames::new(self.model.sections(), &mut work)?;
+        let mut room = NameRoom::new();
+        let mut names = SectionNames::new(self.model.sections(), &mut room, &mut work)?;
         for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
             for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
                 work.charge(1, 0)?;

@@ -5,7 +5,6 @@
 use super::Section;
 use crate::container::Budget;
 use crate::error::Result;
-use crate::graph::scratch::Scratch;
 use crate::wire::TableVector;
 
 /// How many sections are indexed on the stack; beyond, on the heap with the `alloc` feature.
@@ -15,15 +14,49 @@ const ON_STACK: usize = 256;
 /// checked it once).
 const NAME_SLOT: u16 = 1;
 
+/// Room for the index of the section names, made by the caller and lent to [`SectionNames`]
+/// (so that the index is never moved: on a Cortex-M4 each move of it is a `memcpy`).
+pub(super) struct NameRoom {
+    stack: [u32; ON_STACK],
+    #[cfg(feature = "alloc")]
+    heap: alloc::vec::Vec<u32>,
+}
+
+impl NameRoom {
+    /// Empty room.
+    pub(super) fn new() -> Self {
+        NameRoom {
+            stack: [0; ON_STACK],
+            #[cfg(feature = "alloc")]
+            heap: alloc::vec::Vec::new(),
+        }
+    }
+
+    /// `n` slots: on the stack up to [`ON_STACK`], on the heap beyond; `None` when there is no
+    /// heap for them.
+    fn slots(&mut self, n: usize) -> Option<&mut [u32]> {
+        if n <= ON_STACK {
+            return self.stack.get_mut(..n);
+        }
+        #[cfg(feature = "alloc")]
+        {
+            self.heap = alloc::vec![0; n];
+            Some(&mut self.heap)
+        }
+        #[cfg(not(feature = "alloc"))]
+        None
+    }
+}
+
 /// The sections of a file, findable by name: the first section of a name wins, as in the
 /// runtime's own scan.
 ///
 /// Without a heap, a file of more than [`ON_STACK`] sections is not indexed and each lookup
 /// scans the sections (charged to the work budget like any other scan).
-pub(super) struct SectionNames<'a> {
+pub(super) struct SectionNames<'a, 'r> {
     sections: Option<TableVector<'a, Section<'a>>>,
     /// Section indices sorted by name, then index; `None` when not indexed.
-    sorted: Option<Scratch<u32, ON_STACK>>,
+    sorted: Option<&'r mut [u32]>,
 }
 
 /// The name of section `i` of `sections`, as bytes (empty when absent).
@@ -36,16 +69,19 @@ fn cost(a: &[u8], b: &[u8]) -> u64 {
     u64::try_from(a.len().min(b.len()) / 16).unwrap_or(u64::MAX).saturating_add(1)
 }
 
-impl<'a> SectionNames<'a> {
-    /// Indexes `sections`, charging each name comparison to `work`.
-    pub(super) fn new(sections: Option<TableVector<'a, Section<'a>>>, work: &mut Budget) -> Result<Self> {
+impl<'a, 'r> SectionNames<'a, 'r> {
+    /// Indexes `sections` in `room`, charging each name comparison to `work`.
+    pub(super) fn new(
+        sections: Option<TableVector<'a, Section<'a>>>,
+        room: &'r mut NameRoom,
+        work: &mut Budget,
+    ) -> Result<Self> {
         let n = sections.map_or(0, |s| s.len());
         let mut sorted = match u32::try_from(n) {
-            Ok(_) => Scratch::new(n, 0u32),
+            Ok(_) => room.slots(n),
             Err(_) => None,
         };
-        if let (Some(list), Some(scratch)) = (sections, sorted.as_mut()) {
-            let indices = scratch.as_mut_slice();
+        if let (Some(list), Some(indices)) = (sections, sorted.as_deref_mut()) {
             let mut next = 0u32;
             for slot in indices.iter_mut() {
                 *slot = next;
@@ -67,7 +103,7 @@ impl<'a> SectionNames<'a> {
         work.charge(u64::try_from(name.len() / 16).unwrap_or(u64::MAX), 0)?;
         let Some(list) = self.sections else { return Ok(None) };
         let name = name.as_bytes();
-        let Some(scratch) = self.sorted.as_mut() else {
+        let Some(sorted) = self.sorted.as_deref() else {
             for (i, s) in list.iter().enumerate() {
                 let found = s.raw().string_bytes(NAME_SLOT).unwrap_or(&[]);
                 work.charge(cost(found, name), 0)?;
@@ -79,7 +115,6 @@ impl<'a> SectionNames<'a> {
         };
         // The first position whose name is not less than `name`: among equal names, the
         // smallest index.
-        let sorted = scratch.as_mut_slice();
         let (mut lo, mut hi) = (0usize, sorted.len());
         while lo < hi {
             let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);

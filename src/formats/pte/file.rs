@@ -2,9 +2,9 @@
 
 use super::{BackendDelegate, DataLocation, ExecutionPlan, ExtendedHeader, InstructionArguments, Program};
 use super::{IDENTIFIER, VULKAN_BACKEND};
-use crate::container::{check_ids, in_range, path_error, verified_root, Budget, Container, Segment};
+use crate::container::{check_ids, in_range, path_error, verified_root, Budget, Container, Fault, Segment};
 use crate::error::{Error, ErrorKind};
-use crate::verify::{Options, Stats};
+use crate::verify::{Name, Options, Stats};
 use crate::vkgraph::Blob;
 
 macro_rules! names {
@@ -93,11 +93,26 @@ impl<'a> PteFile<'a> {
 
     /// The bytes of segment `index` and their file offset.
     pub fn segment(&self, index: usize) -> Result<(usize, &'a [u8]), Error> {
-        let here = [(&SEGMENTS, Some(index))];
-        let segment = self.program.segments().and_then(|s| s.get(index));
-        let segment = segment.ok_or_else(|| self.error(ErrorKind::IndexOutOfRange, &here))?;
+        match self.segment_range(index) {
+            Ok(found) => Ok(found),
+            Err((kind, field)) => Err(self.segment_error(index, kind, field)),
+        }
+    }
+
+    /// An error at `Program.segments[index]`, or at its `field`.
+    #[cold]
+    fn segment_error(&self, index: usize, kind: ErrorKind, field: Option<Name>) -> Error {
+        self.error(kind, &[(&SEGMENTS, Some(index)), (field.unwrap_or(&SIZE), None)], field.is_some())
+    }
+
+    /// [`PteFile::segment`], failing with the error's kind and, past `segments[index]`, its
+    /// field (one error site rather than one per failure).
+    fn segment_range(&self, index: usize) -> Result<(usize, &'a [u8]), Fault> {
+        let Some(segment) = self.program.segments().and_then(|s| s.get(index)) else {
+            return Err((ErrorKind::IndexOutOfRange, None));
+        };
         let Some(header) = self.header else {
-            return Err(self.error(ErrorKind::Rule("segments need the extended header"), &here));
+            return Err((ErrorKind::Rule("segments need the extended header"), None));
         };
         let within = header
             .segment_data_size
@@ -107,7 +122,7 @@ impl<'a> PteFile<'a> {
             .filter(|_| within)
             .and_then(|s| Some((usize::try_from(s).ok()?, usize::try_from(segment.size()).ok()?)))
             .and_then(|(s, n)| Some((s, self.bytes.get(s..s.checked_add(n)?)?)));
-        range.ok_or_else(|| self.error(ErrorKind::OutOfBounds, &[here[0], (&SIZE, None)]))
+        range.ok_or((ErrorKind::OutOfBounds, Some(&SIZE)))
     }
 
     /// Every delegate of every execution plan, plan by plan.
@@ -130,24 +145,34 @@ impl<'a> PteFile<'a> {
 
     /// The blob of `delegate` exactly as stored (inline or in a segment) and its file offset.
     pub fn delegate_blob(&self, delegate: &Delegate<'a>) -> Result<(usize, &'a [u8]), Error> {
-        let here = [(&EXECUTION_PLAN, Some(delegate.plan)), (&DELEGATES, Some(delegate.index))];
-        let processed = delegate
-            .view
-            .processed()
-            .ok_or_else(|| self.error(ErrorKind::MissingRequired, &[here[0], here[1], (&PROCESSED, None)]))?;
+        let Some(processed) = delegate.view.processed() else {
+            return Err(self.delegate_error(delegate, ErrorKind::MissingRequired, false));
+        };
         let index = usize::try_from(processed.index()).unwrap_or(usize::MAX);
         match processed.location() {
             DataLocation::INLINE => {
                 let data = self.program.backend_delegate_data().and_then(|d| d.get(index)).and_then(|d| d.data());
-                let data = data.ok_or_else(|| {
-                    self.error(ErrorKind::IndexOutOfRange, &[here[0], here[1], (&PROCESSED, None), (&INDEX, None)])
-                })?;
+                let Some(data) = data else {
+                    return Err(self.delegate_error(delegate, ErrorKind::IndexOutOfRange, true));
+                };
                 let bytes = data.as_slice();
                 Ok(((bytes.as_ptr() as usize).wrapping_sub(self.bytes.as_ptr() as usize), bytes))
             }
             DataLocation::SEGMENT => self.segment(index),
-            _ => Err(self.error(ErrorKind::Rule("unknown DataLocation"), &[here[0], here[1], (&PROCESSED, None)])),
+            _ => Err(self.delegate_error(delegate, ErrorKind::Rule("unknown DataLocation"), false)),
         }
+    }
+
+    /// An error at `Program.execution_plan[p].delegates[d].processed` (`.index` when `index`).
+    #[cold]
+    fn delegate_error(&self, delegate: &Delegate<'a>, kind: ErrorKind, index: bool) -> Error {
+        let path = [
+            (&EXECUTION_PLAN, Some(delegate.plan)),
+            (&DELEGATES, Some(delegate.index)),
+            (&PROCESSED, None),
+            (&INDEX, None),
+        ];
+        self.error(kind, &path, index)
     }
 
     /// The `n`th delegate over all execution plans, as [`PteFile::delegates`] lists them: work
@@ -175,16 +200,14 @@ impl<'a> PteFile<'a> {
     /// The bytes of named datum `index`.
     pub fn named_data_at(&self, index: usize) -> Result<&'a [u8], Error> {
         let here = [(&NAMED_DATA, Some(index)), (&SEGMENT_INDEX, None)];
-        let entry = self
-            .program
-            .named_data()
-            .and_then(|d| d.get(index))
-            .ok_or_else(|| self.error(ErrorKind::IndexOutOfRange, &here[..1]))?;
+        let Some(entry) = self.program.named_data().and_then(|d| d.get(index)) else {
+            return Err(self.error(ErrorKind::IndexOutOfRange, &here, false));
+        };
         let segment = usize::try_from(entry.segment_index()).unwrap_or(usize::MAX);
-        match self.segment(segment) {
+        match self.segment_range(segment) {
             Ok((_, bytes)) => Ok(bytes),
-            Err(e) if e.kind() == ErrorKind::IndexOutOfRange => Err(self.error(ErrorKind::IndexOutOfRange, &here)),
-            Err(e) => Err(e),
+            Err((ErrorKind::IndexOutOfRange, _)) => Err(self.error(ErrorKind::IndexOutOfRange, &here, true)),
+            Err((kind, field)) => Err(self.segment_error(segment, kind, field)),
         }
     }
 
@@ -270,7 +293,7 @@ impl<'a> PteFile<'a> {
                     _ => (true, None),
                 };
                 if !target {
-                    return Err(self.error(ErrorKind::IndexOutOfRange, &here));
+                    return Err(self.error(ErrorKind::IndexOutOfRange, &here, true));
                 }
                 check_ids(args, values, budget, (at, &PROGRAM, &here), &ARGS)?;
             }
@@ -278,9 +301,10 @@ impl<'a> PteFile<'a> {
         Ok(())
     }
 
-    /// An error at `Program.<path>`, at the root table.
+    /// An error at `Program.<path>`, at the root table; `path`'s last segment only when `last`.
     #[cold]
-    fn error(&self, kind: ErrorKind, path: &[Segment]) -> Error {
+    fn error(&self, kind: ErrorKind, path: &[Segment], last: bool) -> Error {
+        let path = path.get(..path.len().saturating_sub(usize::from(!last))).unwrap_or_default();
         path_error(kind, self.program.raw().position() as u64, &PROGRAM, path, &[])
     }
 }

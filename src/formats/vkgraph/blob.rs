@@ -2,7 +2,7 @@
 //! the verified VkGraph, and its constants resolved to bytes (FORMATS.md 3.1, 3.2).
 
 use super::{GraphTypes, Header, VkBytes, VkGraph, HEADER_MAGIC, IDENTIFIER};
-use crate::container::{check_ids, in_range, path_error, verified_root, Budget, Container, Segment};
+use crate::container::{check_ids, in_range, path_error, verified_root, Budget, Container, Fault, Segment};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Name, Options, Stats};
 use crate::wire::{has_identifier, TableVector};
@@ -120,20 +120,16 @@ impl<'a> Blob<'a> {
     /// whose data is not the length the graph gives, is an error naming its key. Constant work
     /// plus one call of `named`.
     pub fn constant_data(&self, index: usize, named: impl Fn(&str) -> Option<&'a [u8]>) -> Result<&'a [u8], Error> {
-        match self.constant(index)? {
-            Constant::Inline(data) => Ok(data),
-            Constant::Named { key, length } => match named(key) {
-                Some(data) if data.len() as u64 == length => Ok(data),
-                found => {
-                    let kind = if found.is_some() {
-                        ErrorKind::Rule("named data length differs")
-                    } else {
-                        ErrorKind::NotFound
-                    };
-                    Err(self.error(kind, &[(&CONSTANTS, Some(index)), (&NAMED_KEY, None)]))
-                }
+        let (kind, tail) = match self.locate(self.graph.constants(), index) {
+            Ok(Constant::Inline(data)) => return Ok(data),
+            Ok(Constant::Named { key, length }) => match named(key) {
+                Some(data) if data.len() as u64 == length => return Ok(data),
+                Some(_) => (ErrorKind::Rule("named data length differs"), Some(&NAMED_KEY)),
+                None => (ErrorKind::NotFound, Some(&NAMED_KEY)),
             },
-        }
+            Err(fault) => fault,
+        };
+        Err(self.entry_error(kind, &CONSTANTS, index, tail))
     }
 
     fn resolve(
@@ -142,17 +138,20 @@ impl<'a> Blob<'a> {
         field: Name,
         index: usize,
     ) -> Result<Constant<'a>, Error> {
-        let entry = list
-            .and_then(|l| l.get(index))
-            .ok_or_else(|| self.error(ErrorKind::IndexOutOfRange, &[(field, Some(index))]))?;
+        self.locate(list, index).map_err(|(kind, tail)| self.entry_error(kind, field, index, tail))
+    }
+
+    /// Where entry `index` of `list` (constants or shaders) lives, or the error's kind and the
+    /// entry's field it is located at (none: the entry itself).
+    fn locate(&self, list: Option<TableVector<'a, VkBytes<'a>>>, index: usize) -> Result<Constant<'a>, Fault> {
+        let Some(entry) = list.and_then(|l| l.get(index)) else {
+            return Err((ErrorKind::IndexOutOfRange, None));
+        };
         let (offset, length) = (entry.offset(), entry.length());
         if offset == NAMED {
             return match entry.named_key().filter(|k| !k.is_empty()) {
                 Some(key) => Ok(Constant::Named { key, length }),
-                None => Err(self.error(
-                    ErrorKind::Rule("a named constant needs a named_key"),
-                    &[(field, Some(index)), (&NAMED_KEY, None)],
-                )),
+                None => Err((ErrorKind::Rule("a named constant needs a named_key"), Some(&NAMED_KEY))),
             };
         }
         let range = usize::try_from(offset)
@@ -160,8 +159,25 @@ impl<'a> Blob<'a> {
             .and_then(|start| Some(start..start.checked_add(usize::try_from(length).ok()?)?));
         match range.and_then(|r| self.raw.get(r)) {
             Some(data) => Ok(Constant::Inline(data)),
-            None => Err(self.error(ErrorKind::OutOfBounds, &[(field, Some(index)), (&LENGTH, None)])),
+            None => Err((ErrorKind::OutOfBounds, Some(&LENGTH))),
         }
+    }
+
+    /// Whether entry `index` of `list` resolves, as [`Blob::check`] requires: in a bare VkGraph,
+    /// which carries no raw bytes, inline ranges are not checked.
+    fn resolves(&self, list: Option<TableVector<'a, VkBytes<'a>>>, field: Name, index: usize) -> Result<(), Error> {
+        match self.locate(list, index) {
+            Err((ErrorKind::OutOfBounds, _)) if self.header.is_none() => Ok(()),
+            Err((kind, tail)) => Err(self.entry_error(kind, field, index, tail)),
+            Ok(_) => Ok(()),
+        }
+    }
+
+    /// An error at `VkGraph.<list>[index]`, or at its `tail` field.
+    #[cold]
+    fn entry_error(&self, kind: ErrorKind, list: Name, index: usize, tail: Option<Name>) -> Error {
+        let path = [(list, Some(index)), (tail.unwrap_or(list), None)];
+        self.error(kind, path.get(..if tail.is_some() { 2 } else { 1 }).unwrap_or_default())
     }
 
     /// An error at `VkGraph.<path>`, at the graph's root table.
@@ -216,19 +232,14 @@ impl<'a> Blob<'a> {
         }
         // A bare VkGraph carries no raw bytes: its inline ranges cannot be checked, only its
         // named keys.
-        let bare = self.header.is_none();
-        let resolves = |c: Result<Constant<'a>, Error>| match c {
-            Err(e) if bare && e.kind() == ErrorKind::OutOfBounds => Ok(()),
-            other => other.map(|_| ()),
-        };
         budget.charge(constants as u64, 0)?;
         for i in 0..constants {
-            resolves(self.constant(i))?;
+            self.resolves(g.constants(), &CONSTANTS, i)?;
         }
         let shaders = g.shaders().map_or(0, |s| s.len());
         budget.charge(shaders as u64, 0)?;
         for i in 0..shaders {
-            resolves(self.shader(i))?;
+            self.resolves(g.shaders(), &SHADERS, i)?;
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! with overflow-safe arithmetic; errors name the field at fault.
 
 use crate::error::{Error, ErrorKind};
+use crate::verify::Name;
 use core::ops::Range;
 use zerocopy::little_endian::{U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
@@ -66,32 +67,36 @@ impl Header {
             bytes_offset: wire.bytes_offset.get(),
             bytes_size: wire.bytes_size.get(),
         };
-        header.check(blob.len() as u64)?;
-        Ok(header)
+        match header.check(blob.len() as u64) {
+            Ok(()) => Ok(header),
+            Err((kind, at, field)) => Err(Error::header(kind, at, field)),
+        }
     }
 
-    fn check(&self, len: u64) -> Result<(), Error> {
-        let rule = |rule, at, field| Err(Error::header(ErrorKind::Rule(rule), at, field));
+    /// The header's rules; a broken one is the error's kind, offset and field (small, so that
+    /// no error is built and moved until [`Header::parse`] returns one).
+    fn check(&self, len: u64) -> Result<(), (ErrorKind, u64, Name)> {
+        let rule = ErrorKind::Rule;
         if self.header_size < MIN_HEADER_SIZE {
-            return rule("header_size must be at least 30", 8, &HEADER_SIZE);
+            return Err((rule("header_size must be at least 30"), 8, &HEADER_SIZE));
         }
         if self.flatbuffer_offset < u32::from(self.header_size) {
-            return rule("the flatbuffer must start after the header", 10, &FLATBUFFER_OFFSET);
+            return Err((rule("the flatbuffer must start after the header"), 10, &FLATBUFFER_OFFSET));
         }
         if self.flatbuffer_size == 0 {
-            return rule("flatbuffer_size must not be 0", 14, &FLATBUFFER_SIZE);
+            return Err((rule("flatbuffer_size must not be 0"), 14, &FLATBUFFER_SIZE));
         }
         // Two u32s cannot overflow a u64; the raw bytes' u32 + u64 can.
         let flatbuffer_end = u64::from(self.flatbuffer_offset).saturating_add(u64::from(self.flatbuffer_size));
         if flatbuffer_end > len {
-            return Err(Error::header(ErrorKind::OutOfBounds, 14, &FLATBUFFER_SIZE));
+            return Err((ErrorKind::OutOfBounds, 14, &FLATBUFFER_SIZE));
         }
         if u64::from(self.bytes_offset) < flatbuffer_end {
-            return rule("the raw bytes must start after the flatbuffer", 18, &BYTES_OFFSET);
+            return Err((rule("the raw bytes must start after the flatbuffer"), 18, &BYTES_OFFSET));
         }
         match u64::from(self.bytes_offset).checked_add(self.bytes_size) {
             Some(end) if end <= len => Ok(()),
-            _ => Err(Error::header(ErrorKind::OutOfBounds, 22, &BYTES_SIZE)),
+            _ => Err((ErrorKind::OutOfBounds, 22, &BYTES_SIZE)),
         }
     }
 
