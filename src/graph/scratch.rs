@@ -2,34 +2,6 @@
 //! typical models are checked without a heap, `no_std` firmware included), on the heap beyond
 //! it when the `alloc` feature allows.
 
-/// `len` values of `T`, initially `fill`.
-pub(crate) enum Scratch<T: Copy, const N: usize> {
-    Stack([T; N], usize),
-    #[cfg(feature = "alloc")]
-    Heap(alloc::vec::Vec<T>),
-}
-
-impl<T: Copy, const N: usize> Scratch<T, N> {
-    /// Room for `len` values, or `None` when `len` is past `N` and there is no heap.
-    pub(crate) fn new(len: usize, fill: T) -> Option<Self> {
-        if len <= N {
-            return Some(Scratch::Stack([fill; N], len));
-        }
-        #[cfg(feature = "alloc")]
-        return Some(Scratch::Heap(alloc::vec![fill; len]));
-        #[cfg(not(feature = "alloc"))]
-        None
-    }
-
-    pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
-        match self {
-            Scratch::Stack(values, len) => values.get_mut(..*len).unwrap_or_default(),
-            #[cfg(feature = "alloc")]
-            Scratch::Heap(values) => values,
-        }
-    }
-}
-
 /// Calls `f` with `len` values of `T`, initially `fill`: on the stack up to `N` (built in
 /// place, never moved), on the heap beyond it when the `alloc` feature allows; `None` when
 /// `len` is past `N` and there is no heap.
