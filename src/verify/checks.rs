@@ -6,7 +6,7 @@
 //! inline bytes (inside the table, aligned) and following offset fields to what they point at.
 
 use super::inline_cache::InlineCache;
-use super::layout::{FieldKind, FieldLayout, SchemaLayout};
+use super::layout::{FieldKind, FieldLayout, SchemaLayout, TableEntry};
 use super::{utf8, Fail, VResult, Verifier};
 use crate::error::ErrorKind;
 use crate::wire;
@@ -68,7 +68,7 @@ impl<'b> Verifier<'b> {
         // The inline bytes are checked; follow the offset fields (they come after the inline).
         let offsets = fields.get(inline..).unwrap_or(&[]);
         for (i, &field) in offsets.iter().enumerate() {
-            self.step(schema, &t, field, first.wrapping_add(inline).wrapping_add(i))?;
+            self.step(schema, &t, field, first.wrapping_add(inline).wrapping_add(i), None)?;
         }
         self.depth_left = self.depth_left.saturating_add(1);
         Ok(())
@@ -98,10 +98,18 @@ impl<'b> Verifier<'b> {
 
     /// Checks offset field `field` of table `t` (field `index` of `schema`): an absent field
     /// against the schema's demands, a present one by following it. Inline fields need
-    /// nothing here (their bytes were checked on entering the table).
+    /// nothing here (their bytes were checked on entering the table). A table or table-vector
+    /// field's `entry`, when given, verifies its tables directly (the `specialize` feature).
     #[doc(hidden)]
     #[inline(always)]
-    pub fn step(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, field: FieldLayout, index: usize) -> VResult {
+    pub fn step(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        t: &TableCheck<'_>,
+        field: FieldLayout,
+        index: usize,
+        entry: Option<TableEntry>,
+    ) -> VResult {
         if field.is_inline() {
             return Ok(());
         }
@@ -118,7 +126,7 @@ impl<'b> Verifier<'b> {
         } else if field.is_union() {
             self.union_field(schema, t, field)
         } else {
-            self.follow(schema, field, t.pos.wrapping_add(v))
+            self.follow(schema, field, t.pos.wrapping_add(v), entry)
         };
         match checked {
             Ok(()) => Ok(()),
@@ -160,7 +168,7 @@ impl<'b> Verifier<'b> {
         }
         self.check_range(pos, inline_len)?;
         let t = TableCheck { pos, inline_len, slots };
-        let key = InlineCache::key(vt, table, pos);
+        let key = InlineCache::key(vt, table, pos, fields, self.check_alignment);
         if !key.is_some_and(|k| self.inline_checked.contains(k)) {
             let widest = self.check_inline(schema, &t, fields, first)?;
             if let (Some(k), true) = (key, widest < 8) {
@@ -238,9 +246,19 @@ impl<'b> Verifier<'b> {
 
     /// Follows the offset field `f` at `at` (inline bytes checked) to what it points at.
     #[inline(always)]
-    fn follow(&mut self, schema: &SchemaLayout<'_>, f: FieldLayout, at: usize) -> VResult {
+    fn follow(&mut self, schema: &SchemaLayout<'_>, f: FieldLayout, at: usize, entry: Option<TableEntry>) -> VResult {
         let target = self.deref(at)?;
-        match f.kind() {
+        match (f.kind(), entry) {
+            (FieldKind::Table, Some(entry)) => entry(self, target),
+            (FieldKind::TableVector, Some(entry)) => self.table_vector_of(f.arg(), target, entry),
+            (kind, _) => self.follow_kind(schema, f, kind, target),
+        }
+    }
+
+    /// [`Verifier::follow`] to `target`, an object of `kind`, through the schema.
+    #[inline(always)]
+    fn follow_kind(&mut self, schema: &SchemaLayout<'_>, f: FieldLayout, kind: FieldKind, target: usize) -> VResult {
+        match kind {
             FieldKind::String => self.string(target),
             FieldKind::Table => self.table(schema, f.arg(), target),
             FieldKind::Vector => self.vector_aligned(target, usize::from(f.arg()), f.align_mask()).map(drop),
@@ -376,7 +394,7 @@ impl<'b> Verifier<'b> {
         let Some((&0, bytes)) = with_nul.split_last() else {
             return Err(self.fail(ErrorKind::UnterminatedString, start.saturating_add(len)));
         };
-        self.stats.strings = self.stats.strings.saturating_add(1);
+        self.stats.strings = self.stats.strings.wrapping_add(1);
         let seen = match len {
             MEMO_ALWAYS_STRING.. => self.memo_lookup(pos, TAG_STRING),
             MEMO_MIN_STRING.. => self.memoized(pos, TAG_STRING),
@@ -404,7 +422,7 @@ impl<'b> Verifier<'b> {
             Some(size) => self.check_range(pos.wrapping_add(4), size)?,
             None => return Err(self.fail(ErrorKind::OutOfBounds, pos)),
         }
-        self.stats.vectors = self.stats.vectors.saturating_add(1);
+        self.stats.vectors = self.stats.vectors.wrapping_add(1);
         self.charge(1, pos)?;
         Ok(len)
     }
@@ -453,6 +471,11 @@ impl<'b> Verifier<'b> {
     /// Verifies the vector of tables of type `table` at `pos`.
     fn table_vector(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
         self.offset_vector(pos, TAG_TABLE_VECTOR | u32::from(table), |v, t| v.table(schema, table, t)).map(drop)
+    }
+
+    /// Verifies the vector of tables of type `table` at `pos`, each with `entry`.
+    fn table_vector_of(&mut self, table: u16, pos: usize, entry: TableEntry) -> VResult {
+        self.offset_vector(pos, TAG_TABLE_VECTOR | u32::from(table), |v, t| entry(v, t)).map(drop)
     }
 
     /// Verifies the vector of strings at `pos`.
