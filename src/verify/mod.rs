@@ -157,6 +157,9 @@ impl<'b> Verifier<'b> {
             }
         }
         let pos = self.uoffset(0)?;
+        #[cfg(feature = "specialize")]
+        T::verify_specialized(self, pos)?;
+        #[cfg(not(feature = "specialize"))]
         self.table(T::schema(), T::ID, pos)?;
         Ok(pos)
     }
