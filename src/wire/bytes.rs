@@ -37,9 +37,9 @@ pub fn read_uoffset(buf: &[u8], pos: usize) -> Option<usize> {
 #[inline(always)]
 pub(crate) fn vtable_position(buf: &[u8], pos: usize) -> Option<usize> {
     let b = buf.get(pos..)?.first_chunk::<4>()?;
-    let soff = isize::try_from(i32::from_le_bytes(*b)).ok()?;
-    // vtable = table - soffset (an i32, so its negation fits an isize)
-    pos.checked_add_signed(soff.wrapping_neg())
+    // vtable = table - soffset, in i64 (which holds both, and their difference, on any target)
+    let vt = i64::try_from(pos).ok()?.wrapping_sub(i64::from(i32::from_le_bytes(*b)));
+    usize::try_from(vt).ok()
 }
 
 /// The field offset vtable `slots` (the part after its two sizes) give `slot`; 0 when the field
