@@ -364,7 +364,8 @@ macro_rules! fb_table {
                             $crate::__fb_field!(layout $slot, $crate::__fb_field!(required; $($req)?); $kind($($arg)*));
                         const AT: usize = $crate::verify::layout::build::position_of(
                             <$name<'static> as $crate::verify::VerifyTable>::FIELDS, F.slot());
-                        _v.step(&__FB_LAYOUT, _t, F, _first.wrapping_add(AT))?;
+                        const E: ::core::option::Option<$crate::verify::TableEntry> = $crate::__fb_field!(entry; $kind($($arg)*));
+                        _v.step(&__FB_LAYOUT, _t, F, _first.wrapping_add(AT), E)?;
                     })*
                     ::core::result::Result::Ok(())
                 })
@@ -640,6 +641,17 @@ macro_rules! __fb_field {
         pub fn $field(&self) -> ::core::option::Option<$crate::wire::UnionVector<$lt, $u<$lt>>> {
             self.table.union_vector::<$u<$lt>>($slot)
         }
+    };
+
+    // ---- specialized verifiers of table fields' targets (`specialize`) ----------------------
+    (entry; table($t:ident)) => {
+        ::core::option::Option::Some(<$t<'static> as $crate::verify::VerifyTable>::verify_specialized)
+    };
+    (entry; table_vector($t:ident)) => {
+        ::core::option::Option::Some(<$t<'static> as $crate::verify::VerifyTable>::verify_specialized)
+    };
+    (entry; $kind:ident($($arg:tt)*)) => {
+        ::core::option::Option::None
     };
 
     // ---- verifier layouts (slot, kind, size or index, alignment, required) -----------------

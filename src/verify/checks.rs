@@ -6,7 +6,7 @@
 //! inline bytes (inside the table, aligned) and following offset fields to what they point at.
 
 use super::inline_cache::InlineCache;
-use super::layout::{FieldKind, FieldLayout, SchemaLayout};
+use super::layout::{FieldKind, FieldLayout, SchemaLayout, TableEntry};
 use super::{utf8, Fail, VResult, Verifier};
 use crate::error::ErrorKind;
 use crate::wire;
@@ -33,6 +33,9 @@ impl TableCheck<'_> {
 enum Elements<'t> {
     /// Tables of this table type.
     Tables(u16),
+    /// Tables of this table type, verified by this entry (the `specialize` feature's direct
+    /// call).
+    TablesWith(u16, TableEntry),
     /// Strings.
     Strings,
     /// Values of this union type, whose type tags are these.
@@ -79,7 +82,7 @@ impl<'b> Verifier<'b> {
         // The inline bytes are checked; follow the offset fields (they come after the inline).
         let offsets = fields.get(inline..).unwrap_or(&[]);
         for (i, &field) in offsets.iter().enumerate() {
-            self.step(schema, &t, field, first.wrapping_add(inline).wrapping_add(i))?;
+            self.step(schema, &t, field, first.wrapping_add(inline).wrapping_add(i), None)?;
         }
         self.depth_left = self.depth_left.saturating_add(1);
         Ok(())
@@ -109,10 +112,18 @@ impl<'b> Verifier<'b> {
 
     /// Checks offset field `field` of table `t` (field `index` of `schema`): an absent field
     /// against the schema's demands, a present one by following it. Inline fields need
-    /// nothing here (their bytes were checked on entering the table).
+    /// nothing here (their bytes were checked on entering the table). A table or table-vector
+    /// field's `entry`, when given, verifies its tables directly (the `specialize` feature).
     #[doc(hidden)]
     #[inline(always)]
-    pub fn step(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, field: FieldLayout, index: usize) -> VResult {
+    pub fn step(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        t: &TableCheck<'_>,
+        field: FieldLayout,
+        index: usize,
+        entry: Option<TableEntry>,
+    ) -> VResult {
         if field.is_inline() {
             return Ok(());
         }
@@ -129,7 +140,7 @@ impl<'b> Verifier<'b> {
         } else if field.is_union() {
             self.union_field(schema, t, field)
         } else {
-            self.follow(schema, field, t.pos.wrapping_add(v))
+            self.follow(schema, field, t.pos.wrapping_add(v), entry)
         };
         match checked {
             Ok(()) => Ok(()),
@@ -171,7 +182,7 @@ impl<'b> Verifier<'b> {
         }
         self.check_range(pos, inline_len)?;
         let t = TableCheck { pos, inline_len, slots };
-        let key = InlineCache::key(vt, table, pos);
+        let key = InlineCache::key(vt, table, pos, fields, self.check_alignment);
         if !key.is_some_and(|k| self.inline_checked.contains(k)) {
             let widest = self.check_inline(schema, &t, fields, first)?;
             if let (Some(k), true) = (key, widest < 8) {
@@ -260,9 +271,21 @@ impl<'b> Verifier<'b> {
 
     /// Follows the offset field `f` at `at` (inline bytes checked) to what it points at.
     #[inline(always)]
-    fn follow(&mut self, schema: &SchemaLayout<'_>, f: FieldLayout, at: usize) -> VResult {
+    fn follow(&mut self, schema: &SchemaLayout<'_>, f: FieldLayout, at: usize, entry: Option<TableEntry>) -> VResult {
         let target = self.deref(at)?;
-        match f.kind() {
+        match (f.kind(), entry) {
+            (FieldKind::Table, Some(entry)) => entry(self, target),
+            (FieldKind::TableVector, Some(entry)) => {
+                self.offset_vector(schema, target, Elements::TablesWith(f.arg(), entry)).map(drop)
+            }
+            (kind, _) => self.follow_kind(schema, f, kind, target),
+        }
+    }
+
+    /// [`Verifier::follow`] to `target`, an object of `kind`, through the schema.
+    #[inline(always)]
+    fn follow_kind(&mut self, schema: &SchemaLayout<'_>, f: FieldLayout, kind: FieldKind, target: usize) -> VResult {
+        match kind {
             FieldKind::String => self.string(target),
             FieldKind::Table => self.table(schema, f.arg(), target),
             FieldKind::Vector => self.vector_aligned(target, usize::from(f.arg()), f.align_mask()).map(drop),
@@ -366,7 +389,8 @@ impl<'b> Verifier<'b> {
         let Some((&0, bytes)) = with_nul.split_last() else {
             return Err(self.fail(ErrorKind::UnterminatedString, start.saturating_add(len)));
         };
-        self.strings = self.strings.saturating_add(1);
+        // Cannot wrap: the work budget runs out first.
+        self.strings = self.strings.wrapping_add(1);
         let seen = match len {
             MEMO_ALWAYS_STRING.. => self.memo_lookup(pos, TAG_STRING),
             MEMO_MIN_STRING.. => self.memoized(pos, TAG_STRING),
@@ -394,7 +418,8 @@ impl<'b> Verifier<'b> {
             Some(size) => self.check_range(pos.wrapping_add(4), size)?,
             None => return Err(self.fail(ErrorKind::OutOfBounds, pos)),
         }
-        self.vectors = self.vectors.saturating_add(1);
+        // Cannot wrap: the work budget runs out first.
+        self.vectors = self.vectors.wrapping_add(1);
         self.charge(1, pos)?;
         Ok(len)
     }
@@ -420,7 +445,7 @@ impl<'b> Verifier<'b> {
     fn offset_vector(&mut self, schema: &SchemaLayout<'_>, pos: usize, elements: Elements<'_>) -> VResult<usize> {
         let len = self.vector(pos, 4)?;
         let tag = match elements {
-            Elements::Tables(table) => TAG_TABLE_VECTOR | u32::from(table),
+            Elements::Tables(table) | Elements::TablesWith(table, _) => TAG_TABLE_VECTOR | u32::from(table),
             Elements::Strings => TAG_STRING_VECTOR,
             Elements::Unions(union, _) => TAG_UNION_VECTOR | u32::from(union),
         };
@@ -428,18 +453,70 @@ impl<'b> Verifier<'b> {
             return Ok(len);
         }
         self.charge(u64::try_from(len).unwrap_or(u64::MAX), pos)?;
+        self.offset_elements(pos, len, |v, i, target| v.element(schema, elements, i, target))
+    }
+
+    /// Checks element `i` of a vector of `elements`, at `target`.
+    #[inline(always)]
+    fn element(&mut self, schema: &SchemaLayout<'_>, elements: Elements<'_>, i: usize, target: usize) -> VResult {
+        match elements {
+            Elements::Tables(table) => self.table(schema, table, target),
+            Elements::TablesWith(_, entry) => entry(self, target),
+            Elements::Strings => self.string(target),
+            Elements::Unions(union, types) => match types.get(i) {
+                Some(&tag) if tag != 0 => self.union_member(schema, union, tag, target),
+                _ => Err(self.fail(ErrorKind::UnionMismatch, target)),
+            },
+        }
+    }
+
+    /// The loop of [`Verifier::offset_vector`] over its `len` offsets (in bounds) at `pos + 4`:
+    /// `element` gets each element's index and target.
+    #[cfg(not(feature = "specialize"))]
+    #[inline(always)]
+    fn offset_elements(
+        &mut self,
+        pos: usize,
+        len: usize,
+        mut element: impl FnMut(&mut Self, usize, usize) -> VResult,
+    ) -> VResult<usize> {
         let mut at = pos.wrapping_add(4);
         for i in 0..len {
             let checked = match self.deref(at) {
-                Ok(target) => match elements {
-                    Elements::Tables(table) => self.table(schema, table, target),
-                    Elements::Strings => self.string(target),
-                    Elements::Unions(union, types) => match types.get(i) {
-                        Some(&tag) if tag != 0 => self.union_member(schema, union, tag, target),
-                        _ => Err(self.fail(ErrorKind::UnionMismatch, target)),
-                    },
-                },
+                Ok(target) => element(self, i, target),
                 Err(f) => Err(f),
+            };
+            if checked.is_err() {
+                return Err(self.unwind_index(i));
+            }
+            at = at.wrapping_add(4);
+        }
+        Ok(len)
+    }
+
+    /// The loop of [`Verifier::offset_vector`] over its `len` offsets (in bounds) at `pos + 4`,
+    /// read from one slice of the buffer rather than one bounds-checked read at a time.
+    #[cfg(feature = "specialize")]
+    #[inline(always)]
+    fn offset_elements(
+        &mut self,
+        pos: usize,
+        len: usize,
+        mut element: impl FnMut(&mut Self, usize, usize) -> VResult,
+    ) -> VResult<usize> {
+        let buf = self.buf;
+        let start = pos.wrapping_add(4);
+        let Some(offsets) = buf.get(start..).and_then(|b| b.get(..len.wrapping_mul(4))) else {
+            return Err(self.fail(ErrorKind::OutOfBounds, pos));
+        };
+        let mut at = start;
+        for (i, offset) in offsets.as_chunks::<4>().0.iter().enumerate() {
+            // As `deref` reads it: an offset past the address space is truncated data.
+            let target = usize::try_from(u32::from_le_bytes(*offset)).ok().and_then(|o| at.checked_add(o));
+            let checked = match target {
+                Some(target) if target < buf.len() => element(self, i, target),
+                Some(_) => Err(self.fail(ErrorKind::OutOfBounds, at)),
+                None => Err(self.fail(ErrorKind::Truncated, at)),
             };
             if checked.is_err() {
                 return Err(self.unwind_index(i));

@@ -166,6 +166,11 @@ pub struct SchemaLayout<'s> {
 /// [`super::Verifier::interpret`] takes them with the schema fixed.
 pub type Specialized = for<'v, 'b> fn(&'v mut super::Verifier<'b>, u16, usize) -> super::VResult;
 
+/// One table type's specialized verifier (`VerifyTable::verify_specialized`), which the
+/// `specialize` feature's entries call directly for fields of a known table type.
+#[doc(hidden)]
+pub type TableEntry = for<'v, 'b> fn(&'v mut super::Verifier<'b>, usize) -> super::VResult;
+
 impl SchemaLayout<'_> {
     /// The fields of table `table`, the index of the first in [`SchemaLayout::fields`] and how
     /// many of them are inline (they come first).

@@ -17,7 +17,7 @@ mod memo;
 mod options;
 mod utf8;
 
-pub use layout::{FieldKind, FieldLayout, FieldNames, SchemaLayout, Span, TableSpan};
+pub use layout::{FieldKind, FieldLayout, FieldNames, SchemaLayout, Span, TableEntry, TableSpan};
 pub use options::{Options, Stats};
 
 use crate::error::{Error, ErrorKind, Location};

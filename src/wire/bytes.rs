@@ -37,13 +37,9 @@ pub fn read_uoffset(buf: &[u8], pos: usize) -> Option<usize> {
 #[inline(always)]
 pub(crate) fn vtable_position(buf: &[u8], pos: usize) -> Option<usize> {
     let b = buf.get(pos..)?.first_chunk::<4>()?;
-    let soff = i32::from_le_bytes(*b);
-    // vtable = table - soffset
-    if soff >= 0 {
-        pos.checked_sub(usize::try_from(soff).ok()?)
-    } else {
-        pos.checked_add(usize::try_from(soff.unsigned_abs()).ok()?)
-    }
+    // vtable = table - soffset, in i64 (which holds both, and their difference, on any target)
+    let vt = i64::try_from(pos).ok()?.wrapping_sub(i64::from(i32::from_le_bytes(*b)));
+    usize::try_from(vt).ok()
 }
 
 /// The field offset vtable `slots` (the part after its two sizes) give `slot`; 0 when the field
