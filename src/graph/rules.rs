@@ -244,6 +244,7 @@ fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
 }
 
 /// The rules of subgraph [`Checker::outer`] of `subgraphs`.
+#[inline(never)]
 fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGraph, subgraphs: usize) -> Checked {
     let tensors = sg.tensors();
     let count = tensors.map_or(0, |t| t.len());
@@ -324,6 +325,7 @@ fn indices_in_range<'a, M: FormatRules<'a>>(
 
 /// The rules of tensor [`Checker::inner`] of subgraph [`Checker::outer`], which has `count`
 /// tensors.
+#[inline(never)]
 fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tensor, count: usize) -> Checked {
     let at = tensor.position();
     let model = c.model;
@@ -403,6 +405,7 @@ fn quantization_rules<'a, M: FormatRules<'a>>(
 /// order of the subgraphs puts every callee after its callers, there is a cycle. Callees are
 /// read from the operators again rather than stored, so this needs only two numbers per
 /// subgraph.
+#[inline(never)]
 fn no_call_cycles<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, subgraphs: &TableVector<'a, M::SubGraph>) -> Checked {
     let n = subgraphs.len();
     // Per subgraph, its count of callers not yet ordered, then the stack of those ready.

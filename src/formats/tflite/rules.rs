@@ -171,6 +171,7 @@ fn duplicate_scan_cost(count: usize, i: usize, name: Option<&str>) -> usize {
 
 /// The sparsity rules of the tensor at byte `at`, of shape `shape`, whose data is `data_len`
 /// bytes.
+#[inline(never)]
 fn sparsity_rules<'a>(
     c: &mut Checker<'a, Model<'a>>,
     sp: &SparsityParameters<'a>,
