@@ -9,20 +9,13 @@ use super::{CallOnceOptions, CallOptions, IfOptions, WhileOptions};
 use super::{StableHLOCompositeOptions, StablehloCaseOptions, StablehloCustomCallOptions, StablehloReduceOptions};
 use super::{StablehloReduceWindowOptions, StablehloScatterOptions, StablehloSortOptions, StablehloWhileOptions};
 use crate::error::ErrorKind;
-use crate::graph::checker::field_names;
-use crate::graph::checker::path::{BUFFER, FORMAT, INNER, INPUTS, OPERATORS, OUTER, OUTPUTS, QUANTIZATION};
+use crate::graph::checker::path::{BUFFER, FORMAT, INNER, OPERATORS, OUTER, QUANTIZATION};
 use crate::graph::checker::path::{SUBGRAPHS, TENSORS};
+use crate::graph::checker::path_fields;
 use crate::graph::{Checked, Checker, FormatRules, Site, Warning, CALLED_SUBGRAPH};
-use crate::verify::FieldNames;
 use crate::wire::{TableVector, UnionMember, Vector};
 
-/// The names of TFLite's own path codes, in their order.
-static NAMES: FieldNames = field_names!(
-    "sparsity signature_defs subgraph_index tensor_index metadata builtin_options_2 dim_metadata traversal_order \
-     details "
-);
-
-/// TFLite's own path codes, in the order of [`NAMES`].
+/// TFLite's own path codes, in the order of their fields in [`PATHS`].
 const SPARSITY: u8 = FORMAT;
 const SIGNATURE_DEFS: u8 = FORMAT + 1;
 const SUBGRAPH_INDEX: u8 = FORMAT + 2;
@@ -32,6 +25,16 @@ const BUILTIN_OPTIONS_2: u8 = FORMAT + 5;
 const DIM_METADATA: u8 = FORMAT + 6;
 const TRAVERSAL_ORDER: u8 = FORMAT + 7;
 const DETAILS: u8 = FORMAT + 8;
+const SIGNATURE_INPUTS: u8 = FORMAT + 9;
+const SIGNATURE_OUTPUTS: u8 = FORMAT + 10;
+const METADATA_BUFFER: u8 = FORMAT + 11;
+
+/// The fields of the path codes: the shared ones, then TFLite's own.
+static PATHS: &[[u8; 2]] = path_fields!(crate::tflite;
+    Tensor.sparsity, Model.signature_defs, SignatureDef.subgraph_index, TensorMap.tensor_index, Model.metadata,
+    Operator.builtin_options_2, SparsityParameters.dim_metadata, SparsityParameters.traversal_order,
+    QuantizationParameters.details, SignatureDef.inputs, SignatureDef.outputs, Metadata.buffer,
+);
 
 macro_rules! sites {
     ($($id:ident = $kind:expr, $path:expr;)*) => {$(static $id: Site = Site::new($kind, $path);)*};
@@ -45,11 +48,11 @@ const fn sparsity(field: u8) -> [u8; 4] {
 }
 
 sites! {
-    METADATA_BUFFER = RANGE, [METADATA | OUTER, BUFFER, 0, 0];
+    METADATA_BUFFER_INDEX = RANGE, [METADATA | OUTER, METADATA_BUFFER, 0, 0];
     DETAILS_TENSOR = RANGE, [SUBGRAPHS | OUTER, TENSORS | INNER, QUANTIZATION, DETAILS];
     SIGNATURE_SUBGRAPH = RANGE, [SIGNATURE_DEFS | OUTER, SUBGRAPH_INDEX, 0, 0];
-    SIGNATURE_INPUT = RANGE, [SIGNATURE_DEFS | OUTER, INPUTS | INNER, TENSOR_INDEX, 0];
-    SIGNATURE_OUTPUT = RANGE, [SIGNATURE_DEFS | OUTER, OUTPUTS | INNER, TENSOR_INDEX, 0];
+    SIGNATURE_INPUT = RANGE, [SIGNATURE_DEFS | OUTER, SIGNATURE_INPUTS | INNER, TENSOR_INDEX, 0];
+    SIGNATURE_OUTPUT = RANGE, [SIGNATURE_DEFS | OUTER, SIGNATURE_OUTPUTS | INNER, TENSOR_INDEX, 0];
     CALLED_SUBGRAPH_2 = RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, BUILTIN_OPTIONS_2, 0];
     NO_ORDER = Rule("sparsity needs traversal_order and dim_metadata"), sparsity(TRAVERSAL_ORDER);
     LENGTHS = Rule("dim_metadata and traversal_order lengths disagree"), sparsity(DIM_METADATA);
@@ -72,7 +75,7 @@ sites! {
 impl<'a> FormatRules<'a> for Model<'a> {
     const VERSION: u32 = 3;
 
-    const NAMES: &'static FieldNames = &NAMES;
+    const PATHS: &'static [[u8; 2]] = PATHS;
 
     fn custom_without_code(&self, index: usize) -> bool {
         let code = self.operator_codes().and_then(|c| c.get(index));
@@ -95,7 +98,7 @@ impl<'a> FormatRules<'a> for Model<'a> {
             c.charge(duplicate_scan_cost(count, i, meta.name()).saturating_add(1))?;
             if usize::try_from(meta.buffer()).map_or(true, |b| b >= c.buffers()) {
                 c.outer = i;
-                return Err(c.fail(&METADATA_BUFFER, meta.raw().position()));
+                return Err(c.fail(&METADATA_BUFFER_INDEX, meta.raw().position()));
             }
         }
         Ok(())
@@ -490,9 +493,13 @@ mod tests {
     use crate::tflite::{DimensionMetadata, Int32Vector, QuantizationParameters, Uint16Vector, Uint8Vector};
 
     #[test]
+    #[cfg(not(feature = "numeric-paths"))]
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // in tests a panic is a failure
     fn path_codes_name_their_fields() {
-        use super::{BUILTIN_OPTIONS_2, DETAILS, DIM_METADATA, FORMAT, METADATA, NAMES, SIGNATURE_DEFS, SPARSITY};
-        use super::{SUBGRAPH_INDEX, TENSOR_INDEX, TRAVERSAL_ORDER};
+        use super::TRAVERSAL_ORDER;
+        use super::{BUILTIN_OPTIONS_2, DETAILS, DIM_METADATA, FORMAT, METADATA, METADATA_BUFFER, PATHS};
+        use super::{SIGNATURE_DEFS, SIGNATURE_INPUTS, SIGNATURE_OUTPUTS, SPARSITY, SUBGRAPH_INDEX, TENSOR_INDEX};
+        use crate::verify::VerifyTable;
         let codes = [
             (SPARSITY, "sparsity"),
             (SIGNATURE_DEFS, "signature_defs"),
@@ -503,11 +510,17 @@ mod tests {
             (DIM_METADATA, "dim_metadata"),
             (TRAVERSAL_ORDER, "traversal_order"),
             (DETAILS, "details"),
+            (SIGNATURE_INPUTS, "inputs"),
+            (SIGNATURE_OUTPUTS, "outputs"),
+            (METADATA_BUFFER, "buffer"),
         ];
+        let schema = crate::tflite::Model::schema();
         for (code, name) in codes {
-            assert_eq!(NAMES.get(usize::from(code.saturating_sub(FORMAT))), Some(name));
+            let [table, at] = PATHS[usize::from(code) - 1];
+            let (_, first, _) = schema.table_fields(u16::from(table));
+            assert_eq!(schema.names.get(first + usize::from(at)), Some(name), "code {code}");
         }
-        assert_eq!(NAMES.ids.len(), codes.len());
+        assert_eq!(PATHS.len(), usize::from(FORMAT) - 1 + codes.len());
     }
 
     #[test]
