@@ -7,7 +7,7 @@
 
 use super::FormatRules;
 use crate::error::{Error, ErrorKind, Location};
-use crate::verify::{FieldNames, Options};
+use crate::verify::{Options, SchemaLayout, VerifyTable};
 
 /// A broken rule or a spent budget, whose site the [`Checker`] keeps.
 pub(crate) struct Failed;
@@ -52,10 +52,11 @@ impl Site {
     }
 }
 
-/// Path codes: a field name, in its low six bits, and which of the walk's indices (none,
-/// [`Checker::outer`], [`Checker::inner`] or [`Checker::element`]) the segment takes, in its
-/// high two. Names 1 to 31 are [`NAMES`]' (shared by the formats), 32 to 63 the format's own
-/// ([`FormatRules::NAMES`]).
+/// Path codes: a field of the format's schema, in their low six bits, and which of the walk's
+/// indices (none, [`Checker::outer`], [`Checker::inner`] or [`Checker::element`]) the segment
+/// takes, in their high two. Codes 1 to [`path::FORMAT`] - 1 are the fields every format has
+/// (the first entries of [`FormatRules::PATHS`], made by [`path_fields!`]), the ones from
+/// [`path::FORMAT`] the format's own (the entries after them).
 pub(crate) mod path {
     /// The segment takes [`super::Checker::outer`] as its index.
     pub(crate) const OUTER: u8 = 1 << 6;
@@ -63,61 +64,80 @@ pub(crate) mod path {
     pub(crate) const INNER: u8 = 2 << 6;
     /// The segment takes [`super::Checker::element`].
     pub(crate) const ELEMENT: u8 = 3 << 6;
-    /// The first name of a format's own ([`super::FormatRules::NAMES`]).
-    pub(crate) const FORMAT: u8 = 32;
 
     macro_rules! codes {
         ($($id:ident = $n:literal),* $(,)?) => {$(pub(crate) const $id: u8 = $n;)*};
     }
+    // In the order of `path_fields!`.
     codes! {
         VERSION = 1, SUBGRAPHS = 2, BUFFERS = 3, OPERATORS = 4, INPUTS = 5, OUTPUTS = 6,
         INTERMEDIATES = 7, TENSORS = 8, BUFFER = 9, OPCODE_INDEX = 10, OPERATOR_CODES = 11,
         CUSTOM_CODE = 12, QUANTIZATION = 13, SCALE = 14, ZERO_POINT = 15, QUANTIZED_DIMENSION = 16,
         OFFSET = 17, IS_VARIABLE = 18, LARGE_CUSTOM_OPTIONS = 19, BUILTIN_OPTIONS = 20,
+        OPERATOR_INPUTS = 21, OPERATOR_OUTPUTS = 22,
     }
+    /// The first code of a format's own fields.
+    pub(crate) const FORMAT: u8 = 23;
 }
 
-/// A [`FieldNames`] over `$text`: names each followed by a space.
-macro_rules! field_names {
-    ($text:expr) => {{
-        const TEXT: &str = $text;
-        static IDS: [u8; $crate::graph::checker::count_names(TEXT)] = $crate::graph::checker::name_ids();
-        FieldNames { text: TEXT, ids: &IDS }
+/// The fields of a format's path codes (for [`FormatRules::PATHS`]): those every format has,
+/// in the order of [`path`]'s codes, from the generated tables of module `$m`, then the
+/// format's own (`Table.field`, from [`path::FORMAT`] on).
+macro_rules! path_fields {
+    ($($m:ident)::+; $($table:ident . $field:ident),* $(,)?) => {{
+        use $crate::graph::checker::field;
+        use $($m)::+ as m;
+        &[
+            field::<m::Model<'static>>("version"),
+            field::<m::Model<'static>>("subgraphs"),
+            field::<m::Model<'static>>("buffers"),
+            field::<m::SubGraph<'static>>("operators"),
+            field::<m::SubGraph<'static>>("inputs"),
+            field::<m::SubGraph<'static>>("outputs"),
+            field::<m::Operator<'static>>("intermediates"),
+            field::<m::SubGraph<'static>>("tensors"),
+            field::<m::Tensor<'static>>("buffer"),
+            field::<m::Operator<'static>>("opcode_index"),
+            field::<m::Model<'static>>("operator_codes"),
+            field::<m::OperatorCode<'static>>("custom_code"),
+            field::<m::Tensor<'static>>("quantization"),
+            field::<m::QuantizationParameters<'static>>("scale"),
+            field::<m::QuantizationParameters<'static>>("zero_point"),
+            field::<m::QuantizationParameters<'static>>("quantized_dimension"),
+            field::<m::Buffer<'static>>("offset"),
+            field::<m::Tensor<'static>>("is_variable"),
+            field::<m::Operator<'static>>("large_custom_options_offset"),
+            field::<m::Operator<'static>>("builtin_options"),
+            field::<m::Operator<'static>>("inputs"),
+            field::<m::Operator<'static>>("outputs"),
+            $(field::<m::$table<'static>>(stringify!($field))),*
+        ]
     }};
 }
-pub(crate) use field_names;
+pub(crate) use path_fields;
 
-/// How many names `text` holds (each followed by a space).
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // compile time: a panic is a build error
-pub(crate) const fn count_names(text: &str) -> usize {
-    let (bytes, mut i, mut n) = (text.as_bytes(), 0, 0);
-    while i < bytes.len() {
-        if bytes[i] == b' ' {
-            n += 1;
+/// Field `name` of table `T`, as a path code's entry: the table's number and the field's place
+/// among its fields in the schema layout (a build error when `T` has no such field).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // compile time: a panic is a build error
+pub(crate) const fn field<T: VerifyTable>(name: &str) -> [u8; 2] {
+    let (names, name) = (T::FIELD_NAMES, name.as_bytes());
+    let mut i = 0;
+    while i < names.len() {
+        let candidate = names[i].as_bytes();
+        let mut same = candidate.len() == name.len();
+        let mut j = 0;
+        while same && j < name.len() {
+            same = candidate[j] == name[j];
+            j += 1;
+        }
+        if same {
+            assert!(T::ID <= u8::MAX as u16 && i <= u8::MAX as usize, "a path field past 255");
+            return [T::ID as u8, i as u8];
         }
         i += 1;
     }
-    n
+    panic!("no such field");
 }
-
-/// Each name's number: the names of `text` in order, each once.
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // compile time: a panic is a build error
-pub(crate) const fn name_ids<const N: usize>() -> [u8; N] {
-    assert!(N <= 256, "over 256 names");
-    let (mut out, mut i) = ([0; N], 0);
-    while i < N {
-        out[i] = i as u8;
-        i += 1;
-    }
-    out
-}
-
-/// The names of the shared path codes, code 1 first.
-pub(crate) static NAMES: FieldNames = field_names!(
-    "version subgraphs buffers operators inputs outputs intermediates tensors buffer opcode_index operator_codes \
-     custom_code quantization scale zero_point quantized_dimension offset is_variable large_custom_options_offset \
-     builtin_options "
-);
 
 pub(crate) static MODEL: &str = "Model";
 
@@ -195,11 +215,12 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         static UNKNOWN: Site = Site::new(ErrorKind::Rule("model rule failed"), [0; 4]);
         let (site, at) = self.failed.unwrap_or((&UNKNOWN, 0));
         let mut location = Location::at(&MODEL);
+        let schema = M::schema();
         // Innermost first, as the location takes them; the fourth code's index bits hold the
         // kind.
         for (k, &code) in site.path.iter().enumerate().rev() {
             let code = if k == 3 { code & 63 } else { code };
-            let Some((names, field)) = name::<M>(code & 63) else { continue };
+            let Some(field) = field_number(schema, M::PATHS, code & 63) else { continue };
             let index = match code & !63 {
                 path::OUTER => Some(self.outer),
                 path::INNER => Some(self.inner),
@@ -207,26 +228,35 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
                 _ => None,
             };
             // Indices past `u32` are left out (as `path_error` leaves them).
-            location.push_field(names, field, index.and_then(|i| u32::try_from(i).ok()));
+            location.push_field(schema.names, field, index.and_then(|i| u32::try_from(i).ok()));
         }
         Error::new(site.kind(), at as u64, location)
     }
 }
 
-/// The names and the field number of path code `code` (without its index bits), `None` for 0.
-fn name<'a, M: FormatRules<'a>>(code: u8) -> Option<(&'static FieldNames, u16)> {
-    match code.checked_sub(path::FORMAT) {
-        Some(own) => Some((M::NAMES, u16::from(own))),
-        None => Some((&NAMES, u16::from(code.checked_sub(1)?))),
-    }
+/// The number in `schema`'s layout of the field path code `code` (without its index bits)
+/// names by `paths`, `None` for 0.
+fn field_number(schema: &SchemaLayout<'_>, paths: &[[u8; 2]], code: u8) -> Option<u16> {
+    let [table, at] = *paths.get(usize::from(code).checked_sub(1)?)?;
+    let span = schema.tables.get(usize::from(table))?;
+    Some(span.first.saturating_add(u16::from(at)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::path::*;
-    use super::NAMES;
+    use super::{field_number, FormatRules};
+    use crate::verify::VerifyTable;
+
+    /// The name of the field `M`'s path code `code` names.
+    #[cfg(not(feature = "numeric-paths"))]
+    fn name_of<'a, M: FormatRules<'a>>(code: u8) -> Option<&'static str> {
+        let schema = M::schema();
+        schema.names.get(usize::from(field_number(schema, M::PATHS, code)?))
+    }
 
     #[test]
+    #[cfg(not(feature = "numeric-paths"))]
     fn path_codes_name_their_fields() {
         let codes = [
             (VERSION, "version"),
@@ -249,10 +279,22 @@ mod tests {
             (IS_VARIABLE, "is_variable"),
             (LARGE_CUSTOM_OPTIONS, "large_custom_options_offset"),
             (BUILTIN_OPTIONS, "builtin_options"),
+            (OPERATOR_INPUTS, "inputs"),
+            (OPERATOR_OUTPUTS, "outputs"),
         ];
         for (code, name) in codes {
-            assert_eq!(NAMES.get(usize::from(code).saturating_sub(1)), Some(name));
+            assert_eq!(name_of::<crate::tflite::Model<'_>>(code), Some(name), "TFLite code {code}");
+            assert_eq!(name_of::<crate::circle::Model<'_>>(code), Some(name), "Circle code {code}");
         }
-        assert_eq!(NAMES.ids.len(), codes.len());
+        assert_eq!(usize::from(FORMAT), codes.len() + 1);
+        assert_eq!(name_of::<crate::circle::Model<'_>>(FORMAT), None, "Circle has no codes of its own");
+    }
+
+    #[test]
+    fn codes_of_like_named_fields_number_distinct_fields() {
+        let number = |code| field_number(crate::tflite::Model::schema(), crate::tflite::Model::PATHS, code);
+        assert_ne!(number(INPUTS), number(OPERATOR_INPUTS));
+        assert_ne!(number(OUTPUTS), number(OPERATOR_OUTPUTS));
+        assert_eq!(number(0), None);
     }
 }

@@ -10,13 +10,13 @@
 
 use super::checker::path::{BUFFER, BUFFERS, CUSTOM_CODE, INPUTS, INTERMEDIATES, IS_VARIABLE, OFFSET, OPCODE_INDEX};
 use super::checker::path::{BUILTIN_OPTIONS, LARGE_CUSTOM_OPTIONS, OPERATORS, OPERATOR_CODES, OUTPUTS, QUANTIZATION};
-use super::checker::path::{ELEMENT, INNER, OUTER};
+use super::checker::path::{ELEMENT, INNER, OPERATOR_INPUTS, OPERATOR_OUTPUTS, OUTER};
 use super::checker::path::{QUANTIZED_DIMENSION, SCALE, SUBGRAPHS, TENSORS, VERSION, ZERO_POINT};
 use super::checker::{Checked, Checker, Failed, Site};
 use super::scratch::{with_scratch, BitSet};
 use super::{ModelView, OperatorView, SubGraphView, TensorView};
 use crate::error::{Error, ErrorKind};
-use crate::verify::{FieldNames, Options};
+use crate::verify::{Options, VerifyTable};
 use crate::wire::{TableVector, Vector};
 
 /// Element type code of strings, the same in TFLite and Circle.
@@ -44,12 +44,12 @@ pub enum Warning {
 }
 
 /// What a format adds to the shared rules; every hook defaults to "nothing more".
-pub(crate) trait FormatRules<'a>: ModelView<'a> {
+pub(crate) trait FormatRules<'a>: ModelView<'a> + VerifyTable {
     /// The `Model.version` the format's files carry.
     const VERSION: u32;
 
-    /// The names of the format's own path codes (from [`super::checker::path::FORMAT`]).
-    const NAMES: &'static FieldNames = &FieldNames::NONE;
+    /// The fields of the path codes, code 1 first ([`super::checker::path_fields!`]).
+    const PATHS: &'static [[u8; 2]];
 
     /// Whether operator code `index` is a CUSTOM operator without a `custom_code` (what the
     /// rules ask of [`ModelView::operator_kind_at`], without naming the operator).
@@ -117,14 +117,14 @@ sites! {
     SUBGRAPH_OUTPUT = RANGE, [SUBGRAPHS | OUTER, OUTPUTS | ELEMENT, 0, 0];
     NO_OPERATORS = rule("a subgraph needs operators"), [SUBGRAPHS | OUTER, OPERATORS, 0, 0];
     OPCODE = RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, OPCODE_INDEX, 0];
-    NO_INPUTS = rule("an operator needs inputs and outputs"), [SUBGRAPHS | OUTER, OPERATORS | INNER, INPUTS, 0];
-    NO_OUTPUTS = rule("an operator needs inputs and outputs"), [SUBGRAPHS | OUTER, OPERATORS | INNER, OUTPUTS, 0];
-    OP_INPUT = RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, INPUTS | ELEMENT, 0];
-    OP_OUTPUT = RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, OUTPUTS | ELEMENT, 0];
+    NO_INPUTS = rule("an operator needs inputs and outputs"), [SUBGRAPHS | OUTER, OPERATORS | INNER, OPERATOR_INPUTS, 0];
+    NO_OUTPUTS = rule("an operator needs inputs and outputs"), [SUBGRAPHS | OUTER, OPERATORS | INNER, OPERATOR_OUTPUTS, 0];
+    OP_INPUT = RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, OPERATOR_INPUTS | ELEMENT, 0];
+    OP_OUTPUT = RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, OPERATOR_OUTPUTS | ELEMENT, 0];
     OP_INTERMEDIATE = RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, INTERMEDIATES | ELEMENT, 0];
     LARGE_OPTIONS = BOUNDS, [SUBGRAPHS | OUTER, OPERATORS | INNER, LARGE_CUSTOM_OPTIONS, 0];
     PRODUCED_TWICE = rule("operator output is a constant, a variable, an input or produced twice"),
-        [SUBGRAPHS | OUTER, OPERATORS | INNER, OUTPUTS | ELEMENT, 0];
+        [SUBGRAPHS | OUTER, OPERATORS | INNER, OPERATOR_OUTPUTS | ELEMENT, 0];
     TENSOR_BUFFER = RANGE, [SUBGRAPHS | OUTER, TENSORS | INNER, BUFFER, 0];
     VARIABLE_DATA = rule("a variable tensor cannot have constant data"), [SUBGRAPHS | OUTER, TENSORS | INNER, IS_VARIABLE, 0];
     STRING_LAYOUT = rule("STRING tensor data has a malformed offset table"), [SUBGRAPHS | OUTER, TENSORS | INNER, BUFFER, 0];
@@ -244,6 +244,7 @@ fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
 }
 
 /// The rules of subgraph [`Checker::outer`] of `subgraphs`.
+#[inline(never)]
 fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGraph, subgraphs: usize) -> Checked {
     let tensors = sg.tensors();
     let count = tensors.map_or(0, |t| t.len());
@@ -324,6 +325,7 @@ fn indices_in_range<'a, M: FormatRules<'a>>(
 
 /// The rules of tensor [`Checker::inner`] of subgraph [`Checker::outer`], which has `count`
 /// tensors.
+#[inline(never)]
 fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tensor, count: usize) -> Checked {
     let at = tensor.position();
     let model = c.model;
@@ -403,6 +405,7 @@ fn quantization_rules<'a, M: FormatRules<'a>>(
 /// order of the subgraphs puts every callee after its callers, there is a cycle. Callees are
 /// read from the operators again rather than stored, so this needs only two numbers per
 /// subgraph.
+#[inline(never)]
 fn no_call_cycles<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, subgraphs: &TableVector<'a, M::SubGraph>) -> Checked {
     let n = subgraphs.len();
     // Per subgraph, its count of callers not yet ordered, then the stack of those ready.

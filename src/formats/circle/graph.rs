@@ -40,6 +40,8 @@ impl<'a> FormatRules<'a> for Model<'a> {
     /// Every Circle revision stores version 0 (FORMATS.md 2).
     const VERSION: u32 = 0;
 
+    const PATHS: &'static [[u8; 2]] = crate::graph::checker::path_fields!(crate::circle;);
+
     fn custom_without_code(&self, index: usize) -> bool {
         let code = self.operator_codes().and_then(|c| c.get(index));
         code.is_some_and(|c| is_custom(&c) && c.custom_code().unwrap_or("").is_empty())

@@ -9,20 +9,13 @@ use super::{CallOnceOptions, CallOptions, IfOptions, WhileOptions};
 use super::{StableHLOCompositeOptions, StablehloCaseOptions, StablehloCustomCallOptions, StablehloReduceOptions};
 use super::{StablehloReduceWindowOptions, StablehloScatterOptions, StablehloSortOptions, StablehloWhileOptions};
 use crate::error::ErrorKind;
-use crate::graph::checker::field_names;
-use crate::graph::checker::path::{BUFFER, FORMAT, INNER, INPUTS, OPERATORS, OUTER, OUTPUTS, QUANTIZATION};
+use crate::graph::checker::path::{BUFFER, FORMAT, INNER, OPERATORS, OUTER, QUANTIZATION};
 use crate::graph::checker::path::{SUBGRAPHS, TENSORS};
+use crate::graph::checker::path_fields;
 use crate::graph::{Checked, Checker, FormatRules, Site, Warning, CALLED_SUBGRAPH};
-use crate::verify::FieldNames;
 use crate::wire::{TableVector, UnionMember, Vector};
 
-/// The names of TFLite's own path codes, in their order.
-static NAMES: FieldNames = field_names!(
-    "sparsity signature_defs subgraph_index tensor_index metadata builtin_options_2 dim_metadata traversal_order \
-     details "
-);
-
-/// TFLite's own path codes, in the order of [`NAMES`].
+/// TFLite's own path codes, in the order of their fields in [`PATHS`].
 const SPARSITY: u8 = FORMAT;
 const SIGNATURE_DEFS: u8 = FORMAT + 1;
 const SUBGRAPH_INDEX: u8 = FORMAT + 2;
@@ -32,6 +25,16 @@ const BUILTIN_OPTIONS_2: u8 = FORMAT + 5;
 const DIM_METADATA: u8 = FORMAT + 6;
 const TRAVERSAL_ORDER: u8 = FORMAT + 7;
 const DETAILS: u8 = FORMAT + 8;
+const SIGNATURE_INPUTS: u8 = FORMAT + 9;
+const SIGNATURE_OUTPUTS: u8 = FORMAT + 10;
+const METADATA_BUFFER: u8 = FORMAT + 11;
+
+/// The fields of the path codes: the shared ones, then TFLite's own.
+static PATHS: &[[u8; 2]] = path_fields!(crate::tflite;
+    Tensor.sparsity, Model.signature_defs, SignatureDef.subgraph_index, TensorMap.tensor_index, Model.metadata,
+    Operator.builtin_options_2, SparsityParameters.dim_metadata, SparsityParameters.traversal_order,
+    QuantizationParameters.details, SignatureDef.inputs, SignatureDef.outputs, Metadata.buffer,
+);
 
 macro_rules! sites {
     ($($id:ident = $kind:expr, $path:expr;)*) => {$(static $id: Site = Site::new($kind, $path);)*};
@@ -45,11 +48,11 @@ const fn sparsity(field: u8) -> [u8; 4] {
 }
 
 sites! {
-    METADATA_BUFFER = RANGE, [METADATA | OUTER, BUFFER, 0, 0];
+    METADATA_BUFFER_INDEX = RANGE, [METADATA | OUTER, METADATA_BUFFER, 0, 0];
     DETAILS_TENSOR = RANGE, [SUBGRAPHS | OUTER, TENSORS | INNER, QUANTIZATION, DETAILS];
     SIGNATURE_SUBGRAPH = RANGE, [SIGNATURE_DEFS | OUTER, SUBGRAPH_INDEX, 0, 0];
-    SIGNATURE_INPUT = RANGE, [SIGNATURE_DEFS | OUTER, INPUTS | INNER, TENSOR_INDEX, 0];
-    SIGNATURE_OUTPUT = RANGE, [SIGNATURE_DEFS | OUTER, OUTPUTS | INNER, TENSOR_INDEX, 0];
+    SIGNATURE_INPUT = RANGE, [SIGNATURE_DEFS | OUTER, SIGNATURE_INPUTS | INNER, TENSOR_INDEX, 0];
+    SIGNATURE_OUTPUT = RANGE, [SIGNATURE_DEFS | OUTER, SIGNATURE_OUTPUTS | INNER, TENSOR_INDEX, 0];
     CALLED_SUBGRAPH_2 = RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, BUILTIN_OPTIONS_2, 0];
     NO_ORDER = Rule("sparsity needs traversal_order and dim_metadata"), sparsity(TRAVERSAL_ORDER);
     LENGTHS = Rule("dim_metadata and traversal_order lengths disagree"), sparsity(DIM_METADATA);
@@ -72,7 +75,7 @@ sites! {
 impl<'a> FormatRules<'a> for Model<'a> {
     const VERSION: u32 = 3;
 
-    const NAMES: &'static FieldNames = &NAMES;
+    const PATHS: &'static [[u8; 2]] = PATHS;
 
     fn custom_without_code(&self, index: usize) -> bool {
         let code = self.operator_codes().and_then(|c| c.get(index));
@@ -95,7 +98,7 @@ impl<'a> FormatRules<'a> for Model<'a> {
             c.charge(duplicate_scan_cost(count, i, meta.name()).saturating_add(1))?;
             if usize::try_from(meta.buffer()).map_or(true, |b| b >= c.buffers()) {
                 c.outer = i;
-                return Err(c.fail(&METADATA_BUFFER, meta.raw().position()));
+                return Err(c.fail(&METADATA_BUFFER_INDEX, meta.raw().position()));
             }
         }
         Ok(())
@@ -171,6 +174,7 @@ fn duplicate_scan_cost(count: usize, i: usize, name: Option<&str>) -> usize {
 
 /// The sparsity rules of the tensor at byte `at`, of shape `shape`, whose data is `data_len`
 /// bytes.
+#[inline(never)]
 fn sparsity_rules<'a>(
     c: &mut Checker<'a, Model<'a>>,
     sp: &SparsityParameters<'a>,
@@ -182,59 +186,8 @@ fn sparsity_rules<'a>(
     let (Some(order), Some(dims)) = (sp.traversal_order(), sp.dim_metadata()) else {
         return Err(c.fail(&NO_ORDER, at));
     };
-    let rank = shape.map_or(0, |s| s.len());
-    let total = order.len();
-    c.charge(total.saturating_mul(2))?;
-    if dims.len() != total || total < rank {
-        return Err(c.fail(&LENGTHS, at));
-    }
-    if total > 64 {
-        return Err(c.fail(&TOO_DEEP, at));
-    }
-    let block = total.saturating_sub(rank);
-    let block_map = sp.block_map();
-    if block > 0 && block_map.map_or(0, |b| b.len()) != block {
-        return Err(c.fail(&BLOCK_MAP, at));
-    }
-    if !is_permutation(&order, rank, total) {
-        return Err(c.fail(&PERMUTATION, at));
-    }
-    // Sizes are non-negative `int`s, so `u32` holds them (and divides without a 64-bit
-    // division routine).
-    let dense_size = |k: usize| dims.get(k).and_then(|d| u32::try_from(d.dense_size()).ok());
-    // The dense extent of the dimension traversed at level `k` (for block levels, the
-    // block size itself, which its own dense_size gives).
-    let extent = |k: usize| -> Option<u32> {
-        let d = usize::try_from(order.get(k)?).ok()?;
-        if d >= rank {
-            return dense_size(k);
-        }
-        let full = u32::try_from(shape?.get(d)?).ok()?;
-        let Some(b) = block_map.and_then(|m| m.iter().position(|x| usize::try_from(x).ok() == Some(d))) else {
-            return Some(full);
-        };
-        let value = rank.checked_add(b)?;
-        let level = (0..total).find(|&j| order.get(j).and_then(|o| usize::try_from(o).ok()) == Some(value))?;
-        full.checked_div(dense_size(level)?)
-    };
-    let mut count: u64 = 1;
-    for k in 0..total {
-        let Some(dm) = dims.get(k) else { continue };
-        let dim_extent = extent(k);
-        count = match dm.format() {
-            DimensionType::DENSE => {
-                let size = dense_size(k);
-                if size.is_none_or(|s| s == 0) || (k < rank && dim_extent.is_some() && size != dim_extent) {
-                    return Err(c.fail(&DENSE, at));
-                }
-                count.saturating_mul(size.map_or(0, u64::from))
-            }
-            DimensionType::SPARSE_CSR => {
-                csr_rules(c, &dm, count, dim_extent.map_or(u64::MAX, u64::from)).map_err(|site| c.fail(site, at))?
-            }
-            _ => return Err(c.fail(&UNKNOWN_TYPE, at)),
-        };
-    }
+    c.charge(order.len().saturating_mul(2))?;
+    let count = sparse_elements(c, &order, &dims, sp.block_map(), shape).map_err(|site| c.fail(site, at))?;
     let expected = element_size.and_then(|e| count.checked_mul(e));
     if expected.is_some_and(|e| e != data_len as u64) {
         return Err(c.fail(&SPARSE_SIZE, at));
@@ -242,12 +195,81 @@ fn sparsity_rules<'a>(
     Ok(())
 }
 
-/// Checks one SPARSE_CSR level over `parents` elements; returns the element count after it.
+/// How many elements the levels of a sparsity (traversed in `order`, described by `dims`)
+/// store for a tensor of shape `shape`, or the site of the rule they break.
+fn sparse_elements<'a>(
+    c: &mut Checker<'a, Model<'a>>,
+    order: &Vector<'a, i32>,
+    dims: &TableVector<'a, super::DimensionMetadata<'a>>,
+    block_map: Option<Vector<'a, i32>>,
+    shape: Option<Vector<'a, i32>>,
+) -> Result<u64, &'static Site> {
+    let rank = shape.map_or(0, |s| s.len());
+    let total = order.len();
+    if dims.len() != total || total < rank {
+        return Err(&LENGTHS);
+    }
+    if total > 64 {
+        return Err(&TOO_DEEP);
+    }
+    let block = total.saturating_sub(rank);
+    if block > 0 && block_map.map_or(0, |b| b.len()) != block {
+        return Err(&BLOCK_MAP);
+    }
+    if !is_permutation(order, rank, total) {
+        return Err(&PERMUTATION);
+    }
+    let mut count: u64 = 1;
+    for k in 0..total {
+        let Some(dm) = dims.get(k) else { continue };
+        // Sizes are non-negative `int`s, so `u32` holds them (and divides without a 64-bit
+        // division routine).
+        let size = u32::try_from(dm.dense_size()).ok();
+        // The dense extent of the dimension traversed at level `k`: a block level's is its
+        // own size (the permutation keeps block levels after the tensor's own).
+        let extent = if k < rank { block_extent(order, dims, block_map, shape, k, rank) } else { size };
+        count = match dm.format() {
+            DimensionType::DENSE => {
+                let Some(size) = size.filter(|&s| s != 0 && extent.is_none_or(|e| e == s)) else {
+                    return Err(&DENSE);
+                };
+                count.saturating_mul(u64::from(size))
+            }
+            DimensionType::SPARSE_CSR => csr_rules(c, &dm, count, extent.unwrap_or(u32::MAX))?,
+            _ => return Err(&UNKNOWN_TYPE),
+        };
+    }
+    Ok(count)
+}
+
+/// The dense extent of the tensor dimension traversed at level `k` (below `rank`): its size in
+/// the shape, divided by its block size when `block_map` blocks it (the size of the level that
+/// traverses its first block).
+fn block_extent<'a>(
+    order: &Vector<'a, i32>,
+    dims: &TableVector<'a, super::DimensionMetadata<'a>>,
+    block_map: Option<Vector<'a, i32>>,
+    shape: Option<Vector<'a, i32>>,
+    k: usize,
+    rank: usize,
+) -> Option<u32> {
+    let d = order.get(k)?;
+    let full = u32::try_from(shape?.get(usize::try_from(d).ok()?)?).ok()?;
+    let Some(b) = block_map.and_then(|m| m.iter().position(|x| x == d)) else {
+        return Some(full);
+    };
+    let value = i32::try_from(rank.checked_add(b)?).ok()?;
+    let level = order.iter().position(|o| o == value)?;
+    full.checked_div(u32::try_from(dims.get(level)?.dense_size()).ok()?)
+}
+
+/// Checks one SPARSE_CSR level over `parents` elements, whose indices run below `dim`; returns
+/// the element count after it.
 fn csr_rules<'a>(
     c: &mut Checker<'a, Model<'a>>,
     dm: &super::DimensionMetadata<'a>,
     parents: u64,
-    dim: u64,
+    dim: u32,
 ) -> Result<u64, &'static Site> {
     let segments = index_values(dm, ARRAY_SEGMENTS).ok_or(&NO_SEGMENTS)?;
     let indices = index_values(dm, ARRAY_INDICES).ok_or(&NO_INDICES)?;
@@ -255,7 +277,7 @@ fn csr_rules<'a>(
     if segments.len() as u64 != parents.saturating_add(1) {
         return Err(&SEGMENT_COUNT);
     }
-    let mut previous = 0i64;
+    let mut previous = 0;
     for i in 0..segments.len() {
         let s = segments.get(i);
         if s < previous {
@@ -263,10 +285,10 @@ fn csr_rules<'a>(
         }
         previous = s;
     }
-    if u64::try_from(previous).ok() != Some(indices.len() as u64) {
+    if usize::try_from(previous).ok() != Some(indices.len()) {
         return Err(&INDEX_COUNT);
     }
-    if (0..indices.len()).any(|i| u64::try_from(indices.get(i)).map_or(true, |i| i >= dim)) {
+    if (0..indices.len()).any(|i| u32::try_from(indices.get(i)).map_or(true, |i| i >= dim)) {
         return Err(&INDEX_RANGE);
     }
     Ok(indices.len() as u64)
@@ -453,12 +475,12 @@ impl IndexValues<'_> {
     }
 
     /// Value `i`, widened (0 past the end).
-    fn get(&self, i: usize) -> i64 {
+    fn get(&self, i: usize) -> i32 {
         let at = i.saturating_mul(self.width);
         let value = self.bytes.get(at..).and_then(|b| match self.width {
-            4 => b.first_chunk().map(|b| i64::from(i32::from_le_bytes(*b))),
-            2 => b.first_chunk().map(|b| i64::from(u16::from_le_bytes(*b))),
-            _ => b.first().map(|&b| i64::from(b)),
+            4 => b.first_chunk().map(|b| i32::from_le_bytes(*b)),
+            2 => b.first_chunk().map(|b| i32::from(u16::from_le_bytes(*b))),
+            _ => b.first().map(|&b| i32::from(b)),
         });
         value.unwrap_or(0)
     }
@@ -471,9 +493,13 @@ mod tests {
     use crate::tflite::{DimensionMetadata, Int32Vector, QuantizationParameters, Uint16Vector, Uint8Vector};
 
     #[test]
+    #[cfg(not(feature = "numeric-paths"))]
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // in tests a panic is a failure
     fn path_codes_name_their_fields() {
-        use super::{BUILTIN_OPTIONS_2, DETAILS, DIM_METADATA, FORMAT, METADATA, NAMES, SIGNATURE_DEFS, SPARSITY};
-        use super::{SUBGRAPH_INDEX, TENSOR_INDEX, TRAVERSAL_ORDER};
+        use super::TRAVERSAL_ORDER;
+        use super::{BUILTIN_OPTIONS_2, DETAILS, DIM_METADATA, FORMAT, METADATA, METADATA_BUFFER, PATHS};
+        use super::{SIGNATURE_DEFS, SIGNATURE_INPUTS, SIGNATURE_OUTPUTS, SPARSITY, SUBGRAPH_INDEX, TENSOR_INDEX};
+        use crate::verify::VerifyTable;
         let codes = [
             (SPARSITY, "sparsity"),
             (SIGNATURE_DEFS, "signature_defs"),
@@ -484,11 +510,17 @@ mod tests {
             (DIM_METADATA, "dim_metadata"),
             (TRAVERSAL_ORDER, "traversal_order"),
             (DETAILS, "details"),
+            (SIGNATURE_INPUTS, "inputs"),
+            (SIGNATURE_OUTPUTS, "outputs"),
+            (METADATA_BUFFER, "buffer"),
         ];
+        let schema = crate::tflite::Model::schema();
         for (code, name) in codes {
-            assert_eq!(NAMES.get(usize::from(code.saturating_sub(FORMAT))), Some(name));
+            let [table, at] = PATHS[usize::from(code) - 1];
+            let (_, first, _) = schema.table_fields(u16::from(table));
+            assert_eq!(schema.names.get(first + usize::from(at)), Some(name), "code {code}");
         }
-        assert_eq!(NAMES.ids.len(), codes.len());
+        assert_eq!(PATHS.len(), usize::from(FORMAT) - 1 + codes.len());
     }
 
     #[test]
