@@ -358,3 +358,22 @@ fn large_custom_options_outside_the_file_are_rejected_by_the_rules() {
         assert_eq!(err.offset(), op as u64);
     }
 }
+
+/// A sparse tensor's data must be exactly its stored elements times the element size: checked
+/// against sizes worked out by hand, and against a shape whose element count times the element
+/// size passes `u64` (no data length can match it, so no data is accepted).
+#[test]
+fn sparse_tensor_data_must_match_its_element_count() {
+    const INT32: u8 = 2;
+    let rule = ErrorKind::Rule("sparse tensor data size does not match its sparsity");
+    // 2 x 3 dense elements of 4 bytes: 24 bytes.
+    let (ok, _) = support::sparse_tensor_model(&[2, 3], INT32, 24);
+    assert!(Model::parse(&ok).is_ok(), "{:?}", Model::parse(&ok).err());
+    let (short, tensor) = support::sparse_tensor_model(&[2, 3], INT32, 20);
+    let e = Model::parse(&short).map(|_| ()).expect_err("20 bytes for 24");
+    assert_eq!((e.kind(), e.offset()), (rule, tensor as u64));
+    // (2^31 - 1)^2 x 8 elements of 4 bytes is past u64: no data length matches.
+    let (huge, tensor) = support::sparse_tensor_model(&[i32::MAX, i32::MAX, 8], INT32, 4);
+    let e = Model::parse(&huge).map(|_| ()).expect_err("4 bytes for over 2^64");
+    assert_eq!((e.kind(), e.offset()), (rule, tensor as u64));
+}

@@ -462,3 +462,60 @@ pub fn reference(model: &std::path::Path, ext: &str) -> Option<std::path::PathBu
     let gz = dir.join(format!("{stem}.{ext}.gz"));
     [plain, gz].into_iter().find(|p| p.exists())
 }
+
+/// A TFLite model that passes every rule but, perhaps, the sparse data size: one subgraph
+/// holding one tensor of `shape` and `tensor_type` whose sparsity traverses every dimension in
+/// order as a DENSE level of the dimension's size, its data `data_len` zero bytes in buffer 1.
+/// Returns the bytes and the tensor's position. Slots: Tensor `shape` 0, `type` 1, `buffer` 2,
+/// `sparsity` 6; SparsityParameters `traversal_order` 0, `dim_metadata` 2; DimensionMetadata
+/// `format` 0 (DENSE, the default, left out), `dense_size` 1; Buffer `data` 0.
+pub fn sparse_tensor_model(shape: &[i32], tensor_type: u8, data_len: usize) -> (Vec<u8>, usize) {
+    let mut b = Bytes::with_identifier(b"TFL3");
+    let model_vt = b.vtable(&[4, 0, 8, 0, 12], 16);
+    let model = b.table(model_vt, &[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    b.patch(0, model);
+    let subgraphs = b.offsets(1);
+    b.patch(model + 8, subgraphs);
+    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
+    let sg = b.table(sg_vt, &[0; 16]);
+    b.patch(subgraphs + 4, sg);
+    let tensors = b.offsets(1);
+    b.patch(sg + 4, tensors);
+    for slot in 1..4 {
+        let v = b.offsets(0);
+        b.patch(sg + 4 + 4 * slot, v);
+    }
+    let tensor_vt = b.vtable(&[4, 8, 12, 0, 0, 0, 16], 20);
+    let mut inline = vec![0u8; 16];
+    inline[4] = tensor_type;
+    inline[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let tensor = b.table(tensor_vt, &inline);
+    b.patch(tensors + 4, tensor);
+    let shape_at = b.ints(shape);
+    b.patch(tensor + 4, shape_at);
+    let sparsity_vt = b.vtable(&[4, 0, 8], 12);
+    let sparsity = b.table(sparsity_vt, &[0; 8]);
+    b.patch(tensor + 16, sparsity);
+    let order: Vec<i32> = (0..shape.len() as i32).collect();
+    let order_at = b.ints(&order);
+    b.patch(sparsity + 4, order_at);
+    let dims = b.offsets(shape.len());
+    b.patch(sparsity + 8, dims);
+    let dim_vt = b.vtable(&[0, 4], 8);
+    for (k, &size) in shape.iter().enumerate() {
+        let dim = b.table(dim_vt, &size.to_le_bytes());
+        b.patch(dims + 4 + 4 * k, dim);
+    }
+    let buffers = b.offsets(2);
+    b.patch(model + 12, buffers);
+    b.empty_table(buffers + 4);
+    let buffer_vt = b.vtable(&[4], 8);
+    let buffer = b.table(buffer_vt, &[0; 4]);
+    b.patch(buffers + 8, buffer);
+    b.pad_to(4);
+    let data = b.pos();
+    b.u32(data_len as u32);
+    b.buf.resize(b.buf.len() + data_len, 0);
+    b.patch(buffer + 4, data);
+    (b.buf, tensor)
+}

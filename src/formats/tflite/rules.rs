@@ -188,8 +188,9 @@ fn sparsity_rules<'a>(
     };
     c.charge(order.len().saturating_mul(2))?;
     let count = sparse_elements(c, &order, &dims, sp.block_map(), shape).map_err(|site| c.fail(site, at))?;
-    let expected = element_size.and_then(|e| count.checked_mul(e));
-    if expected.is_some_and(|e| e != data_len as u64) {
+    // A size past `u64` (a saturated count, or its product with the element size) matches no
+    // data.
+    if element_size.is_some_and(|e| count.checked_mul(e) != Some(data_len as u64)) {
         return Err(c.fail(&SPARSE_SIZE, at));
     }
     Ok(())
