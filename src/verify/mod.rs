@@ -108,12 +108,13 @@ impl<'b> Verifier<'b> {
     /// A verifier for `buf` with `opts`.
     pub fn new(buf: &'b [u8], opts: &Options) -> Self {
         let budget = opts.apparent_size_budget(buf.len());
+        let max_tables = usize::try_from(opts.max_tables).unwrap_or(usize::MAX);
         Verifier {
             buf,
             check_alignment: opts.check_alignment,
-            max_tables: usize::try_from(opts.max_tables).unwrap_or(usize::MAX),
+            max_tables,
             depth_left: opts.max_depth,
-            tables_left: usize::try_from(opts.max_tables).unwrap_or(usize::MAX),
+            tables_left: max_tables,
             strings: 0,
             vectors: 0,
             memo_hits: 0,

@@ -33,16 +33,35 @@ impl Bytes {
         (b, subgraphs)
     }
 
+    /// A TFLite buffer whose root Model has version 3 and offsets to `subgraphs` (slot 2) and
+    /// `buffers` (slot 4), to be patched in at the returned position + 8 and + 12.
+    pub fn tflite_model() -> (Self, usize) {
+        let mut b = Bytes::with_identifier(b"TFL3");
+        let model_vt = b.vtable(&[4, 0, 8, 0, 12], 16);
+        let model = b.table(model_vt, &[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        b.patch(0, model);
+        (b, model)
+    }
+
     /// A SubGraph whose tensors, inputs, outputs and operators (slots 0..3) are all present and
     /// empty, its offset patched in at `at`.
     pub fn empty_subgraph(&mut self, at: usize) {
+        self.subgraph(at, 0);
+    }
+
+    /// A SubGraph holding `n_tensors` tensor offset placeholders and empty inputs, outputs and
+    /// operators, its offset patched in at `at`; returns the tensors vector's position.
+    pub fn subgraph(&mut self, at: usize, n_tensors: usize) -> usize {
         let sg_vt = self.vtable(&[4, 8, 12, 16], 20);
         let sg = self.table(sg_vt, &[0; 16]);
         self.patch(at, sg);
-        for slot in 0..4 {
+        let tensors = self.offsets(n_tensors);
+        self.patch(sg + 4, tensors);
+        for slot in 1..4 {
             let v = self.offsets(0);
             self.patch(sg + 4 + 4 * slot, v);
         }
+        tensors
     }
 
     /// A table without fields (the sentinel Buffer), its offset patched in at `at`.
@@ -260,11 +279,7 @@ pub fn tensors_named(n: usize, bad: usize, bad_name: &[u8]) -> Vec<u8> {
 
 /// A model that passes every rule: one empty subgraph and buffers [sentinel, external].
 pub fn external_buffer_model(offset: u64, size: u64) -> Vec<u8> {
-    let mut b = Bytes::with_identifier(b"TFL3");
-    // Model: version (slot 0) = 3, subgraphs (slot 2), buffers (slot 4).
-    let model_vt = b.vtable(&[4, 0, 8, 0, 12], 16);
-    let model = b.table(model_vt, &[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    b.patch(0, model);
+    let (mut b, model) = Bytes::tflite_model();
     let subgraphs = b.offsets(1);
     b.patch(model + 8, subgraphs);
     b.empty_subgraph(subgraphs + 4);
@@ -470,21 +485,10 @@ pub fn reference(model: &std::path::Path, ext: &str) -> Option<std::path::PathBu
 /// `sparsity` 6; SparsityParameters `traversal_order` 0, `dim_metadata` 2; DimensionMetadata
 /// `format` 0 (DENSE, the default, left out), `dense_size` 1; Buffer `data` 0.
 pub fn sparse_tensor_model(shape: &[i32], tensor_type: u8, data_len: usize) -> (Vec<u8>, usize) {
-    let mut b = Bytes::with_identifier(b"TFL3");
-    let model_vt = b.vtable(&[4, 0, 8, 0, 12], 16);
-    let model = b.table(model_vt, &[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    b.patch(0, model);
+    let (mut b, model) = Bytes::tflite_model();
     let subgraphs = b.offsets(1);
     b.patch(model + 8, subgraphs);
-    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
-    let sg = b.table(sg_vt, &[0; 16]);
-    b.patch(subgraphs + 4, sg);
-    let tensors = b.offsets(1);
-    b.patch(sg + 4, tensors);
-    for slot in 1..4 {
-        let v = b.offsets(0);
-        b.patch(sg + 4 + 4 * slot, v);
-    }
+    let tensors = b.subgraph(subgraphs + 4, 1);
     let tensor_vt = b.vtable(&[4, 8, 12, 0, 0, 0, 16], 20);
     let mut inline = vec![0u8; 16];
     inline[4] = tensor_type;
