@@ -3,6 +3,8 @@
 //! deterministic mutations of the testdata models, and over proptest's arbitrary bytes.
 //! Nothing may panic; in debug builds a read that fails on verified bytes panics too.
 
+#[cfg(feature = "nnpackage")]
+mod nnpackage_support;
 mod support;
 
 use flatmodel::schema::Walker;
@@ -257,6 +259,70 @@ fn mutated_models_do_not_panic() {
     assert!(accepted > 0 && rejected > 0, "vacuous mutator: {accepted} accepted, {rejected} rejected");
 }
 
+/// Runs `target` on `count` mutants of each of `seeds`: nothing may panic, and what is
+/// accepted must be read the same twice. Returns how many mutants were accepted and rejected.
+#[cfg(feature = "nnpackage")]
+fn mutants_of<T: PartialEq + std::fmt::Debug>(
+    name: &str,
+    seeds: &[Vec<u8>],
+    count: usize,
+    target: fn(&[u8]) -> Option<T>,
+) -> (usize, usize) {
+    let (mut accepted, mut rejected, mut failures) = (0usize, 0usize, Vec::new());
+    for (s, seed) in seeds.iter().enumerate() {
+        assert!(target(seed).is_some(), "{name} seed {s} is rejected");
+        for i in 0..count {
+            let mut rng = Rng(0xC0FFEE ^ ((s as u64) << 32) ^ i as u64);
+            let mut data = seed.clone();
+            let mut log = Vec::new();
+            for _ in 0..1 + rng.below(3) {
+                mutate_once(&mut rng, &mut data, &mut log);
+            }
+            match catch_unwind(AssertUnwindSafe(|| target(&data))) {
+                Err(_) => {
+                    let saved = save_failure(&format!("{name}-{s}-{i}.bin"), &data);
+                    failures.push(format!(
+                        "{name} seed {s} mutant {i} [{}] panicked (saved {})",
+                        log.join(", "),
+                        saved.display()
+                    ));
+                }
+                Ok(None) => rejected += 1,
+                Ok(Some(first)) => {
+                    accepted += 1;
+                    if target(&data) != Some(first) {
+                        failures.push(format!("{name} seed {s} mutant {i} [{}]: not deterministic", log.join(", ")));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} mutants failed:\n{}", failures.len(), failures.join("\n"));
+    eprintln!("{name} mutants: {accepted} accepted, {rejected} rejected");
+    (accepted, rejected)
+}
+
+#[cfg(feature = "nnpackage")]
+#[test]
+fn mutated_zip_packages_do_not_panic() {
+    use nnpackage_support::{two_sines_files, zip, ZipEntry};
+    let deflated: Vec<ZipEntry> = two_sines_files()
+        .iter()
+        .map(|(n, d)| if n.ends_with(".tflite") { ZipEntry::deflated(n, d) } else { ZipEntry::stored(n, d) })
+        .collect();
+    let seeds = [nnpackage_support::two_sines_zip(""), nnpackage_support::two_sines_zip("two_sines/"), zip(&deflated)];
+    let (accepted, rejected) = mutants_of("package_zip", &seeds, 600, flatmodel_fuzz::package_zip);
+    assert!(accepted > 0 && rejected > 0, "vacuous mutator: {accepted} accepted, {rejected} rejected");
+}
+
+#[cfg(feature = "nnpackage")]
+#[test]
+fn mutated_manifests_do_not_panic() {
+    let seeds = [nnpackage_support::two_sines_manifest()];
+    let (accepted, rejected) = mutants_of("manifest", &seeds, 2000, flatmodel_fuzz::manifest);
+    assert!(accepted > 0 && rejected > 0, "vacuous mutator: {accepted} accepted, {rejected} rejected");
+}
+
 /// Bytes that start with a root offset and the TFLite or Circle identifier.
 fn model_like() -> impl Strategy<Value = Vec<u8>> {
     (any::<[u8; 4]>(), 0u32..2048, proptest::collection::vec(any::<u8>(), 0..2040)).prop_map(|(head, root, rest)| {
@@ -277,6 +343,11 @@ proptest! {
         data in prop_oneof![proptest::collection::vec(any::<u8>(), 0..2048), model_like()]
     ) {
         let _ = flatmodel_fuzz::any(&data);
+        #[cfg(feature = "nnpackage")]
+        {
+            let _ = flatmodel_fuzz::package_zip(&data);
+            let _ = flatmodel_fuzz::manifest(&data);
+        }
         let _ = flatmodel::tflite::Model::parse(&data);
         let _ = flatmodel::circle::Model::parse(&data);
     }

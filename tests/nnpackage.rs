@@ -188,6 +188,19 @@ fn zip_packages_at_the_root_or_under_one_folder() {
 }
 
 #[test]
+fn a_zip_package_held_in_memory_opens_as_from_a_file() {
+    for folder in ["", "two_sines/"] {
+        let bytes = flatmodel::nnpackage::FileBytes::from_vec(two_sines_zip(folder));
+        let p = Package::from_zip_bytes(bytes, &Limits::DEFAULT).unwrap_or_else(|e| panic!("{folder:?}: {e}"));
+        assert_eq!(p.container(), Container::Zip);
+        check_two_sines(&p);
+    }
+    // Bytes that are no zip archive: an error, as from a file.
+    let e = Package::from_zip_bytes(flatmodel::nnpackage::FileBytes::from_vec(sine()), &Limits::DEFAULT).unwrap_err();
+    assert_eq!(e.kind(), Kind::Zip, "{e}");
+}
+
+#[test]
 fn a_symlink_inside_the_package_is_followed() {
     let s = Scratch::new("inner-link");
     let dir = s.package("pkg", &manifest(0, &["link.tflite"], json!({})), &[("real.tflite", &sine())]);

@@ -180,6 +180,11 @@ impl Package {
         Package::from_source(source, &options.limits)
     }
 
+    /// Opens a zip archive of a package held in memory (an upload, say), with `limits`.
+    pub fn from_zip_bytes(bytes: FileBytes, limits: &Limits) -> Result<Package, PackageError> {
+        Package::from_source(Source::zip_bytes(bytes, limits)?, limits)
+    }
+
     fn from_source(mut source: Source, limits: &Limits) -> Result<Package, PackageError> {
         let manifest_path = RelPath::parse(MANIFEST).map_err(|why| PackageError::new(Kind::Manifest, MANIFEST, why))?;
         let bytes = source.read(&manifest_path, Some(limits.max_manifest_bytes)).map_err(|p| match p.kind {

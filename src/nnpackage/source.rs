@@ -130,6 +130,11 @@ impl Source {
     pub(crate) fn zip(path: &Path, loader: Loader, limits: &Limits) -> Result<Source, PackageError> {
         let file = File::open(path).map_err(|e| io_problem(&e).at(""))?;
         let bytes = FileBytes::new(loader(file).map_err(|e| io_problem(&e).at(""))?);
+        Source::zip_bytes(bytes, limits)
+    }
+
+    /// The zip archive `bytes`.
+    pub(crate) fn zip_bytes(bytes: FileBytes, limits: &Limits) -> Result<Source, PackageError> {
         let archive = Archive::read(bytes.as_bytes(), limits.max_zip_entries).map_err(|p| p.at(""))?;
         let prefix = package_root(&archive).map_err(|p| p.at(""))?;
         Ok(Source::Zip { bytes, archive, prefix, budget: limits.max_zip_bytes })
