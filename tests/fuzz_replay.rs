@@ -323,6 +323,50 @@ fn mutated_manifests_do_not_panic() {
     assert!(accepted > 0 && rejected > 0, "vacuous mutator: {accepted} accepted, {rejected} rejected");
 }
 
+/// flatmodel against the flatbuffers crate (`flatmodel_fuzz::differential`) on the testdata and
+/// corpus TFLite files and on mutants of the testdata models: where both accept they read the
+/// same values, and where only one accepts the reason is a documented one (the body panics
+/// otherwise). Prints how often each verdict came.
+#[test]
+fn flatmodel_and_the_flatbuffers_crate_agree_or_differ_for_documented_reasons() {
+    use flatmodel_fuzz::differential::{tflite as judge, Verdict};
+    use std::collections::BTreeMap;
+    let mut files = support::files_with_suffix(&support::testdata().join("tflite"), ".tflite");
+    if let Some(corpus) = support::corpus() {
+        files.extend(support::files_with_suffix(&corpus.join("tflite"), ".tflite"));
+    }
+    let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut judged = |name: String, data: &[u8]| match catch_unwind(AssertUnwindSafe(|| judge(data))) {
+        Ok(v) => *verdicts.entry(format!("{v:?}")).or_default() += 1,
+        Err(e) => {
+            let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+            let saved = save_failure(&format!("differential-{name}.bin"), data);
+            failures.push(format!("{name}: {msg} (saved {})", saved.display()));
+        }
+    };
+    for path in &files {
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let original = std::fs::read(path).unwrap();
+        judged(name.clone(), &original);
+        if !path.starts_with(support::testdata()) {
+            continue;
+        }
+        for i in 0..mutant_count(original.len()) {
+            let mut rng = Rng(0xD1FF ^ i as u64);
+            let mut data = original.clone();
+            let mut log = Vec::new();
+            for _ in 0..1 + rng.below(3) {
+                mutate_once(&mut rng, &mut data, &mut log);
+            }
+            judged(format!("{name}-{i}"), &data);
+        }
+    }
+    assert!(failures.is_empty(), "{} inputs failed:\n{}", failures.len(), failures.join("\n"));
+    eprintln!("differential verdicts: {verdicts:?}");
+    assert!(verdicts.get(&format!("{:?}", Verdict::BothAccept)).is_some_and(|&n| n >= files.len()), "{verdicts:?}");
+}
+
 /// Bytes that start with a root offset and the TFLite or Circle identifier.
 fn model_like() -> impl Strategy<Value = Vec<u8>> {
     (any::<[u8; 4]>(), 0u32..2048, proptest::collection::vec(any::<u8>(), 0..2040)).prop_map(|(head, root, rest)| {

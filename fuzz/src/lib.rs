@@ -4,6 +4,8 @@
 //! public API: a read that fails on verified bytes fires flatmodel's debug assertion
 //! (`wire::broken`).
 
+pub mod differential;
+
 use flatmodel::dump::{dump_table, Dumpable};
 use flatmodel::graph::{ModelView, SubGraphView};
 use flatmodel::nnpackage::{FileBytes, Limits, Manifest, Package};
