@@ -367,6 +367,92 @@ fn flatmodel_and_the_flatbuffers_crate_agree_or_differ_for_documented_reasons() 
     assert!(verdicts.get(&format!("{:?}", Verdict::BothAccept)).is_some_and(|&n| n >= files.len()), "{verdicts:?}");
 }
 
+/// The structure-aware mutator (`flatmodel_fuzz::mutator`) on the testdata TFLite, Circle and
+/// `.pte` models: nothing panics, its mutants mostly pass the structure check (byte-level
+/// mutants mostly do not), and a good share of those then fail the model rules, which is
+/// what it is for. Prints the counts beside those of the byte-level mutator.
+#[test]
+fn structure_aware_mutants_reach_the_model_rules() {
+    use flatmodel_fuzz::mutator::mutate_as;
+    type Mutate = fn(&mut [u8], u64) -> bool;
+    type Check = fn(&[u8]) -> (bool, bool);
+    fn tflite(d: &[u8]) -> (bool, bool) {
+        (flatmodel::tflite::Model::parse_structure(d).is_ok(), flatmodel::tflite::Model::parse(d).is_ok())
+    }
+    fn circle(d: &[u8]) -> (bool, bool) {
+        (flatmodel::circle::Model::parse_structure(d).is_ok(), flatmodel::circle::Model::parse(d).is_ok())
+    }
+    fn pte(d: &[u8]) -> (bool, bool) {
+        (flatmodel::pte::PteFile::parse_structure(d).is_ok(), flatmodel::pte::PteFile::parse(d).is_ok())
+    }
+    let dir = support::testdata();
+    let formats: [(&str, Vec<PathBuf>, Mutate, Check); 3] = [
+        (
+            "tflite",
+            support::files_with_suffix(&dir.join("tflite"), ".tflite"),
+            mutate_as::<flatmodel::tflite::Model<'_>>,
+            tflite,
+        ),
+        (
+            "circle",
+            support::files_with_suffix(&dir.join("circle"), ".circle"),
+            mutate_as::<flatmodel::circle::Model<'_>>,
+            circle,
+        ),
+        (
+            "pte",
+            support::files_with_suffix(&dir.join("vkgraph"), ".pte"),
+            mutate_as::<flatmodel::pte::Program<'_>>,
+            pte,
+        ),
+    ];
+    for (format, files, mutate, check) in formats {
+        assert!(!files.is_empty(), "no {format} testdata");
+        // (structure passes, rules pass) for structure-aware and for byte-level mutants.
+        let (mut aware, mut bytes, mut total) = ([0usize; 2], [0usize; 2], 0usize);
+        for (m, path) in files.iter().enumerate() {
+            let original = std::fs::read(path).unwrap();
+            for i in 0..mutant_count(original.len()).min(300) {
+                let seed = 0xA11 ^ ((m as u64) << 32) ^ i as u64;
+                let mut data = original.clone();
+                let mutated = catch_unwind(AssertUnwindSafe(|| mutate(&mut data, seed)));
+                assert!(
+                    matches!(mutated, Ok(true)),
+                    "{}: the mutator panicked or found nothing to edit",
+                    path.display()
+                );
+                let (structure, rules) = catch_unwind(AssertUnwindSafe(|| check(&data))).unwrap_or_else(|_| {
+                    panic!(
+                        "{} mutant {i} panicked (saved {})",
+                        path.display(),
+                        save_failure(&format!("aware-{format}-{m}-{i}.bin"), &data).display()
+                    )
+                });
+                assert!(run(&data).is_ok(), "{} mutant {i}: the fuzz body panicked", path.display());
+                aware[0] += usize::from(structure);
+                aware[1] += usize::from(rules);
+                let mut data = original.clone();
+                let mut rng = Rng(seed);
+                mutate_once(&mut rng, &mut data, &mut Vec::new());
+                let (structure, rules) = check(&data);
+                bytes[0] += usize::from(structure);
+                bytes[1] += usize::from(rules);
+                total += 1;
+            }
+        }
+        eprintln!(
+            "{format}: {total} mutants each; structure-aware: {} pass the structure check, {} of them fail the rules; \
+             byte-level: {} pass the structure check, {} of them fail the rules",
+            aware[0],
+            aware[0] - aware[1],
+            bytes[0],
+            bytes[0] - bytes[1]
+        );
+        assert!(2 * aware[0] > total, "{format}: most structure-aware mutants should pass the structure check");
+        assert!(aware[0] > aware[1], "{format}: some structure-aware mutants should fail the rules");
+    }
+}
+
 /// Bytes that start with a root offset and the TFLite or Circle identifier.
 fn model_like() -> impl Strategy<Value = Vec<u8>> {
     (any::<[u8; 4]>(), 0u32..2048, proptest::collection::vec(any::<u8>(), 0..2040)).prop_map(|(head, root, rest)| {

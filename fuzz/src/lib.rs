@@ -5,6 +5,7 @@
 //! (`wire::broken`).
 
 pub mod differential;
+pub mod mutator;
 
 use flatmodel::dump::{dump_table, Dumpable};
 use flatmodel::graph::{ModelView, SubGraphView};
