@@ -412,7 +412,7 @@ fn structure_aware_mutants_reach_the_model_rules() {
         let (mut aware, mut bytes, mut total) = ([0usize; 2], [0usize; 2], 0usize);
         for (m, path) in files.iter().enumerate() {
             let original = std::fs::read(path).unwrap();
-            for i in 0..mutant_count(original.len()).min(300) {
+            for i in 0..mutant_count(original.len()).min(150) {
                 let seed = 0xA11 ^ ((m as u64) << 32) ^ i as u64;
                 let mut data = original.clone();
                 let mutated = catch_unwind(AssertUnwindSafe(|| mutate(&mut data, seed)));

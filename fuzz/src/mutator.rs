@@ -284,7 +284,7 @@ pub fn mutate_or<T: VerifyTable>(
     seed: u32,
     bytes: fn(&mut [u8], usize, usize) -> usize,
 ) -> usize {
-    if enabled() && seed % 2 == 0 {
+    if enabled() && seed.is_multiple_of(2) {
         if let Some(used) = data.get_mut(..size) {
             if mutate_as::<T>(used, u64::from(seed)) {
                 return size;
