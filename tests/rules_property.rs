@@ -7,32 +7,10 @@
 //! `benches/peers/`), and the invariants are checked on that owned tree, not through flatmodel,
 //! so a rule flatmodel lacks shows up as an accepted model that breaks one.
 
-#[rustfmt::skip]
-#[path = "../benches/peers/planus_generated.rs"]
-#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery, unsafe_op_in_unsafe_fn)]
-mod planus_generated;
+mod planus_support;
 
-use planus::ReadAsRoot;
-use planus_generated::tflite as t;
+use planus_support::{bytes, model, t};
 use proptest::prelude::*;
-
-/// A testdata model as planus's owned tree.
-fn model(name: &str) -> t::Model {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tflite").join(format!("{name}.tflite"));
-    let bytes = std::fs::read(&path).unwrap();
-    t::Model::try_from(t::ModelRef::read_as_root(&bytes).unwrap()).unwrap()
-}
-
-/// The bytes of `model`, with TFLite's identifier (planus 1.3 puts an identifier before the
-/// root offset, so it goes in here: 8 bytes after the root offset keep every alignment).
-fn bytes(model: &t::Model) -> Vec<u8> {
-    let plain = planus::Builder::new().finish(model, None).to_vec();
-    let root = u32::from_le_bytes(plain[..4].try_into().unwrap()) + 8;
-    let mut out = root.to_le_bytes().to_vec();
-    out.extend_from_slice(b"TFL3\0\0\0\0");
-    out.extend_from_slice(&plain[4..]);
-    out
-}
 
 /// One edit: which value (`site`, taken modulo the places of its kind) gets which value.
 #[derive(Clone, Debug)]
