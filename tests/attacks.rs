@@ -49,6 +49,18 @@ fn tensor(m: &mut t::Model, i: usize) -> &mut t::Tensor {
     &mut subgraph(m).tensors.as_mut().unwrap()[i]
 }
 
+/// Adds an operator code (`deprecated` is the code's byte, `builtin` the operator); its index.
+fn add_code(m: &mut t::Model, deprecated: i8, builtin: t::BuiltinOperator) -> u32 {
+    let codes = m.operator_codes.get_or_insert_with(Vec::new);
+    codes.push(t::OperatorCode {
+        deprecated_builtin_code: deprecated,
+        builtin_code: builtin,
+        version: 1,
+        custom_code: None,
+    });
+    (codes.len() - 1) as u32
+}
+
 /// The testdata models the attacks start from read back unchanged through planus, so what
 /// fails below fails for the edit alone.
 #[test]
@@ -172,18 +184,13 @@ fn malicious_gather() {
     // depends on the params tensor's runtime shape along the axis, which the runtime checks
     // (TFLM and LiteRT do, in Eval); flatmodel accepts it.
     let mut m = model("sine_float");
-    m.operator_codes.as_mut().unwrap().push(t::OperatorCode {
-        deprecated_builtin_code: 36,
-        builtin_code: t::BuiltinOperator::Gather,
-        version: 1,
-        custom_code: None,
-    });
+    let code = add_code(&mut m, 36, t::BuiltinOperator::Gather);
     // Tensor 2 (`dense_2/BiasAdd`, FLOAT32 [1]) reinterpreted as INT32 indices: -1.
     let buffer = tensor(&mut m, 2).buffer as usize;
     tensor(&mut m, 2).type_ = t::TensorType::Int32;
     m.buffers.as_mut().unwrap()[buffer].data = Some((-1i32).to_le_bytes().to_vec());
     let op = operator(&mut m, 2);
-    op.opcode_index = 1;
+    op.opcode_index = code;
     op.inputs = Some(vec![8, 2]);
     op.builtin_options = Some(t::BuiltinOptions::GatherOptions(Box::new(t::GatherOptions { axis: 0, batch_dims: 0 })));
     accepted(&m);
@@ -227,14 +234,9 @@ fn a_tensor_both_input_and_output_of_an_operator() {
 fn a_while_body_that_calls_itself() {
     // CVE-2021-29591: a WHILE whose body is its own subgraph loops forever.
     let mut m = model("sine_float");
-    m.operator_codes.as_mut().unwrap().push(t::OperatorCode {
-        deprecated_builtin_code: 119,
-        builtin_code: t::BuiltinOperator::While,
-        version: 1,
-        custom_code: None,
-    });
+    let code = add_code(&mut m, 119, t::BuiltinOperator::While);
     let op = operator(&mut m, 2);
-    op.opcode_index = 1;
+    op.opcode_index = code;
     op.builtin_options = Some(t::BuiltinOptions::WhileOptions(Box::new(t::WhileOptions {
         cond_subgraph_index: 0,
         body_subgraph_index: 0,
@@ -299,17 +301,12 @@ fn zero_strides_filters_and_block_sizes_are_the_kernels_to_refuse() {
 #[test]
 fn an_axis_out_of_range_in_a_constant_tensor_is_the_runtimes_to_refuse() {
     let mut m = model("sine_float");
-    m.operator_codes.as_mut().unwrap().push(t::OperatorCode {
-        deprecated_builtin_code: 40,
-        builtin_code: t::BuiltinOperator::Mean,
-        version: 1,
-        custom_code: None,
-    });
+    let code = add_code(&mut m, 40, t::BuiltinOperator::Mean);
     let buffer = tensor(&mut m, 2).buffer as usize;
     tensor(&mut m, 2).type_ = t::TensorType::Int32;
     m.buffers.as_mut().unwrap()[buffer].data = Some(7i32.to_le_bytes().to_vec());
     let op = operator(&mut m, 2);
-    op.opcode_index = 1;
+    op.opcode_index = code;
     op.inputs = Some(vec![8, 2]);
     op.builtin_options = Some(t::BuiltinOptions::ReducerOptions(Box::new(t::ReducerOptions { keep_dims: false })));
     accepted(&m);

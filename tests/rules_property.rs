@@ -15,12 +15,10 @@ use proptest::prelude::*;
 /// One edit: which value (`site`, taken modulo the places of its kind) gets which value.
 #[derive(Clone, Debug)]
 enum Edit {
-    OperatorInput { site: usize, value: i32 },
-    OperatorOutput { site: usize, value: i32 },
+    OperatorTensor { site: usize, output: bool, value: i32 },
     OpcodeIndex { site: usize, value: u32 },
     TensorBuffer { site: usize, value: u32 },
-    SubgraphInput { site: usize, value: i32 },
-    SubgraphOutput { site: usize, value: i32 },
+    SubgraphTensor { site: usize, output: bool, value: i32 },
     ShapeDim { site: usize, value: i32 },
     ShapeLen { site: usize, len: usize },
     QuantizedDimension { site: usize, value: i32 },
@@ -43,12 +41,18 @@ fn edit() -> impl Strategy<Value = Edit> {
     let site = 0..64usize;
     let small = 0..24u32;
     prop_oneof![
-        (site.clone(), interesting()).prop_map(|(site, value)| Edit::OperatorInput { site, value }),
-        (site.clone(), interesting()).prop_map(|(site, value)| Edit::OperatorOutput { site, value }),
+        (site.clone(), any::<bool>(), interesting()).prop_map(|(site, output, value)| Edit::OperatorTensor {
+            site,
+            output,
+            value
+        }),
         (site.clone(), small.clone()).prop_map(|(site, value)| Edit::OpcodeIndex { site, value }),
         (site.clone(), small.clone()).prop_map(|(site, value)| Edit::TensorBuffer { site, value }),
-        (site.clone(), interesting()).prop_map(|(site, value)| Edit::SubgraphInput { site, value }),
-        (site.clone(), interesting()).prop_map(|(site, value)| Edit::SubgraphOutput { site, value }),
+        (site.clone(), any::<bool>(), interesting()).prop_map(|(site, output, value)| Edit::SubgraphTensor {
+            site,
+            output,
+            value
+        }),
         (site.clone(), interesting()).prop_map(|(site, value)| Edit::ShapeDim { site, value }),
         (site.clone(), 0..6usize).prop_map(|(site, len)| Edit::ShapeLen { site, len }),
         (site.clone(), interesting()).prop_map(|(site, value)| Edit::QuantizedDimension { site, value }),
@@ -101,14 +105,9 @@ fn resize<T: Clone + Default>(list: &mut Option<Vec<T>>, len: usize) {
 
 fn apply(m: &mut t::Model, e: &Edit) {
     match *e {
-        Edit::OperatorInput { site, value } => {
+        Edit::OperatorTensor { site, output, value } => {
             if let Some(op) = nth(&mut operators(m), site / 4) {
-                set_nth(&mut op.inputs, site, value);
-            }
-        }
-        Edit::OperatorOutput { site, value } => {
-            if let Some(op) = nth(&mut operators(m), site / 4) {
-                set_nth(&mut op.outputs, site, value);
+                set_nth(if output { &mut op.outputs } else { &mut op.inputs }, site, value);
             }
         }
         Edit::OpcodeIndex { site, value } => {
@@ -121,14 +120,9 @@ fn apply(m: &mut t::Model, e: &Edit) {
                 t.buffer = value;
             }
         }
-        Edit::SubgraphInput { site, value } => {
+        Edit::SubgraphTensor { site, output, value } => {
             if let Some(s) = m.subgraphs.as_mut().and_then(|s| nth(s, 0)) {
-                set_nth(&mut s.inputs, site, value);
-            }
-        }
-        Edit::SubgraphOutput { site, value } => {
-            if let Some(s) = m.subgraphs.as_mut().and_then(|s| nth(s, 0)) {
-                set_nth(&mut s.outputs, site, value);
+                set_nth(if output { &mut s.outputs } else { &mut s.inputs }, site, value);
             }
         }
         Edit::ShapeDim { site, value } => {
@@ -333,11 +327,11 @@ fn the_unedited_models_meet_every_invariant() {
 #[test]
 fn the_invariants_catch_out_of_range_values() {
     let bad = [
-        Edit::OperatorInput { site: 0, value: 99 },
-        Edit::OperatorOutput { site: 0, value: -7 },
+        Edit::OperatorTensor { site: 0, output: false, value: 99 },
+        Edit::OperatorTensor { site: 0, output: true, value: -7 },
         Edit::OpcodeIndex { site: 0, value: 9 },
         Edit::TensorBuffer { site: 0, value: 99 },
-        Edit::SubgraphInput { site: 0, value: 99 },
+        Edit::SubgraphTensor { site: 0, output: false, value: 99 },
         Edit::ShapeDim { site: 16, value: 3 },
         Edit::ScaleLen { site: 4, len: 3 },
         Edit::DataLen { site: 5, len: 7 },

@@ -114,93 +114,60 @@ fn text(s: Option<&str>) -> u64 {
     s.map_or(u64::MAX, |s| digest(s.as_bytes()))
 }
 
-// The two walks below read the same fields in the same order, each through its own reader:
-// what a runtime reads to set a model up.
-
-fn ours_read(m: tflite::Model<'_>) -> Vec<u64> {
-    let mut v = vec![u64::from(m.version()), text(m.description())];
-    for c in m.operator_codes().into_iter().flat_map(|c| c.iter()) {
-        v.extend([c.builtin_code().0 as u64, c.deprecated_builtin_code() as u64, c.version() as u64]);
-        v.push(text(c.custom_code()));
-    }
-    for b in m.buffers().into_iter().flat_map(|b| b.iter()) {
-        v.extend([b.data().map_or(u64::MAX, |d| digest(d.as_slice())), b.offset(), b.size()]);
-    }
-    for sg in m.subgraphs().into_iter().flat_map(|s| s.iter()) {
-        for t in sg.tensors().into_iter().flat_map(|t| t.iter()) {
-            v.extend(t.shape().into_iter().flat_map(|s| s.iter()).map(|d| d as u64));
-            v.extend(t.shape_signature().into_iter().flat_map(|s| s.iter()).map(|d| d as u64));
-            v.extend([t.type_().0 as u64, u64::from(t.buffer()), text(t.name()), u64::from(t.is_variable())]);
-            if let Some(q) = t.quantization() {
-                v.extend(q.scale().into_iter().flat_map(|s| s.iter()).map(|x| u64::from(x.to_bits())));
-                v.extend(q.zero_point().into_iter().flat_map(|z| z.iter()).map(|z| z as u64));
-                v.push(q.quantized_dimension() as u64);
+/// The values a loader reads from `$m`, a model view of either reader, in one order: what a
+/// runtime reads to set a model up. `$bytes` digests a `[ubyte]` vector and `$options` gives
+/// an operator's options type as a number: the two places where the readers' types differ.
+macro_rules! loader_values {
+    ($m:expr, $bytes:expr, $options:expr) => {{
+        let (m, bytes, options) = ($m, $bytes, $options);
+        let mut v = vec![u64::from(m.version()), text(m.description())];
+        for c in m.operator_codes().into_iter().flat_map(|c| c.iter()) {
+            v.extend([c.builtin_code().0 as u64, c.deprecated_builtin_code() as u64, c.version() as u64]);
+            v.push(text(c.custom_code()));
+        }
+        for b in m.buffers().into_iter().flat_map(|b| b.iter()) {
+            v.extend([b.data().map_or(u64::MAX, &bytes), b.offset(), b.size()]);
+        }
+        for sg in m.subgraphs().into_iter().flat_map(|s| s.iter()) {
+            for t in sg.tensors().into_iter().flat_map(|t| t.iter()) {
+                v.extend(t.shape().into_iter().flat_map(|s| s.iter()).map(|d| d as u64));
+                v.extend(t.shape_signature().into_iter().flat_map(|s| s.iter()).map(|d| d as u64));
+                v.extend([t.type_().0 as u64, u64::from(t.buffer()), text(t.name()), u64::from(t.is_variable())]);
+                if let Some(q) = t.quantization() {
+                    v.extend(q.scale().into_iter().flat_map(|s| s.iter()).map(|x| u64::from(x.to_bits())));
+                    v.extend(q.zero_point().into_iter().flat_map(|z| z.iter()).map(|z| z as u64));
+                    v.push(q.quantized_dimension() as u64);
+                }
+            }
+            for op in sg.operators().into_iter().flat_map(|o| o.iter()) {
+                v.push(u64::from(op.opcode_index()));
+                v.extend(op.inputs().into_iter().flat_map(|i| i.iter()).map(|i| i as u64));
+                v.extend(op.outputs().into_iter().flat_map(|o| o.iter()).map(|o| o as u64));
+                v.extend(op.intermediates().into_iter().flat_map(|o| o.iter()).map(|o| o as u64));
+                v.push(options(op.builtin_options_type()));
+                v.push(op.custom_options().map_or(u64::MAX, &bytes));
+            }
+            v.extend(sg.inputs().into_iter().flat_map(|i| i.iter()).map(|i| i as u64));
+            v.extend(sg.outputs().into_iter().flat_map(|o| o.iter()).map(|o| o as u64));
+            v.push(text(sg.name()));
+        }
+        for sig in m.signature_defs().into_iter().flat_map(|s| s.iter()) {
+            v.extend([text(sig.signature_key()), u64::from(sig.subgraph_index())]);
+            for tm in sig.inputs().into_iter().chain(sig.outputs()).flat_map(|t| t.iter()) {
+                v.extend([text(tm.name()), u64::from(tm.tensor_index())]);
             }
         }
-        for op in sg.operators().into_iter().flat_map(|o| o.iter()) {
-            v.push(u64::from(op.opcode_index()));
-            v.extend(op.inputs().into_iter().flat_map(|i| i.iter()).map(|i| i as u64));
-            v.extend(op.outputs().into_iter().flat_map(|o| o.iter()).map(|o| o as u64));
-            v.extend(op.intermediates().into_iter().flat_map(|o| o.iter()).map(|o| o as u64));
-            v.push(u64::from(op.builtin_options_type()));
-            v.push(op.custom_options().map_or(u64::MAX, |c| digest(c.as_slice())));
+        for md in m.metadata().into_iter().flat_map(|m| m.iter()) {
+            v.extend([text(md.name()), u64::from(md.buffer())]);
         }
-        v.extend(sg.inputs().into_iter().flat_map(|i| i.iter()).map(|i| i as u64));
-        v.extend(sg.outputs().into_iter().flat_map(|o| o.iter()).map(|o| o as u64));
-        v.push(text(sg.name()));
-    }
-    for sig in m.signature_defs().into_iter().flat_map(|s| s.iter()) {
-        v.extend([text(sig.signature_key()), u64::from(sig.subgraph_index())]);
-        for tm in sig.inputs().into_iter().chain(sig.outputs()).flat_map(|t| t.iter()) {
-            v.extend([text(tm.name()), u64::from(tm.tensor_index())]);
-        }
-    }
-    for md in m.metadata().into_iter().flat_map(|m| m.iter()) {
-        v.extend([text(md.name()), u64::from(md.buffer())]);
-    }
-    v
+        v
+    }};
+}
+
+fn ours_read(m: tflite::Model<'_>) -> Vec<u64> {
+    loader_values!(m, |d: flatmodel::wire::Vector<'_, u8>| digest(d.as_slice()), u64::from)
 }
 
 fn theirs_read(m: fbt::Model<'_>) -> Vec<u64> {
-    let mut v = vec![u64::from(m.version()), text(m.description())];
-    for c in m.operator_codes().into_iter().flat_map(|c| c.iter()) {
-        v.extend([c.builtin_code().0 as u64, c.deprecated_builtin_code() as u64, c.version() as u64]);
-        v.push(text(c.custom_code()));
-    }
-    for b in m.buffers().into_iter().flat_map(|b| b.iter()) {
-        v.extend([b.data().map_or(u64::MAX, |d| digest(d.bytes())), b.offset(), b.size()]);
-    }
-    for sg in m.subgraphs().into_iter().flat_map(|s| s.iter()) {
-        for t in sg.tensors().into_iter().flat_map(|t| t.iter()) {
-            v.extend(t.shape().into_iter().flat_map(|s| s.iter()).map(|d| d as u64));
-            v.extend(t.shape_signature().into_iter().flat_map(|s| s.iter()).map(|d| d as u64));
-            v.extend([t.type_().0 as u64, u64::from(t.buffer()), text(t.name()), u64::from(t.is_variable())]);
-            if let Some(q) = t.quantization() {
-                v.extend(q.scale().into_iter().flat_map(|s| s.iter()).map(|x| u64::from(x.to_bits())));
-                v.extend(q.zero_point().into_iter().flat_map(|z| z.iter()).map(|z| z as u64));
-                v.push(q.quantized_dimension() as u64);
-            }
-        }
-        for op in sg.operators().into_iter().flat_map(|o| o.iter()) {
-            v.push(u64::from(op.opcode_index()));
-            v.extend(op.inputs().into_iter().flat_map(|i| i.iter()).map(|i| i as u64));
-            v.extend(op.outputs().into_iter().flat_map(|o| o.iter()).map(|o| o as u64));
-            v.extend(op.intermediates().into_iter().flat_map(|o| o.iter()).map(|o| o as u64));
-            v.push(u64::from(op.builtin_options_type().0));
-            v.push(op.custom_options().map_or(u64::MAX, |c| digest(c.bytes())));
-        }
-        v.extend(sg.inputs().into_iter().flat_map(|i| i.iter()).map(|i| i as u64));
-        v.extend(sg.outputs().into_iter().flat_map(|o| o.iter()).map(|o| o as u64));
-        v.push(text(sg.name()));
-    }
-    for sig in m.signature_defs().into_iter().flat_map(|s| s.iter()) {
-        v.extend([text(sig.signature_key()), u64::from(sig.subgraph_index())]);
-        for tm in sig.inputs().into_iter().chain(sig.outputs()).flat_map(|t| t.iter()) {
-            v.extend([text(tm.name()), u64::from(tm.tensor_index())]);
-        }
-    }
-    for md in m.metadata().into_iter().flat_map(|m| m.iter()) {
-        v.extend([text(md.name()), u64::from(md.buffer())]);
-    }
-    v
+    loader_values!(m, |d: flatbuffers::Vector<'_, u8>| digest(d.bytes()), |t: fbt::BuiltinOptions| u64::from(t.0))
 }

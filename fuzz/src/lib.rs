@@ -6,6 +6,7 @@
 
 pub mod differential;
 pub mod mutator;
+pub mod rng;
 
 use flatmodel::dump::{dump_table, Dumpable};
 use flatmodel::graph::{ModelView, SubGraphView};

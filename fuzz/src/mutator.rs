@@ -7,6 +7,7 @@
 //! ([`SchemaLayout`], the description flatmodel's verifier runs on), so one mutator serves every
 //! schema. Every read is checked; on bytes that do not verify it finds nothing to edit.
 
+use crate::rng::Rng;
 use flatmodel::verify::{FieldKind, SchemaLayout, VerifyTable};
 use std::collections::HashSet;
 
@@ -126,23 +127,6 @@ impl Sites {
             }
         }
         Sites(sites)
-    }
-}
-
-/// SplitMix64, seeded by the fuzzer.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
     }
 }
 
