@@ -121,7 +121,7 @@ fn offset_word(rng: &mut Rng, data: &[u8]) -> usize {
 fn mutate_once(rng: &mut Rng, data: &mut Vec<u8>, log: &mut Vec<String>) {
     let len = data.len();
     if len < 8 {
-        data.push(rng.next() as u8);
+        data.push(rng.next_u64() as u8);
         log.push("push".into());
         return;
     }
@@ -181,7 +181,7 @@ fn mutate_once(rng: &mut Rng, data: &mut Vec<u8>, log: &mut Vec<String>) {
         8 => {
             let at = position(rng, len);
             let n = rng.pick(&[1, 2, 3, 4, 8, 16]);
-            let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+            let bytes: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
             data.splice(at..at, bytes);
             log.push(format!("insert {n} at {at}"));
         }

@@ -143,7 +143,7 @@ fn interesting(rng: &mut Rng, current: u64, size: usize) -> u64 {
         4 => (max >> 1) + 1, // the smallest signed
         5 => rng.below(16) as u64,
         6 => current.wrapping_add(if rng.below(2) == 0 { 1 } else { max }) & max,
-        _ => rng.next() & max,
+        _ => rng.next_u64() & max,
     }
 }
 
