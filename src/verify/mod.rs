@@ -224,9 +224,28 @@ impl<'b> Verifier<'b> {
     }
 
     /// Records a failure of `kind` at `offset`.
+    ///
+    /// Inlined so that the verifier's own kinds, constants at every call, reach the recording
+    /// function as a byte ([`ErrorKind::number`]) rather than as an `ErrorKind` in memory.
+    #[inline(always)]
+    pub fn fail(&mut self, kind: ErrorKind, offset: usize) -> Fail {
+        match kind.number() {
+            Some(number) => self.fail_numbered(number, offset),
+            None => self.fail_kind(kind, offset),
+        }
+    }
+
+    /// [`Verifier::fail`] with kind number `number`.
     #[cold]
     #[inline(never)]
-    pub fn fail(&mut self, kind: ErrorKind, offset: usize) -> Fail {
+    fn fail_numbered(&mut self, number: u8, offset: usize) -> Fail {
+        self.fail_kind(ErrorKind::numbered(number), offset)
+    }
+
+    /// [`Verifier::fail`] for any kind.
+    #[cold]
+    #[inline(always)]
+    fn fail_kind(&mut self, kind: ErrorKind, offset: usize) -> Fail {
         let offset = u64::try_from(offset).unwrap_or(u64::MAX);
         self.error.reset(kind, offset, &UNKNOWN);
         self.pending_index = None;
