@@ -165,15 +165,22 @@ pub struct Location {
 
 const SCHEMA_BIT: u16 = 1 << 15;
 
+// A new location's arrays, as constants: rustc writes an array repeat (`[None; MAX_PATH]`) in
+// place as a loop, where a copy of all-zero constants becomes one `memclr` of the location.
+const NO_NAMES: [Option<&'static &'static str>; MAX_PATH] = [None; MAX_PATH];
+const NO_FIELDS: [u16; MAX_PATH] = [0; MAX_PATH];
+const NO_SCHEMAS: [Option<&'static FieldNames>; 2] = [None; 2];
+const NO_INDICES: [u32; MAX_PATH] = [0; MAX_PATH];
+
 impl Location {
     /// A location with no segments below `root` (for example a header or a whole file).
     pub const fn at(root: &'static &'static str) -> Self {
         Location {
             root,
-            names: [None; MAX_PATH],
-            fields: [0; MAX_PATH],
-            schemas: [None; 2],
-            indices: [0; MAX_PATH],
+            names: NO_NAMES,
+            fields: NO_FIELDS,
+            schemas: NO_SCHEMAS,
+            indices: NO_INDICES,
             len: 0,
             truncated: false,
         }

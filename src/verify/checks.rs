@@ -7,7 +7,7 @@
 
 use super::inline_cache::InlineCache;
 use super::layout::{FieldKind, FieldLayout, SchemaLayout, TableEntry};
-use super::{utf8, Fail, VResult, Verifier};
+use super::{utf8, VResult, Verifier};
 use crate::error::ErrorKind;
 use crate::wire;
 
@@ -74,7 +74,7 @@ impl<'b> Verifier<'b> {
     #[doc(hidden)]
     #[inline(always)]
     pub fn interpret(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
-        if self.memoized(pos, TAG_TABLE | u32::from(table)) {
+        if self.memoized(pos, TAG_TABLE | u32::from(table), false) {
             return self.charge(1, pos);
         }
         let (fields, first, inline) = schema.table_fields(table);
@@ -100,7 +100,7 @@ impl<'b> Verifier<'b> {
         pos: usize,
         steps: impl FnOnce(&mut Self, &TableCheck<'_>, usize) -> VResult,
     ) -> VResult {
-        if self.memoized(pos, TAG_TABLE | u32::from(table)) {
+        if self.memoized(pos, TAG_TABLE | u32::from(table), false) {
             return self.charge(1, pos);
         }
         let (fields, first, _) = schema.table_fields(table);
@@ -197,7 +197,7 @@ impl<'b> Verifier<'b> {
         };
         self.depth_left = depth_left;
         self.tables_left = tables_left;
-        self.charge(u64::try_from(fields.len()).unwrap_or(u64::MAX).saturating_add(1), pos)?;
+        self.charge(fields.len().saturating_add(1), pos)?;
         Ok(t)
     }
 
@@ -217,56 +217,42 @@ impl<'b> Verifier<'b> {
             let slot = usize::from(f.slot());
             let v = t.voffset(slot);
             let (size, mask) = if f.is_inline() { (usize::from(f.arg()), f.align_mask()) } else { (4, 3) };
-            let bad = if v == 0 {
-                f.is_inline() && f.required()
-            } else {
-                widest |= mask;
-                v < 4 || v.wrapping_add(size) > t.inline_len || !self.is_aligned(t.pos.wrapping_add(v), mask)
+            let mut fault = match v {
+                0 if f.is_inline() && f.required() => Some((ErrorKind::MissingRequired, t.pos)),
+                0 => None,
+                _ => {
+                    widest |= mask;
+                    self.slot_fault(t, v, size, mask)
+                }
             };
             // A union's type: a byte (a `[ubyte]` offset for a vector of unions) in the slot before.
-            let bad_type = f.is_union() && {
-                let tv = t.voffset(slot.wrapping_sub(1));
+            if fault.is_none() && f.is_union() {
                 let (size, mask) = if f.kind() == FieldKind::Union { (1, 0) } else { (4, 3) };
-                tv != 0
-                    && (tv < 4
-                        || tv.wrapping_add(size) > t.inline_len
-                        || !self.is_aligned(t.pos.wrapping_add(tv), mask))
-            };
-            if bad || bad_type {
-                return Err(self.inline_failure(schema, t, f, first.wrapping_add(i)));
+                fault = match t.voffset(slot.wrapping_sub(1)) {
+                    0 => None,
+                    tv => self.slot_fault(t, tv, size, mask),
+                };
+            }
+            if let Some((kind, at)) = fault {
+                self.fail(kind, at);
+                return Err(self.unwind_field(schema, first.wrapping_add(i)));
             }
         }
         Ok(widest)
     }
 
-    /// The error of field `index` (`f`) whose inline bytes [`Verifier::check_inline`] found
-    /// wrong: the same checks again, one at a time, to record the kind and offset.
-    #[cold]
-    #[inline(never)]
-    fn inline_failure(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout, index: usize) -> Fail {
-        let slot = usize::from(f.slot());
-        let value = if f.is_inline() { (slot, usize::from(f.arg()), f.align_mask()) } else { (slot, 4, 3) };
-        // A union's type: a byte (a `[ubyte]` offset for a vector of unions) in the slot before.
-        let union_type = if f.kind() == FieldKind::Union { (1, 0) } else { (4, 3) };
-        let union_type = (slot.wrapping_sub(1), union_type.0, union_type.1);
-        let checks = if f.is_union() { [value, union_type] } else { [value, value] };
-        let mut kind = ErrorKind::MissingRequired;
-        let mut at = t.pos;
-        for (slot, size, mask) in checks {
-            let v = t.voffset(slot);
-            let here = t.pos.wrapping_add(v);
-            if v != 0 && (v < 4 || v.wrapping_add(size) > t.inline_len) {
-                (kind, at) = (ErrorKind::FieldOutsideTable, here);
-                break;
-            }
-            if v != 0 && !self.is_aligned(here, mask) {
-                (kind, at) = (ErrorKind::Misaligned, here);
-                break;
-            }
+    /// What is wrong with the `size` bytes at field offset `v` (not 0) of `t`, which must be
+    /// aligned to `mask + 1`: they pass the table's end, or they are misaligned.
+    #[inline(always)]
+    fn slot_fault(&self, t: &TableCheck<'_>, v: usize, size: usize, mask: usize) -> Option<(ErrorKind, usize)> {
+        let at = t.pos.wrapping_add(v);
+        if v < 4 || v.wrapping_add(size) > t.inline_len {
+            Some((ErrorKind::FieldOutsideTable, at))
+        } else if !self.is_aligned(at, mask) {
+            Some((ErrorKind::Misaligned, at))
+        } else {
+            None
         }
-        // Otherwise every present byte is in place: the field is required and absent.
-        self.fail(kind, at);
-        self.unwind_field(schema, index)
     }
 
     /// Follows the offset field `f` at `at` (inline bytes checked) to what it points at.
@@ -391,15 +377,10 @@ impl<'b> Verifier<'b> {
         };
         // Cannot wrap: the work budget runs out first.
         self.strings = self.strings.wrapping_add(1);
-        let seen = match len {
-            MEMO_ALWAYS_STRING.. => self.memo_lookup(pos, TAG_STRING),
-            MEMO_MIN_STRING.. => self.memoized(pos, TAG_STRING),
-            _ => false,
-        };
-        if seen {
+        if len >= MEMO_MIN_STRING && self.memoized(pos, TAG_STRING, len >= MEMO_ALWAYS_STRING) {
             return self.charge(1, pos);
         }
-        self.charge(1u64.saturating_add(u64::try_from(len / 16).unwrap_or(u64::MAX)), pos)?;
+        self.charge((len / 16).saturating_add(1), pos)?;
         if let Some(invalid) = utf8::check(bytes) {
             return Err(self.fail(ErrorKind::InvalidUtf8, start.saturating_add(invalid)));
         }
@@ -449,10 +430,10 @@ impl<'b> Verifier<'b> {
             Elements::Strings => TAG_STRING_VECTOR,
             Elements::Unions(union, _) => TAG_UNION_VECTOR | u32::from(union),
         };
-        if self.memoized(pos, tag) {
+        if self.memoized(pos, tag, false) {
             return Ok(len);
         }
-        self.charge(u64::try_from(len).unwrap_or(u64::MAX), pos)?;
+        self.charge(len, pos)?;
         self.offset_elements(pos, len, |v, i, target| v.element(schema, elements, i, target))
     }
 
