@@ -129,11 +129,14 @@ impl<'b> Verifier<'b> {
         }
         let v = t.voffset(usize::from(field.slot()));
         let checked = if v == 0 {
-            // Most absent fields, unions among them, need no more than a look at the vtable.
+            // Most absent fields, unions among them, need no more than a look at the vtable
+            // (compact builds leave a union without type or value to `union_field`).
             let slot = usize::from(field.slot());
-            if !field.absence_matters()
-                || (field.is_union() && !field.required() && t.voffset(slot.wrapping_sub(1)) == 0)
-            {
+            let bare_union = cfg!(feature = "specialize")
+                && field.is_union()
+                && !field.required()
+                && t.voffset(slot.wrapping_sub(1)) == 0;
+            if !field.absence_matters() || bare_union {
                 return Ok(());
             }
             self.absent_field(schema, t, field)
@@ -274,7 +277,7 @@ impl<'b> Verifier<'b> {
         match kind {
             FieldKind::String => self.string(target),
             FieldKind::Table => self.table(schema, f.arg(), target),
-            FieldKind::Vector => self.vector_aligned(target, usize::from(f.arg()), f.align_mask()).map(drop),
+            FieldKind::Vector => self.vector(target, usize::from(f.arg()), f.align_mask()).map(drop),
             FieldKind::StringVector => self.offset_vector(schema, target, Elements::Strings).map(drop),
             FieldKind::TableVector => self.offset_vector(schema, target, Elements::Tables(f.arg())).map(drop),
             FieldKind::Inline | FieldKind::Union | FieldKind::UnionVector => Ok(()),
@@ -306,37 +309,27 @@ impl<'b> Verifier<'b> {
         // Both slots' inline bytes were checked on entering the table: the type (a byte, or
         // the offset of a `[ubyte]` for a vector of unions) in the slot before, the value here.
         let slot = usize::from(f.slot());
-        let vector = f.kind() == FieldKind::UnionVector;
+        let one = f.kind() == FieldKind::Union;
         let present = |v: usize| (v != 0).then(|| t.pos.wrapping_add(v));
         let types = present(t.voffset(slot.wrapping_sub(1)));
-        let value = present(t.voffset(slot));
-        if value.is_none() && types.is_none() {
-            return self.absent(t, f);
-        }
-        let value = match value {
+        let value = match present(t.voffset(slot)) {
             Some(at) => Some(self.deref(at)?),
             None => None,
         };
-        if vector {
-            let types = match types {
-                Some(at) => {
-                    let p = self.deref(at)?;
-                    let n = self.vector(p, 1)?;
-                    self.buf.get(p.wrapping_add(4)..).and_then(|b| b.get(..n)).unwrap_or(&[])
-                }
-                None => &[],
-            };
-            return match value {
-                Some(values) => self.union_vector(schema, f.arg(), types, values),
-                None if types.is_empty() && !f.required() => Ok(()),
-                None if types.is_empty() => Err(self.fail(ErrorKind::MissingRequired, t.pos)),
-                None => Err(self.fail(ErrorKind::UnionMismatch, t.pos)),
-            };
-        }
-        let tag = types.and_then(|at| self.buf.get(at).copied()).unwrap_or(0);
-        match (tag, value) {
-            (0, None) => self.absent(t, f),
-            (_, Some(pos)) if tag != 0 => self.union_member(schema, f.arg(), tag, pos),
+        // The type tags given: none for an absent type or a zero (`NONE`) type byte.
+        let tags = match types {
+            None => &[][..],
+            Some(at) if one => self.buf.get(at..=at).filter(|&tag| tag != [0]).unwrap_or(&[]),
+            Some(at) => {
+                let p = self.deref(at)?;
+                let n = self.vector(p, 1, 0)?;
+                self.buf.get(p.wrapping_add(4)..).and_then(|b| b.get(..n)).unwrap_or(&[])
+            }
+        };
+        match (value, tags) {
+            (None, []) => self.absent(t, f),
+            (Some(values), _) if !one => self.union_vector(schema, f.arg(), tags, values),
+            (Some(pos), &[tag]) if one => self.union_member(schema, f.arg(), tag, pos),
             _ => Err(self.fail(ErrorKind::UnionMismatch, t.pos)),
         }
     }
@@ -387,10 +380,15 @@ impl<'b> Verifier<'b> {
         Ok(())
     }
 
-    /// Checks the vector at `pos` whose elements are `elem_size` bytes; returns its length.
+    /// Checks the vector at `pos` whose elements are `elem_size` bytes aligned to
+    /// `align_mask + 1`; returns its length. With
+    /// [`crate::verify::Options::check_alignment`], the element data (which starts after the
+    /// 4-byte length) is checked to be aligned once per vector, whatever its length, as writers
+    /// align the data even of an empty vector (a check that only elements aligned to more than
+    /// 4 can fail, as the length is aligned to 4).
     #[cfg_attr(feature = "specialize", inline(always))]
     #[cfg_attr(not(feature = "specialize"), inline(never))]
-    fn vector(&mut self, pos: usize, elem_size: usize) -> VResult<usize> {
+    fn vector(&mut self, pos: usize, elem_size: usize, align_mask: usize) -> VResult<usize> {
         self.aligned(pos, 4)?;
         let Some(len) = wire::read_u32(self.buf, pos).and_then(|n| usize::try_from(n).ok()) else {
             return Err(self.fail(ErrorKind::Truncated, pos));
@@ -402,19 +400,9 @@ impl<'b> Verifier<'b> {
         // Cannot wrap: the work budget runs out first.
         self.vectors = self.vectors.wrapping_add(1);
         self.charge(1, pos)?;
-        Ok(len)
-    }
-
-    /// Checks the vector at `pos` whose elements are `elem_size` bytes aligned to
-    /// `align_mask + 1`; returns its length. This is [`Verifier::vector`] plus, with
-    /// [`crate::verify::Options::check_alignment`] and elements aligned to more than 4, the
-    /// alignment of the element data (which starts after the 4-byte length): one check per
-    /// vector, whatever its length, as writers align the data even of an empty vector.
-    #[inline(always)]
-    fn vector_aligned(&mut self, pos: usize, elem_size: usize, align_mask: usize) -> VResult<usize> {
-        let len = self.vector(pos, elem_size)?;
-        if align_mask > 3 {
-            self.aligned(pos.wrapping_add(4), align_mask.wrapping_add(1))?;
+        let data = pos.wrapping_add(4);
+        if !self.is_aligned(data, align_mask) {
+            return Err(self.fail(ErrorKind::Misaligned, data));
         }
         Ok(len)
     }
@@ -424,7 +412,7 @@ impl<'b> Verifier<'b> {
     #[cfg_attr(feature = "specialize", inline(always))]
     #[cfg_attr(not(feature = "specialize"), inline(never))]
     fn offset_vector(&mut self, schema: &SchemaLayout<'_>, pos: usize, elements: Elements<'_>) -> VResult<usize> {
-        let len = self.vector(pos, 4)?;
+        let len = self.vector(pos, 4, 3)?;
         let tag = match elements {
             Elements::Tables(table) | Elements::TablesWith(table, _) => TAG_TABLE_VECTOR | u32::from(table),
             Elements::Strings => TAG_STRING_VECTOR,
