@@ -305,6 +305,7 @@ impl<'b> Verifier<'b> {
 
     /// Checks a union or union-vector field of table `t` (entered, so its inline bytes are
     /// checked): its type in the slot before, its value here.
+    #[cfg_attr(feature = "specialize", inline(always))]
     fn union_field(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout) -> VResult {
         // Both slots' inline bytes were checked on entering the table: the type (a byte, or
         // the offset of a `[ubyte]` for a vector of unions) in the slot before, the value here.
