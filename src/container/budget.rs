@@ -2,7 +2,7 @@
 //! checks that may revisit shared data, so that their work stays linear in the file.
 
 use crate::error::{Error, ErrorKind, Location};
-use crate::verify::{Name, Options};
+use crate::verify::{Fail, Name, Options};
 
 /// Work units left, and the root a spent budget's error is located at.
 pub(crate) struct Budget {
@@ -26,6 +26,26 @@ impl Budget {
             }
             None => Err(self.spent(at)),
         }
+    }
+
+    /// [`Budget::charge`] with its error written into `error` in place (see
+    /// [`super::path::locate`]).
+    pub(crate) fn charge_into(&mut self, units: u64, at: u64, error: &mut Error) -> Result<(), Fail> {
+        match self.left.checked_sub(units) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(self.spent_into(at, error)),
+        }
+    }
+
+    /// Writes the error of a spent budget into `error`.
+    #[cold]
+    #[inline(never)]
+    fn spent_into(&self, at: u64, error: &mut Error) -> Fail {
+        error.reset(ErrorKind::ApparentSizeLimit, at, self.root);
+        Fail
     }
 
     /// The error of a spent budget.

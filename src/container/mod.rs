@@ -13,5 +13,5 @@ pub(crate) use budget::Budget;
 pub use entry::Parsed;
 pub(crate) use entry::{entry_points, parse_with, Container};
 pub(crate) use ids::{check_ids, in_range};
-pub(crate) use path::{path_error, Fault, Segment};
+pub(crate) use path::{locate, path_error, with_error_slot, Fault, Segment};
 pub(crate) use root::verified_root;

@@ -5,9 +5,9 @@ use super::lz4::check_lz4_block;
 use super::names::{NameRoom, SectionNames};
 use super::offsets::{MemoryRegion, TensorAddress};
 use super::{DType, Model, Routine, RoutineType, Section, SectionType, Tensor, Weight};
-use crate::container::{path_error, verified_root, Budget, Container, Segment};
-use crate::error::{ErrorKind, Result};
-use crate::verify::{Name, Options, Stats};
+use crate::container::{locate, path_error, verified_root, with_error_slot, Budget, Container, Segment};
+use crate::error::{Error, ErrorKind, Result};
+use crate::verify::{Fail, Name, Options, Stats};
 use crate::wire::Table;
 
 /// LZ4's largest expansion: each byte of a block yields at most 255 bytes (plus a short tail).
@@ -224,16 +224,23 @@ impl<'a> CviModel<'a> {
     /// The section at `index` of `Model.sections` with its stored payload, or an error when the
     /// payload lies outside the section area.
     pub fn section_at(&self, index: usize) -> Result<SectionRef<'a>> {
-        let section = self.model.sections().and_then(|s| s.get(index)).ok_or_else(|| {
-            path_error(ErrorKind::IndexOutOfRange, to_u64(self.body_start), &MODEL, &[(&SECTIONS, Some(index))], &[])
-        })?;
+        with_error_slot(&MODEL, |error| self.section_in(index, error))
+    }
+
+    /// [`CviModel::section_at`] with its error written into `error`.
+    fn section_in(&self, index: usize, error: &mut Error) -> core::result::Result<SectionRef<'a>, Fail> {
+        let Some(section) = self.model.sections().and_then(|s| s.get(index)) else {
+            let at = to_u64(self.body_start);
+            return Err(locate(error, ErrorKind::IndexOutOfRange, at, &MODEL, &[(&SECTIONS, Some(index))]));
+        };
         // `offset` then `size`, each as far as it can be checked alone.
         let rest = usize::try_from(section.offset()).ok().and_then(|start| Some((start, self.binary().get(start..)?)));
         let payload = rest.and_then(|(_, rest)| rest.get(..usize::try_from(section.size()).ok()?));
         let file_offset = rest.and_then(|(start, _)| self.binary_start.checked_add(start));
         let (Some(payload), Some(file_offset)) = (payload, file_offset) else {
             let field: Name = if rest.is_some() && payload.is_none() { &SIZE } else { &OFFSET };
-            return Err(self.error(ErrorKind::OutOfBounds, section.raw(), &[(&SECTIONS, Some(index)), (field, None)]));
+            let path = [(&SECTIONS, Some(index)), (field, None)];
+            return Err(self.fail(error, ErrorKind::OutOfBounds, section.raw(), &path));
         };
         Ok(SectionRef { index, section, payload, file_offset })
     }
@@ -291,20 +298,21 @@ impl<'a> CviModel<'a> {
     /// neither name or names a section the file does not have. Each call scans the sections
     /// ([`CviModel::check`] resolves every routine through one index of the names instead).
     pub fn routine_section(&self, routine: &Routine<'_>) -> Result<Option<(usize, Section<'a>)>> {
-        self.resolve_routine(routine, None, &mut |name| Ok(self.find_section(name).map(|(i, _)| i)))
+        with_error_slot(&MODEL, |error| {
+            self.resolve_routine(routine, None, error, &mut |name, _| Ok(self.find_section(name).map(|(i, _)| i)))
+        })
     }
 
     /// [`CviModel::routine_section`] with `find` giving the index of the first section of a
-    /// name, and errors located at `programs[p].routines[r]` when `at` is `Some((p, r))`.
+    /// name, errors written into `error` and located at `programs[p].routines[r]` when `at` is
+    /// `Some((p, r))`.
     fn resolve_routine(
         &self,
         routine: &Routine<'_>,
         at: Option<(usize, usize)>,
-        find: &mut dyn FnMut(&str) -> Result<Option<usize>>,
-    ) -> Result<Option<(usize, Section<'a>)>> {
-        // `Model.programs[p].routines[r].<tail>`, or `Model.routines.<tail>` without indices.
-        let head: [Segment; 2] = [(&PROGRAMS, at.map(|(p, _)| p)), (&ROUTINES, at.map(|(_, r)| r))];
-        let outer = if at.is_some() { head.as_slice() } else { head.get(1..).unwrap_or_default() };
+        error: &mut Error,
+        find: &mut dyn FnMut(&str, &mut Error) -> core::result::Result<Option<usize>, Fail>,
+    ) -> core::result::Result<Option<(usize, Section<'a>)>, Fail> {
         let missing = ErrorKind::MissingRequired;
         let (kind, first, second): (ErrorKind, Name, Option<Name>) = match routine.type_() {
             RoutineType::TPU => match routine.tpu_routine() {
@@ -316,7 +324,7 @@ impl<'a> CviModel<'a> {
                     };
                     match name {
                         None => (missing, &TPU_ROUTINE, Some(&CMDBUF_SECTION)),
-                        Some(name) => match find(name)?.and_then(|i| Some((i, self.model.sections()?.get(i)?))) {
+                        Some(name) => match find(name, error)?.and_then(|i| Some((i, self.model.sections()?.get(i)?))) {
                             Some(found) => return Ok(Some(found)),
                             None => {
                                 let rule = ErrorKind::Rule("a TPU routine names a section the file does not have");
@@ -329,22 +337,16 @@ impl<'a> CviModel<'a> {
             RoutineType::CPU if routine.cpu_routine().is_none() => (missing, &CPU_ROUTINE, None),
             _ => return Ok(None),
         };
-        Err(self.routine_error(routine, outer, kind, first, second))
-    }
-
-    /// An error at `routine`, located at `Model.<outer>.<first>[.<second>]`.
-    #[cold]
-    fn routine_error(
-        &self,
-        routine: &Routine<'_>,
-        outer: &[Segment],
-        kind: ErrorKind,
-        first: Name,
-        second: Option<Name>,
-    ) -> crate::Error {
-        let tail = [(first, None), (second.unwrap_or(first), None)];
-        let tail = tail.get(..if second.is_some() { 2 } else { 1 }).unwrap_or_default();
-        path_error(kind, self.file_offset(routine.raw()), &MODEL, outer, tail)
+        // `Model.programs[p].routines[r].<first>[.<second>]`, or `Model.routines.<first>...`
+        // without indices.
+        let path: [Segment; 4] = [
+            (&PROGRAMS, at.map(|(p, _)| p)),
+            (&ROUTINES, at.map(|(_, r)| r)),
+            (first, None),
+            (second.unwrap_or(first), None),
+        ];
+        let path = path.get(usize::from(at.is_none())..if second.is_some() { 4 } else { 3 }).unwrap_or_default();
+        Err(self.fail(error, kind, routine.raw(), path))
     }
 
     /// The data of section `index` of `Model.sections`: its payload decompressed when it is an
@@ -371,7 +373,7 @@ impl<'a> CviModel<'a> {
         if u64::from(expected) > self.max_inflated_size() {
             return Err(err(ErrorKind::InflatedSizeLimit, &DECOMPRESSED_SIZE));
         }
-        let len = self.check_lz4_block(&r)?;
+        let len = with_error_slot(&MODEL, |error| self.check_lz4_block(&r, error))?;
         let mut out = alloc::vec![0u8; len];
         match lz4_flex::block::decompress_into(r.payload, &mut out) {
             Ok(n) if n == len => Ok(Cow::Owned(out)),
@@ -383,17 +385,18 @@ impl<'a> CviModel<'a> {
     /// Checks that the LZ4 block of `r` decompresses to exactly its `decompressed_size` bytes
     /// (by walking its sequences: nothing is inflated) and returns that size. Errors are located
     /// at the fault's byte in the block.
-    fn check_lz4_block(&self, r: &SectionRef<'a>) -> Result<usize> {
-        let at = |kind, offset: u64, field: Name| {
-            path_error(kind, offset, &MODEL, &[(&SECTIONS, Some(r.index)), (field, None)], &[])
+    fn check_lz4_block(&self, r: &SectionRef<'a>, error: &mut Error) -> core::result::Result<usize, Fail> {
+        let (kind, offset, field): (ErrorKind, u64, Name) = match usize::try_from(r.section.decompressed_size()) {
+            Err(_) => (ErrorKind::OutOfBounds, self.file_offset(r.section.raw()), &DECOMPRESSED_SIZE),
+            Ok(size) => match check_lz4_block(r.payload, size) {
+                Ok(()) => return Ok(size),
+                Err((fault, pos)) => {
+                    let field: Name = if fault.is_size() { &DECOMPRESSED_SIZE } else { &COMPRESS };
+                    (ErrorKind::Rule(fault.text()), to_u64(r.file_offset).saturating_add(to_u64(pos)), field)
+                }
+            },
         };
-        let size = usize::try_from(r.section.decompressed_size())
-            .map_err(|_| at(ErrorKind::OutOfBounds, self.file_offset(r.section.raw()), &DECOMPRESSED_SIZE))?;
-        check_lz4_block(r.payload, size).map_err(|(fault, pos)| {
-            let field: Name = if fault.is_size() { &DECOMPRESSED_SIZE } else { &COMPRESS };
-            at(ErrorKind::Rule(fault.text()), to_u64(r.file_offset).saturating_add(to_u64(pos)), field)
-        })?;
-        Ok(size)
+        Err(locate(error, kind, offset, &MODEL, &[(&SECTIONS, Some(r.index)), (field, None)]))
     }
 
     /// The MD5 of everything after the header, and whether it equals the header's.
@@ -434,14 +437,19 @@ impl<'a> CviModel<'a> {
     /// charged to the apparent-size budget: linear in the file, with n·log n name comparisons
     /// for the routines' sections.
     pub fn check(&self, options: &Options) -> Result<()> {
+        with_error_slot(&MODEL, |error| self.check_in(options, error))
+    }
+
+    /// [`CviModel::check`] with its error written into `error`.
+    fn check_in(&self, options: &Options, error: &mut Error) -> core::result::Result<(), Fail> {
         let model = self.model;
         let mut work = Budget::new(options, self.file.len(), &MODEL);
         let mut inflated = 0u64;
         for i in 0..model.sections().map_or(0, |s| s.len()) {
-            work.charge(1, 0)?;
-            let r = self.section_at(i)?;
+            work.charge_into(1, 0, error)?;
+            let r = self.section_in(i, error)?;
             if r.section.is_lz4() {
-                self.check_lz4(&r, options, &mut inflated, &mut work)?;
+                self.check_lz4(&r, options, &mut inflated, &mut work, error)?;
             }
         }
         let weights = model.weight_map();
@@ -449,67 +457,66 @@ impl<'a> CviModel<'a> {
         if weight_count > 0 {
             let Some((_, ws)) = self.weight_section() else {
                 let rule = ErrorKind::Rule("weights but no WEIGHT section");
-                return Err(self.error(rule, model.raw(), &[(&WEIGHT_MAP, None)]));
+                return Err(self.fail(error, rule, model.raw(), &[(&WEIGHT_MAP, None)]));
             };
             let limit = u64::from(ws.data_size());
             for i in 0..weight_count {
                 let Some(w) = weights.and_then(|v| v.get(i)) else { continue };
-                work.charge(1, 0)?;
+                work.charge_into(1, 0, error)?;
                 let end = w.address().offset.checked_add(u64::from(w.size()));
                 if end.is_none_or(|end| end > limit) {
-                    return Err(self.error(
-                        ErrorKind::OutOfBounds,
-                        w.raw(),
-                        &[(&WEIGHT_MAP, Some(i)), (&OFFSET, None)],
-                    ));
+                    let path = [(&WEIGHT_MAP, Some(i)), (&OFFSET, None)];
+                    return Err(self.fail(error, ErrorKind::OutOfBounds, w.raw(), &path));
                 }
             }
         }
         let mut room = NameRoom::new();
-        let mut names = SectionNames::new(model.sections(), &mut room, &mut work)?;
+        let mut names = SectionNames::new(model.sections(), &mut room, &mut work, error)?;
         let programs = model.programs();
         for p in 0..programs.map_or(0, |v| v.len()) {
             let Some(program) = programs.and_then(|v| v.get(p)) else { continue };
-            work.charge(1, 0)?;
+            work.charge_into(1, 0, error)?;
             let routines = program.routines();
             for r in 0..routines.map_or(0, |v| v.len()) {
                 let Some(routine) = routines.and_then(|v| v.get(r)) else { continue };
-                work.charge(1, 0)?;
-                self.resolve_routine(&routine, Some((p, r)), &mut |name| names.find(name, &mut work))?;
+                work.charge_into(1, 0, error)?;
+                self.resolve_routine(&routine, Some((p, r)), error, &mut |name, error| {
+                    names.find(name, &mut work, error)
+                })?;
             }
         }
         Ok(())
     }
 
-    /// An error of `kind` at `table`, located at `Model.<path>`.
-    #[cold]
-    fn error(&self, kind: ErrorKind, table: Table<'_>, path: &[Segment]) -> crate::Error {
-        path_error(kind, self.file_offset(table), &MODEL, path, &[])
+    /// Writes an error of `kind` at `table`, located at `Model.<path>`, into `error`.
+    fn fail(&self, error: &mut Error, kind: ErrorKind, table: Table<'_>, path: &[Segment]) -> Fail {
+        locate(error, kind, self.file_offset(table), &MODEL, path)
     }
 
     /// An LZ4 section's rules (see [`CviModel::check`]); `inflated` sums the claims so far.
-    fn check_lz4(&self, r: &SectionRef<'a>, options: &Options, inflated: &mut u64, work: &mut Budget) -> Result<()> {
+    fn check_lz4(
+        &self,
+        r: &SectionRef<'a>,
+        options: &Options,
+        inflated: &mut u64,
+        work: &mut Budget,
+        error: &mut Error,
+    ) -> core::result::Result<(), Fail> {
         let claimed = r.section.decompressed_size();
-        let at = |kind| {
-            path_error(
-                kind,
-                self.file_offset(r.section.raw()),
-                &MODEL,
-                &[(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)],
-                &[],
-            )
-        };
-        lz4_bound(r.section.size(), claimed).map_err(at)?;
         *inflated = inflated.saturating_add(u64::from(claimed));
-        if *inflated > options.max_inflated_size {
-            return Err(at(ErrorKind::InflatedSizeLimit));
-        }
-        if r.section.encrypt() {
-            return Ok(()); // for a trusted loader: not interpreted
-        }
-        // The walk reads each stored byte at most once; sections may overlap, so it is charged.
-        work.charge(to_u64(r.payload.len()), 0)?;
-        self.check_lz4_block(r).map(|_| ())
+        let kind = match lz4_bound(r.section.size(), claimed) {
+            Err(kind) => kind,
+            Ok(()) if *inflated > options.max_inflated_size => ErrorKind::InflatedSizeLimit,
+            Ok(()) if r.section.encrypt() => return Ok(()), // for a trusted loader: not interpreted
+            Ok(()) => {
+                // The walk reads each stored byte at most once; sections may overlap, so it is
+                // charged.
+                work.charge_into(to_u64(r.payload.len()), 0, error)?;
+                return self.check_lz4_block(r, error).map(|_| ());
+            }
+        };
+        let path = [(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)];
+        Err(self.fail(error, kind, r.section.raw(), &path))
     }
 
     /// Calls `f` for each advisory finding (with the `md5` feature, an MD5 mismatch among them).
@@ -546,21 +553,25 @@ impl<'a> CviModel<'a> {
         }
         // Routines resolve through one index of the section names, within the work budget.
         let mut work = Budget::new(&Options::DEFAULT, self.file.len(), &MODEL);
-        let mut room = NameRoom::new();
-        let mut names = SectionNames::new(self.model.sections(), &mut room, &mut work)?;
-        for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
-            for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
-                work.charge(1, 0)?;
-                let Some(tpu) = routine.tpu_routine() else { continue };
-                let resolved = self.resolve_routine(&routine, None, &mut |name| names.find(name, &mut work));
-                let Ok(Some((_, section))) = resolved else { continue };
-                let expected = if tpu.cmdbuf_section().is_some() { SectionType::CMDBUF } else { SectionType::DMABUF };
-                if section.type_() != expected {
-                    f(Warning::RoutineSectionType { program: p, routine: r });
+        with_error_slot(&MODEL, |error| {
+            let mut room = NameRoom::new();
+            let mut names = SectionNames::new(self.model.sections(), &mut room, &mut work, error)?;
+            for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
+                for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
+                    work.charge_into(1, 0, error)?;
+                    let Some(tpu) = routine.tpu_routine() else { continue };
+                    let mut find = |name: &str, error: &mut Error| names.find(name, &mut work, error);
+                    let resolved = self.resolve_routine(&routine, None, error, &mut find);
+                    let Ok(Some((_, section))) = resolved else { continue };
+                    let cmdbuf = tpu.cmdbuf_section().is_some();
+                    let expected = if cmdbuf { SectionType::CMDBUF } else { SectionType::DMABUF };
+                    if section.type_() != expected {
+                        f(Warning::RoutineSectionType { program: p, routine: r });
+                    }
                 }
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 }
 

@@ -4,7 +4,8 @@
 
 use super::Section;
 use crate::container::Budget;
-use crate::error::Result;
+use crate::error::Error;
+use crate::verify::Fail;
 use crate::wire::TableVector;
 
 /// How many sections are indexed on the stack; beyond, on the heap with the `alloc` feature.
@@ -75,7 +76,8 @@ impl<'a, 'r> SectionNames<'a, 'r> {
         sections: Option<TableVector<'a, Section<'a>>>,
         room: &'r mut NameRoom,
         work: &mut Budget,
-    ) -> Result<Self> {
+        error: &mut Error,
+    ) -> Result<Self, Fail> {
         let n = sections.map_or(0, |s| s.len());
         let mut sorted = match u32::try_from(n) {
             Ok(_) => room.slots(n),
@@ -89,7 +91,7 @@ impl<'a, 'r> SectionNames<'a, 'r> {
             }
             heapsort(indices, |a, b| {
                 let (x, y) = (name_of(&list, a), name_of(&list, b));
-                work.charge(cost(x, y), 0)?;
+                work.charge_into(cost(x, y), 0, error)?;
                 Ok((x, a) < (y, b))
             })?;
         }
@@ -99,14 +101,14 @@ impl<'a, 'r> SectionNames<'a, 'r> {
     /// The index of the first section named `name`, charging each comparison to `work`, and
     /// `name` itself by its length: its accessor decoded it, and a name shared by many routines
     /// is decoded for each.
-    pub(super) fn find(&mut self, name: &str, work: &mut Budget) -> Result<Option<usize>> {
-        work.charge(u64::try_from(name.len() / 16).unwrap_or(u64::MAX), 0)?;
+    pub(super) fn find(&mut self, name: &str, work: &mut Budget, error: &mut Error) -> Result<Option<usize>, Fail> {
+        work.charge_into(u64::try_from(name.len() / 16).unwrap_or(u64::MAX), 0, error)?;
         let Some(list) = self.sections else { return Ok(None) };
         let name = name.as_bytes();
         let Some(sorted) = self.sorted.as_deref() else {
             for (i, s) in list.iter().enumerate() {
                 let found = s.raw().string_bytes(NAME_SLOT).unwrap_or(&[]);
-                work.charge(cost(found, name), 0)?;
+                work.charge_into(cost(found, name), 0, error)?;
                 if found == name {
                     return Ok(Some(i));
                 }
@@ -119,7 +121,7 @@ impl<'a, 'r> SectionNames<'a, 'r> {
         while lo < hi {
             let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
             let here = name_of(&list, sorted.get(mid).copied().unwrap_or(u32::MAX));
-            work.charge(cost(here, name), 0)?;
+            work.charge_into(cost(here, name), 0, error)?;
             if here < name {
                 lo = mid.saturating_add(1);
             } else {
