@@ -155,8 +155,8 @@ impl<'a> Container<'a> for CviModel<'a> {
     /// The header, then the flatbuffer body (which has no file identifier: the container says
     /// which schema it holds).
     fn structure(file: &'a [u8], options: &Options) -> Result<(Self, Stats)> {
-        let header = Header::parse(file)?;
-        let range = header.body_range(file.len())?;
+        let read = Header::read(file).and_then(|header| Ok((header, header.body(file.len())?)));
+        let (header, range) = read.map_err(|(kind, offset, field)| Error::header(kind, offset, field))?;
         let (body_start, binary_start) = (range.start, range.end);
         let body = file.get(range).unwrap_or_default();
         let (model, stats) = verified_root(body, None, options, to_u64(body_start))?;
