@@ -264,7 +264,9 @@ impl<'a> CviModel<'a> {
 
     /// The first WEIGHT section, where `Weight.offset` points.
     pub fn weight_section(&self) -> Option<(usize, Section<'a>)> {
-        self.model.sections()?.iter().enumerate().find(|(_, s)| s.type_() == SectionType::WEIGHT)
+        // By index, as the rules walk the sections (one element reader in small firmware).
+        let sections = self.model.sections()?;
+        (0..sections.len()).find_map(|i| sections.get(i).filter(|s| s.type_() == SectionType::WEIGHT).map(|s| (i, s)))
     }
 
     /// The first weight named `name` in `Model.weight_map`.

@@ -64,8 +64,13 @@ pub(super) struct SectionNames<'a, 'r> {
 }
 
 /// The name of section `i` of `sections`, as bytes (empty when absent).
-fn name_of<'a>(sections: &TableVector<'a, Section<'a>>, i: u32) -> &'a [u8] {
-    usize::try_from(i).ok().and_then(|i| sections.get(i)).and_then(|s| s.raw().string_bytes(NAME_SLOT)).unwrap_or(&[])
+fn name_of<'a>(sections: &TableVector<'a, Section<'a>>, i: usize) -> &'a [u8] {
+    sections.get(i).and_then(|s| s.raw().string_bytes(NAME_SLOT)).unwrap_or(&[])
+}
+
+/// The name of the section whose index is in a slot of the index.
+fn indexed_name<'a>(sections: &TableVector<'a, Section<'a>>, i: u32) -> &'a [u8] {
+    usize::try_from(i).map_or(&[], |i| name_of(sections, i))
 }
 
 /// The work charged for comparing two names: one unit, and one per 16 bytes they can share.
@@ -93,7 +98,7 @@ impl<'a, 'r> SectionNames<'a, 'r> {
                 next = next.saturating_add(1);
             }
             heapsort(indices, |a, b| {
-                let (x, y) = (name_of(&list, a), name_of(&list, b));
+                let (x, y) = (indexed_name(&list, a), indexed_name(&list, b));
                 work.charge_into(cost(x, y), 0, error)?;
                 Ok((x, a) < (y, b))
             })?;
@@ -109,8 +114,8 @@ impl<'a, 'r> SectionNames<'a, 'r> {
         let Some(list) = self.sections else { return Ok(None) };
         let name = name.as_bytes();
         let Some(sorted) = self.sorted.as_deref() else {
-            for (i, s) in list.iter().enumerate() {
-                let found = s.raw().string_bytes(NAME_SLOT).unwrap_or(&[]);
+            for i in 0..list.len() {
+                let found = name_of(&list, i);
                 work.charge_into(cost(found, name), 0, error)?;
                 if found == name {
                     return Ok(Some(i));
@@ -123,7 +128,7 @@ impl<'a, 'r> SectionNames<'a, 'r> {
         let (mut lo, mut hi) = (0usize, sorted.len());
         while lo < hi {
             let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
-            let here = name_of(&list, sorted.get(mid).copied().unwrap_or(u32::MAX));
+            let here = indexed_name(&list, sorted.get(mid).copied().unwrap_or(u32::MAX));
             work.charge_into(cost(here, name), 0, error)?;
             if here < name {
                 lo = mid.saturating_add(1);
@@ -131,7 +136,7 @@ impl<'a, 'r> SectionNames<'a, 'r> {
                 hi = mid;
             }
         }
-        Ok(sorted.get(lo).copied().filter(|&i| name_of(&list, i) == name).and_then(|i| usize::try_from(i).ok()))
+        Ok(sorted.get(lo).copied().filter(|&i| indexed_name(&list, i) == name).and_then(|i| usize::try_from(i).ok()))
     }
 }
 
