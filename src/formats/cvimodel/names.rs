@@ -7,6 +7,7 @@ use crate::container::Budget;
 use crate::error::Error;
 use crate::verify::Fail;
 use crate::wire::TableVector;
+use core::cmp::Ordering;
 
 /// How many sections are indexed on the stack; beyond, on the heap with the `alloc` feature.
 const ON_STACK: usize = 256;
@@ -73,6 +74,17 @@ fn indexed_name<'a>(sections: &TableVector<'a, Section<'a>>, i: u32) -> &'a [u8]
     usize::try_from(i).map_or(&[], |i| name_of(sections, i))
 }
 
+/// The byte order of two names (a prefix first), written out so that small firmware links no
+/// `memcmp` for it.
+fn order(a: &[u8], b: &[u8]) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 /// The work charged for comparing two names: one unit, and one per 16 bytes they can share.
 fn cost(a: &[u8], b: &[u8]) -> u64 {
     u64::try_from(a.len().min(b.len()) / 16).unwrap_or(u64::MAX).saturating_add(1)
@@ -100,7 +112,7 @@ impl<'a, 'r> SectionNames<'a, 'r> {
             heapsort(indices, |a, b| {
                 let (x, y) = (indexed_name(&list, a), indexed_name(&list, b));
                 work.charge_into(cost(x, y), 0, error)?;
-                Ok((x, a) < (y, b))
+                Ok(order(x, y).then(a.cmp(&b)) == Ordering::Less)
             })?;
         }
         Ok(SectionNames { sections, sorted })
@@ -117,7 +129,7 @@ impl<'a, 'r> SectionNames<'a, 'r> {
             for i in 0..list.len() {
                 let found = name_of(&list, i);
                 work.charge_into(cost(found, name), 0, error)?;
-                if found == name {
+                if order(found, name) == Ordering::Equal {
                     return Ok(Some(i));
                 }
             }
@@ -130,13 +142,13 @@ impl<'a, 'r> SectionNames<'a, 'r> {
             let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
             let here = indexed_name(&list, sorted.get(mid).copied().unwrap_or(u32::MAX));
             work.charge_into(cost(here, name), 0, error)?;
-            if here < name {
+            if order(here, name) == Ordering::Less {
                 lo = mid.saturating_add(1);
             } else {
                 hi = mid;
             }
         }
-        Ok(sorted.get(lo).copied().filter(|&i| indexed_name(&list, i) == name).and_then(|i| usize::try_from(i).ok()))
+        Ok(sorted.get(lo).copied().filter(|&i| order(indexed_name(&list, i), name) == Ordering::Equal).and_then(|i| usize::try_from(i).ok()))
     }
 }
 
