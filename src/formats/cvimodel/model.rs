@@ -8,7 +8,7 @@ use super::{DType, Model, Routine, RoutineType, Section, SectionType, Tensor, We
 use crate::container::{locate, path_error, verified_root, with_error_slot, Budget, Container, Segment};
 use crate::error::{Error, ErrorKind, Result};
 use crate::verify::{Fail, Name, Options, Stats};
-use crate::wire::Table;
+use crate::wire::{Table, TableVector};
 
 /// LZ4's largest expansion: each byte of a block yields at most 255 bytes (plus a short tail).
 const LZ4_MAX_RATIO: u64 = 255;
@@ -224,12 +224,18 @@ impl<'a> CviModel<'a> {
     /// The section at `index` of `Model.sections` with its stored payload, or an error when the
     /// payload lies outside the section area.
     pub fn section_at(&self, index: usize) -> Result<SectionRef<'a>> {
-        with_error_slot(&MODEL, |error| self.section_in(index, error))
+        with_error_slot(&MODEL, |error| self.section_in(self.model.sections(), index, error))
     }
 
-    /// [`CviModel::section_at`] with its error written into `error`.
-    fn section_in(&self, index: usize, error: &mut Error) -> core::result::Result<SectionRef<'a>, Fail> {
-        let Some(section) = self.model.sections().and_then(|s| s.get(index)) else {
+    /// [`CviModel::section_at`] of `sections` (`Model.sections`), with its error written into
+    /// `error`.
+    fn section_in(
+        &self,
+        sections: Option<TableVector<'a, Section<'a>>>,
+        index: usize,
+        error: &mut Error,
+    ) -> core::result::Result<SectionRef<'a>, Fail> {
+        let Some(section) = sections.and_then(|s| s.get(index)) else {
             let at = to_u64(self.body_start);
             return Err(locate(error, ErrorKind::IndexOutOfRange, at, &MODEL, &[(&SECTIONS, Some(index))]));
         };
@@ -301,20 +307,23 @@ impl<'a> CviModel<'a> {
     /// ([`CviModel::check`] resolves every routine through one index of the names instead).
     pub fn routine_section(&self, routine: &Routine<'_>) -> Result<Option<(usize, Section<'a>)>> {
         with_error_slot(&MODEL, |error| {
-            self.resolve_routine(routine, None, error, &mut |name, _| Ok(self.find_section(name).map(|(i, _)| i)))
+            let found = self.resolve_routine(routine, None, error, &mut |name, _| {
+                Ok(self.find_section(name).map(|(i, _)| i))
+            })?;
+            Ok(found.and_then(|i| Some((i, self.model.sections()?.get(i)?))))
         })
     }
 
-    /// [`CviModel::routine_section`] with `find` giving the index of the first section of a
-    /// name, errors written into `error` and located at `programs[p].routines[r]` when `at` is
-    /// `Some((p, r))`.
+    /// The index of the section [`CviModel::routine_section`] finds, with `find` giving the
+    /// index of the first section of a name, errors written into `error` and located at
+    /// `programs[p].routines[r]` when `at` is `Some((p, r))`.
     fn resolve_routine(
         &self,
         routine: &Routine<'_>,
         at: Option<(usize, usize)>,
         error: &mut Error,
         find: &mut dyn FnMut(&str, &mut Error) -> core::result::Result<Option<usize>, Fail>,
-    ) -> core::result::Result<Option<(usize, Section<'a>)>, Fail> {
+    ) -> core::result::Result<Option<usize>, Fail> {
         let missing = ErrorKind::MissingRequired;
         let (kind, first, second): (ErrorKind, Name, Option<Name>) = match routine.type_() {
             RoutineType::TPU => match routine.tpu_routine() {
@@ -326,7 +335,7 @@ impl<'a> CviModel<'a> {
                     };
                     match name {
                         None => (missing, &TPU_ROUTINE, Some(&CMDBUF_SECTION)),
-                        Some(name) => match find(name, error)?.and_then(|i| Some((i, self.model.sections()?.get(i)?))) {
+                        Some(name) => match find(name, error)? {
                             Some(found) => return Ok(Some(found)),
                             None => {
                                 let rule = ErrorKind::Rule("a TPU routine names a section the file does not have");
@@ -445,23 +454,28 @@ impl<'a> CviModel<'a> {
     /// [`CviModel::check`] with its error written into `error`.
     fn check_in(&self, options: &Options, error: &mut Error) -> core::result::Result<(), Fail> {
         let model = self.model;
+        let sections = model.sections();
         let mut work = Budget::new(options, self.file.len(), &MODEL);
         let mut inflated = 0u64;
-        for i in 0..model.sections().map_or(0, |s| s.len()) {
+        // The data size of the first WEIGHT section (`weight_section`), found on the way.
+        let mut weight_limit = None;
+        for i in 0..sections.map_or(0, |s| s.len()) {
             work.charge_into(1, 0, error)?;
-            let r = self.section_in(i, error)?;
+            let r = self.section_in(sections, i, error)?;
             if r.section.is_lz4() {
                 self.check_lz4(&r, options, &mut inflated, &mut work, error)?;
+            }
+            if weight_limit.is_none() && r.section.type_() == SectionType::WEIGHT {
+                weight_limit = Some(u64::from(r.section.data_size()));
             }
         }
         let weights = model.weight_map();
         let weight_count = weights.map_or(0, |w| w.len());
         if weight_count > 0 {
-            let Some((_, ws)) = self.weight_section() else {
+            let Some(limit) = weight_limit else {
                 let rule = ErrorKind::Rule("weights but no WEIGHT section");
                 return Err(self.fail(error, rule, model.raw(), &[(&WEIGHT_MAP, None)]));
             };
-            let limit = u64::from(ws.data_size());
             for i in 0..weight_count {
                 let Some(w) = weights.and_then(|v| v.get(i)) else { continue };
                 work.charge_into(1, 0, error)?;
@@ -473,7 +487,7 @@ impl<'a> CviModel<'a> {
             }
         }
         let mut room = NameRoom::new();
-        let mut names = SectionNames::new(model.sections(), &mut room, &mut work, error)?;
+        let mut names = SectionNames::new(sections, &mut room, &mut work, error)?;
         let programs = model.programs();
         for p in 0..programs.map_or(0, |v| v.len()) {
             let Some(program) = programs.and_then(|v| v.get(p)) else { continue };
@@ -564,7 +578,9 @@ impl<'a> CviModel<'a> {
                     let Some(tpu) = routine.tpu_routine() else { continue };
                     let mut find = |name: &str, error: &mut Error| names.find(name, &mut work, error);
                     let resolved = self.resolve_routine(&routine, None, error, &mut find);
-                    let Ok(Some((_, section))) = resolved else { continue };
+                    let Some(section) = resolved.ok().flatten().and_then(|i| self.model.sections()?.get(i)) else {
+                        continue;
+                    };
                     let cmdbuf = tpu.cmdbuf_section().is_some();
                     let expected = if cmdbuf { SectionType::CMDBUF } else { SectionType::DMABUF };
                     if section.type_() != expected {
