@@ -246,7 +246,7 @@ impl<'a> CviModel<'a> {
         let (Some(payload), Some(file_offset)) = (payload, file_offset) else {
             let field: Name = if rest.is_some() && payload.is_none() { &SIZE } else { &OFFSET };
             let path = [(&SECTIONS, Some(index)), (field, None)];
-            return Err(self.fail(error, ErrorKind::OutOfBounds, section.raw(), &path));
+            return Err(locate(error, ErrorKind::OutOfBounds, self.file_offset(section.raw()), &MODEL, &path));
         };
         Ok(SectionRef { index, section, payload, file_offset })
     }
@@ -357,7 +357,7 @@ impl<'a> CviModel<'a> {
             (second.unwrap_or(first), None),
         ];
         let path = path.get(usize::from(at.is_none())..if second.is_some() { 4 } else { 3 }).unwrap_or_default();
-        Err(self.fail(error, kind, routine.raw(), path))
+        Err(locate(error, kind, self.file_offset(routine.raw()), &MODEL, path))
     }
 
     /// The data of section `index` of `Model.sections`: its payload decompressed when it is an
@@ -474,7 +474,7 @@ impl<'a> CviModel<'a> {
         if weight_count > 0 {
             let Some(limit) = weight_limit else {
                 let rule = ErrorKind::Rule("weights but no WEIGHT section");
-                return Err(self.fail(error, rule, model.raw(), &[(&WEIGHT_MAP, None)]));
+                return Err(locate(error, rule, self.file_offset(model.raw()), &MODEL, &[(&WEIGHT_MAP, None)]));
             };
             for i in 0..weight_count {
                 let Some(w) = weights.and_then(|v| v.get(i)) else { continue };
@@ -482,7 +482,7 @@ impl<'a> CviModel<'a> {
                 let end = w.address().offset.checked_add(u64::from(w.size()));
                 if end.is_none_or(|end| end > limit) {
                     let path = [(&WEIGHT_MAP, Some(i)), (&OFFSET, None)];
-                    return Err(self.fail(error, ErrorKind::OutOfBounds, w.raw(), &path));
+                    return Err(locate(error, ErrorKind::OutOfBounds, self.file_offset(w.raw()), &MODEL, &path));
                 }
             }
         }
@@ -502,11 +502,6 @@ impl<'a> CviModel<'a> {
             }
         }
         Ok(())
-    }
-
-    /// Writes an error of `kind` at `table`, located at `Model.<path>`, into `error`.
-    fn fail(&self, error: &mut Error, kind: ErrorKind, table: Table<'_>, path: &[Segment]) -> Fail {
-        locate(error, kind, self.file_offset(table), &MODEL, path)
     }
 
     /// An LZ4 section's rules (see [`CviModel::check`]); `inflated` sums the claims so far.
@@ -532,7 +527,7 @@ impl<'a> CviModel<'a> {
             }
         };
         let path = [(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)];
-        Err(self.fail(error, kind, r.section.raw(), &path))
+        Err(locate(error, kind, self.file_offset(r.section.raw()), &MODEL, &path))
     }
 
     /// Calls `f` for each advisory finding (with the `md5` feature, an MD5 mismatch among them).
