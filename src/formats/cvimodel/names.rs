@@ -156,12 +156,17 @@ impl<'a, 'r> SectionNames<'a, 'r> {
 /// at most about 2·n·log2(n) calls whatever the input, and no memory.
 fn heapsort<E>(v: &mut [u32], mut less: impl FnMut(u32, u32) -> Result<bool, E>) -> Result<(), E> {
     let n = v.len();
-    for root in (0..n / 2).rev() {
-        sift_down(v, root, n, &mut less)?;
-    }
-    for end in (1..n).rev() {
-        swap(v, 0, end);
-        sift_down(v, 0, end, &mut less)?;
+    // One loop, so one sift-down call: steps n + n/2 - 1 down to n build the heap (roots n/2 - 1
+    // down to 0), steps n - 1 down to 0 move its largest to the end (step 0 compares nothing).
+    for step in (0..n.saturating_add(n / 2)).rev() {
+        let (root, end) = match step.checked_sub(n) {
+            Some(root) => (root, n),
+            None => {
+                swap(v, 0, step);
+                (0, step)
+            }
+        };
+        sift_down(v, root, end, &mut less)?;
     }
     Ok(())
 }
