@@ -159,7 +159,8 @@ impl Header {
     /// [`Header::body_range`], failing with the parts of its error.
     pub(super) fn body(&self, file_len: usize) -> core::result::Result<Range<usize>, HeaderFault> {
         let start = self.size();
-        let end = usize::try_from(self.body_size).ok().and_then(|n| start.checked_add(n)).filter(|&end| end <= file_len);
+        let end =
+            usize::try_from(self.body_size).ok().and_then(|n| start.checked_add(n)).filter(|&end| end <= file_len);
         match end {
             Some(end) => Ok(start..end),
             None => Err((ErrorKind::OutOfBounds, 8, &F_BODY_SIZE)),

@@ -1,36 +1,16 @@
 //! The container: header, verified body, sections resolved to bytes, the model's own rules.
 
 use super::header::Header;
-use super::lz4::check_lz4_block;
 use super::names::{NameRoom, SectionNames};
 use super::offsets::{MemoryRegion, TensorAddress};
-use super::{DType, Model, Routine, RoutineType, Section, SectionType, Tensor, Weight};
-use crate::container::{locate, path_error, verified_root, with_error_slot, Budget, Container, Segment};
+#[cfg(feature = "lz4")]
+use super::rules::{lz4_bound, DECOMPRESSED_SIZE, SECTIONS};
+use super::rules::{to_u64, Parts, COMPRESS, ENCRYPT, MODEL, OFFSET, SIZE, WEIGHT_MAP};
+use super::{DType, Model, Routine, Section, SectionType, Tensor, Weight};
+use crate::container::{path_error, verified_root, with_error_slot, Budget, Container};
 use crate::error::{Error, ErrorKind, Result};
-use crate::verify::{Fail, Name, Options, Stats};
-use crate::wire::{Table, TableVector};
-
-/// LZ4's largest expansion: each byte of a block yields at most 255 bytes (plus a short tail).
-const LZ4_MAX_RATIO: u64 = 255;
-
-static MODEL: &str = "Model";
-static SECTIONS: &str = "sections";
-static WEIGHT_MAP: &str = "weight_map";
-static PROGRAMS: &str = "programs";
-static ROUTINES: &str = "routines";
-static TPU_ROUTINE: &str = "tpu_routine";
-static CPU_ROUTINE: &str = "cpu_routine";
-static CMDBUF_SECTION: &str = "cmdbuf_section";
-static DMABUF_SECTION: &str = "dmabuf_section";
-static OFFSET: &str = "offset";
-static SIZE: &str = "size";
-static DECOMPRESSED_SIZE: &str = "decompressed_size";
-static ENCRYPT: &str = "encrypt";
-static COMPRESS: &str = "compress";
-
-fn to_u64(n: usize) -> u64 {
-    u64::try_from(n).unwrap_or(u64::MAX)
-}
+use crate::verify::{Name, Options, Stats};
+use crate::wire::Table;
 
 impl DType {
     /// The element size in bytes, for the types this schema names.
@@ -216,39 +196,21 @@ impl<'a> CviModel<'a> {
         self.file.get(self.body_start..).unwrap_or_default()
     }
 
+    /// What the rules and the section lookups read of the file, as a value of its own (so that
+    /// small firmware need not keep the header in memory while checking).
+    fn parts(&self) -> Parts<'a> {
+        Parts { file: self.file, body_start: self.body_start, binary_start: self.binary_start, model: self.model }
+    }
+
     /// The file offset of a table of the body.
     fn file_offset(&self, table: Table<'_>) -> u64 {
-        to_u64(self.body_start).saturating_add(to_u64(table.position()))
+        self.parts().file_offset(table)
     }
 
     /// The section at `index` of `Model.sections` with its stored payload, or an error when the
     /// payload lies outside the section area.
     pub fn section_at(&self, index: usize) -> Result<SectionRef<'a>> {
-        with_error_slot(&MODEL, |error| self.section_in(self.model.sections(), index, error))
-    }
-
-    /// [`CviModel::section_at`] of `sections` (`Model.sections`), with its error written into
-    /// `error`.
-    fn section_in(
-        &self,
-        sections: Option<TableVector<'a, Section<'a>>>,
-        index: usize,
-        error: &mut Error,
-    ) -> core::result::Result<SectionRef<'a>, Fail> {
-        let Some(section) = sections.and_then(|s| s.get(index)) else {
-            let at = to_u64(self.body_start);
-            return Err(locate(error, ErrorKind::IndexOutOfRange, at, &MODEL, &[(&SECTIONS, Some(index))]));
-        };
-        // `offset` then `size`, each as far as it can be checked alone.
-        let rest = usize::try_from(section.offset()).ok().and_then(|start| Some((start, self.binary().get(start..)?)));
-        let payload = rest.and_then(|(_, rest)| rest.get(..usize::try_from(section.size()).ok()?));
-        let file_offset = rest.and_then(|(start, _)| self.binary_start.checked_add(start));
-        let (Some(payload), Some(file_offset)) = (payload, file_offset) else {
-            let field: Name = if rest.is_some() && payload.is_none() { &SIZE } else { &OFFSET };
-            let path = [(&SECTIONS, Some(index)), (field, None)];
-            return Err(locate(error, ErrorKind::OutOfBounds, self.file_offset(section.raw()), &MODEL, &path));
-        };
-        Ok(SectionRef { index, section, payload, file_offset })
+        with_error_slot(&MODEL, |error| self.parts().section_in(self.model.sections(), index, error))
     }
 
     /// Every section, in order, each resolved to its payload (or why it cannot be).
@@ -307,57 +269,11 @@ impl<'a> CviModel<'a> {
     /// ([`CviModel::check`] resolves every routine through one index of the names instead).
     pub fn routine_section(&self, routine: &Routine<'_>) -> Result<Option<(usize, Section<'a>)>> {
         with_error_slot(&MODEL, |error| {
-            let found = self.resolve_routine(routine, None, error, &mut |name, _| {
-                Ok(self.find_section(name).map(|(i, _)| i))
-            })?;
+            let found = self
+                .parts()
+                .resolve_routine(routine, None, error, &mut |name, _| Ok(self.find_section(name).map(|(i, _)| i)))?;
             Ok(found.and_then(|i| Some((i, self.model.sections()?.get(i)?))))
         })
-    }
-
-    /// The index of the section [`CviModel::routine_section`] finds, with `find` giving the
-    /// index of the first section of a name, errors written into `error` and located at
-    /// `programs[p].routines[r]` when `at` is `Some((p, r))`.
-    fn resolve_routine(
-        &self,
-        routine: &Routine<'_>,
-        at: Option<(usize, usize)>,
-        error: &mut Error,
-        find: &mut dyn FnMut(&str, &mut Error) -> core::result::Result<Option<usize>, Fail>,
-    ) -> core::result::Result<Option<usize>, Fail> {
-        let missing = ErrorKind::MissingRequired;
-        let (kind, first, second): (ErrorKind, Name, Option<Name>) = match routine.type_() {
-            RoutineType::TPU => match routine.tpu_routine() {
-                None => (missing, &TPU_ROUTINE, None),
-                Some(tpu) => {
-                    let (name, field) = match (tpu.cmdbuf_section(), tpu.dmabuf_section()) {
-                        (Some(n), _) => (Some(n), &CMDBUF_SECTION),
-                        (None, n) => (n, &DMABUF_SECTION),
-                    };
-                    match name {
-                        None => (missing, &TPU_ROUTINE, Some(&CMDBUF_SECTION)),
-                        Some(name) => match find(name, error)? {
-                            Some(found) => return Ok(Some(found)),
-                            None => {
-                                let rule = ErrorKind::Rule("a TPU routine names a section the file does not have");
-                                (rule, &TPU_ROUTINE, Some(field))
-                            }
-                        },
-                    }
-                }
-            },
-            RoutineType::CPU if routine.cpu_routine().is_none() => (missing, &CPU_ROUTINE, None),
-            _ => return Ok(None),
-        };
-        // `Model.programs[p].routines[r].<first>[.<second>]`, or `Model.routines.<first>...`
-        // without indices.
-        let path: [Segment; 4] = [
-            (&PROGRAMS, at.map(|(p, _)| p)),
-            (&ROUTINES, at.map(|(_, r)| r)),
-            (first, None),
-            (second.unwrap_or(first), None),
-        ];
-        let path = path.get(usize::from(at.is_none())..if second.is_some() { 4 } else { 3 }).unwrap_or_default();
-        Err(locate(error, kind, self.file_offset(routine.raw()), &MODEL, path))
     }
 
     /// The data of section `index` of `Model.sections`: its payload decompressed when it is an
@@ -384,30 +300,13 @@ impl<'a> CviModel<'a> {
         if u64::from(expected) > self.max_inflated_size() {
             return Err(err(ErrorKind::InflatedSizeLimit, &DECOMPRESSED_SIZE));
         }
-        let len = with_error_slot(&MODEL, |error| self.check_lz4_block(&r, error))?;
+        let len = with_error_slot(&MODEL, |error| self.parts().check_lz4_block(&r, error))?;
         let mut out = alloc::vec![0u8; len];
         match lz4_flex::block::decompress_into(r.payload, &mut out) {
             Ok(n) if n == len => Ok(Cow::Owned(out)),
             // The block was checked: lz4_flex disagreeing would be a bug of one or the other.
             _ => Err(err(ErrorKind::Rule("the section's LZ4 data is malformed"), &COMPRESS)),
         }
-    }
-
-    /// Checks that the LZ4 block of `r` decompresses to exactly its `decompressed_size` bytes
-    /// (by walking its sequences: nothing is inflated) and returns that size. Errors are located
-    /// at the fault's byte in the block.
-    fn check_lz4_block(&self, r: &SectionRef<'a>, error: &mut Error) -> core::result::Result<usize, Fail> {
-        let (kind, offset, field): (ErrorKind, u64, Name) = match usize::try_from(r.section.decompressed_size()) {
-            Err(_) => (ErrorKind::OutOfBounds, self.file_offset(r.section.raw()), &DECOMPRESSED_SIZE),
-            Ok(size) => match check_lz4_block(r.payload, size) {
-                Ok(()) => return Ok(size),
-                Err((fault, pos)) => {
-                    let field: Name = if fault.is_size() { &DECOMPRESSED_SIZE } else { &COMPRESS };
-                    (ErrorKind::Rule(fault.text()), to_u64(r.file_offset).saturating_add(to_u64(pos)), field)
-                }
-            },
-        };
-        Err(locate(error, kind, offset, &MODEL, &[(&SECTIONS, Some(r.index)), (field, None)]))
     }
 
     /// The MD5 of everything after the header, and whether it equals the header's.
@@ -448,90 +347,7 @@ impl<'a> CviModel<'a> {
     /// charged to the apparent-size budget: linear in the file, with n·log n name comparisons
     /// for the routines' sections.
     pub fn check(&self, options: &Options) -> Result<()> {
-        with_error_slot(&MODEL, |error| self.check_in(options, error))
-    }
-
-    /// [`CviModel::check`] with its error written into `error`.
-    // Out of line, like `check_lz4`: small firmware measured smaller so (fewer register spills
-    // in the caller).
-    #[inline(never)]
-    fn check_in(&self, options: &Options, error: &mut Error) -> core::result::Result<(), Fail> {
-        let model = self.model;
-        let sections = model.sections();
-        let mut work = Budget::new(options, self.file.len(), &MODEL);
-        let mut inflated = 0u64;
-        // The data size of the first WEIGHT section (`weight_section`), found on the way.
-        let mut weight_limit = None;
-        for i in 0..sections.map_or(0, |s| s.len()) {
-            work.charge_into(1, 0, error)?;
-            let r = self.section_in(sections, i, error)?;
-            if r.section.is_lz4() {
-                self.check_lz4(&r, options, &mut inflated, &mut work, error)?;
-            }
-            if weight_limit.is_none() && r.section.type_() == SectionType::WEIGHT {
-                weight_limit = Some(u64::from(r.section.data_size()));
-            }
-        }
-        let weights = model.weight_map();
-        let weight_count = weights.map_or(0, |w| w.len());
-        if weight_count > 0 {
-            let Some(limit) = weight_limit else {
-                let rule = ErrorKind::Rule("weights but no WEIGHT section");
-                return Err(locate(error, rule, self.file_offset(model.raw()), &MODEL, &[(&WEIGHT_MAP, None)]));
-            };
-            for i in 0..weight_count {
-                let Some(w) = weights.and_then(|v| v.get(i)) else { continue };
-                work.charge_into(1, 0, error)?;
-                let end = w.address().offset.checked_add(u64::from(w.size()));
-                if end.is_none_or(|end| end > limit) {
-                    let path = [(&WEIGHT_MAP, Some(i)), (&OFFSET, None)];
-                    return Err(locate(error, ErrorKind::OutOfBounds, self.file_offset(w.raw()), &MODEL, &path));
-                }
-            }
-        }
-        let mut room = NameRoom::new();
-        let mut names = SectionNames::new(sections, &mut room, &mut work, error)?;
-        let programs = model.programs();
-        for p in 0..programs.map_or(0, |v| v.len()) {
-            let Some(program) = programs.and_then(|v| v.get(p)) else { continue };
-            work.charge_into(1, 0, error)?;
-            let routines = program.routines();
-            for r in 0..routines.map_or(0, |v| v.len()) {
-                let Some(routine) = routines.and_then(|v| v.get(r)) else { continue };
-                work.charge_into(1, 0, error)?;
-                self.resolve_routine(&routine, Some((p, r)), error, &mut |name, error| {
-                    names.find(name, &mut work, error)
-                })?;
-            }
-        }
-        Ok(())
-    }
-
-    /// An LZ4 section's rules (see [`CviModel::check`]); `inflated` sums the claims so far.
-    #[inline(never)]
-    fn check_lz4(
-        &self,
-        r: &SectionRef<'a>,
-        options: &Options,
-        inflated: &mut u64,
-        work: &mut Budget,
-        error: &mut Error,
-    ) -> core::result::Result<(), Fail> {
-        let claimed = r.section.decompressed_size();
-        *inflated = inflated.saturating_add(u64::from(claimed));
-        let kind = match lz4_bound(r.section.size(), claimed) {
-            Err(kind) => kind,
-            Ok(()) if *inflated > options.max_inflated_size => ErrorKind::InflatedSizeLimit,
-            Ok(()) if r.section.encrypt() => return Ok(()), // for a trusted loader: not interpreted
-            Ok(()) => {
-                // The walk reads each stored byte at most once; sections may overlap, so it is
-                // charged.
-                work.charge_into(to_u64(r.payload.len()), 0, error)?;
-                return self.check_lz4_block(r, error).map(|_| ());
-            }
-        };
-        let path = [(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)];
-        Err(locate(error, kind, self.file_offset(r.section.raw()), &MODEL, &path))
+        with_error_slot(&MODEL, |error| self.parts().check(options, error))
     }
 
     /// Calls `f` for each advisory finding (with the `md5` feature, an MD5 mismatch among them).
@@ -568,6 +384,7 @@ impl<'a> CviModel<'a> {
         }
         // Routines resolve through one index of the section names, within the work budget.
         let mut work = Budget::new(&Options::DEFAULT, self.file.len(), &MODEL);
+        let parts = self.parts();
         with_error_slot(&MODEL, |error| {
             let mut room = NameRoom::new();
             let mut names = SectionNames::new(self.model.sections(), &mut room, &mut work, error)?;
@@ -576,7 +393,7 @@ impl<'a> CviModel<'a> {
                     work.charge_into(1, 0, error)?;
                     let Some(tpu) = routine.tpu_routine() else { continue };
                     let mut find = |name: &str, error: &mut Error| names.find(name, &mut work, error);
-                    let resolved = self.resolve_routine(&routine, None, error, &mut find);
+                    let resolved = parts.resolve_routine(&routine, None, error, &mut find);
                     let Some(section) = resolved.ok().flatten().and_then(|i| self.model.sections()?.get(i)) else {
                         continue;
                     };
@@ -590,16 +407,6 @@ impl<'a> CviModel<'a> {
             Ok(())
         })
     }
-}
-
-/// `decompressed_size` must be one LZ4 can produce from `size` bytes (a cheap first check,
-/// also made for encrypted sections, whose blocks are not read).
-fn lz4_bound(size: u32, decompressed: u32) -> core::result::Result<(), ErrorKind> {
-    let max = u64::from(size).saturating_mul(LZ4_MAX_RATIO).saturating_add(16);
-    if u64::from(decompressed) > max {
-        return Err(ErrorKind::Rule("decompressed_size is more than LZ4 can expand the section to"));
-    }
-    Ok(())
 }
 
 /// N*C*H*W times the element size, as `model_tool` counts an input or output tensor.

@@ -148,7 +148,11 @@ impl<'a, 'r> SectionNames<'a, 'r> {
                 hi = mid;
             }
         }
-        Ok(sorted.get(lo).copied().filter(|&i| order(indexed_name(&list, i), name) == Ordering::Equal).and_then(|i| usize::try_from(i).ok()))
+        Ok(sorted
+            .get(lo)
+            .copied()
+            .filter(|&i| order(indexed_name(&list, i), name) == Ordering::Equal)
+            .and_then(|i| usize::try_from(i).ok()))
     }
 }
 
