@@ -165,15 +165,13 @@ impl<'a> Parts<'a> {
                 weight_limit = Some(u64::from(r.section.data_size()));
             }
         }
-        let weights = model.weight_map();
-        let weight_count = weights.map_or(0, |w| w.len());
-        if weight_count > 0 {
+        if let Some(weights) = model.weight_map().filter(|w| !w.is_empty()) {
             let Some(limit) = weight_limit else {
                 let rule = ErrorKind::Rule("weights but no WEIGHT section");
                 return Err(locate(error, rule, self.file_offset(model.raw()), &MODEL, &[(&WEIGHT_MAP, None)]));
             };
-            for i in 0..weight_count {
-                let Some(w) = weights.and_then(|v| v.get(i)) else { continue };
+            for i in 0..weights.len() {
+                let Some(w) = weights.get(i) else { continue };
                 work.charge_into(1, 0, error)?;
                 let end = w.address().offset.checked_add(u64::from(w.size()));
                 if end.is_none_or(|end| end > limit) {
@@ -184,13 +182,13 @@ impl<'a> Parts<'a> {
         }
         let mut room = NameRoom::new();
         let mut names = SectionNames::new(sections, &mut room, &mut work, error)?;
-        let programs = model.programs();
-        for p in 0..programs.map_or(0, |v| v.len()) {
-            let Some(program) = programs.and_then(|v| v.get(p)) else { continue };
+        let Some(programs) = model.programs() else { return Ok(()) };
+        for p in 0..programs.len() {
+            let Some(program) = programs.get(p) else { continue };
             work.charge_into(1, 0, error)?;
-            let routines = program.routines();
-            for r in 0..routines.map_or(0, |v| v.len()) {
-                let Some(routine) = routines.and_then(|v| v.get(r)) else { continue };
+            let Some(routines) = program.routines() else { continue };
+            for r in 0..routines.len() {
+                let Some(routine) = routines.get(r) else { continue };
                 work.charge_into(1, 0, error)?;
                 self.resolve_routine(&routine, Some((p, r)), error, &mut |name, error| {
                     names.find(name, &mut work, error)
