@@ -5,7 +5,7 @@ use super::names::{NameRoom, SectionNames};
 use super::offsets::{MemoryRegion, TensorAddress};
 #[cfg(feature = "lz4")]
 use super::rules::{lz4_bound, DECOMPRESSED_SIZE, SECTIONS};
-use super::rules::{to_u64, Parts, COMPRESS, ENCRYPT, MODEL, OFFSET, SIZE, WEIGHT_MAP};
+use super::rules::{tables, to_u64, Parts, COMPRESS, ENCRYPT, MODEL, MODEL_SECTIONS, OFFSET, SIZE, WEIGHT_MAP};
 use super::{DType, Model, Routine, Section, SectionType, Tensor, Weight};
 use crate::container::{path_error, verified_root, with_error_slot, Budget, Container};
 use crate::error::{Error, ErrorKind, Result};
@@ -210,7 +210,8 @@ impl<'a> CviModel<'a> {
     /// The section at `index` of `Model.sections` with its stored payload, or an error when the
     /// payload lies outside the section area.
     pub fn section_at(&self, index: usize) -> Result<SectionRef<'a>> {
-        with_error_slot(&MODEL, |error| self.parts().section_in(self.model.sections(), index, error))
+        let sections = tables(self.model.raw(), MODEL_SECTIONS);
+        with_error_slot(&MODEL, |error| self.parts().section_in(sections, index, error))
     }
 
     /// Every section, in order, each resolved to its payload (or why it cannot be).
@@ -387,7 +388,8 @@ impl<'a> CviModel<'a> {
         let parts = self.parts();
         with_error_slot(&MODEL, |error| {
             let mut room = NameRoom::new();
-            let mut names = SectionNames::new(self.model.sections(), &mut room, &mut work, error)?;
+            let sections = tables(self.model.raw(), MODEL_SECTIONS);
+            let mut names = SectionNames::new(sections, &mut room, &mut work, error)?;
             for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
                 for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
                     work.charge_into(1, 0, error)?;

@@ -2,11 +2,10 @@
 //! that resolving every routine of a file takes n·log n name comparisons rather than one scan
 //! of the sections per routine.
 
-use super::Section;
 use crate::container::Budget;
 use crate::error::Error;
 use crate::verify::Fail;
-use crate::wire::TableVector;
+use crate::wire::{Table, TableVector};
 use core::cmp::Ordering;
 
 /// How many sections are indexed on the stack; beyond, on the heap with the `alloc` feature.
@@ -59,18 +58,18 @@ impl NameRoom {
 /// Without a heap, a file of more than [`ON_STACK`] sections is not indexed and each lookup
 /// scans the sections (charged to the work budget like any other scan).
 pub(super) struct SectionNames<'a, 'r> {
-    sections: Option<TableVector<'a, Section<'a>>>,
+    sections: Option<TableVector<'a, Table<'a>>>,
     /// Section indices sorted by name, then index; `None` when not indexed.
     sorted: Option<&'r mut [u32]>,
 }
 
 /// The name of section `i` of `sections`, as bytes (empty when absent).
-fn name_of<'a>(sections: &TableVector<'a, Section<'a>>, i: usize) -> &'a [u8] {
-    sections.get(i).and_then(|s| s.raw().string_bytes(NAME_SLOT)).unwrap_or(&[])
+fn name_of<'a>(sections: &TableVector<'a, Table<'a>>, i: usize) -> &'a [u8] {
+    sections.get(i).and_then(|s| s.string_bytes(NAME_SLOT)).unwrap_or(&[])
 }
 
 /// The name of the section whose index is in a slot of the index.
-fn indexed_name<'a>(sections: &TableVector<'a, Section<'a>>, i: u32) -> &'a [u8] {
+fn indexed_name<'a>(sections: &TableVector<'a, Table<'a>>, i: u32) -> &'a [u8] {
     usize::try_from(i).map_or(&[], |i| name_of(sections, i))
 }
 
@@ -93,7 +92,7 @@ fn cost(a: &[u8], b: &[u8]) -> u64 {
 impl<'a, 'r> SectionNames<'a, 'r> {
     /// Indexes `sections` in `room`, charging each name comparison to `work`.
     pub(super) fn new(
-        sections: Option<TableVector<'a, Section<'a>>>,
+        sections: Option<TableVector<'a, Table<'a>>>,
         room: &'r mut NameRoom,
         work: &mut Budget,
         error: &mut Error,

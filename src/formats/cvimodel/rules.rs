@@ -4,11 +4,11 @@
 
 use super::lz4::check_lz4_block;
 use super::names::{NameRoom, SectionNames};
-use super::{Model, Routine, RoutineType, Section, SectionType};
+use super::{Model, Program, Routine, RoutineType, Section, SectionType, Weight};
 use crate::container::{locate, Budget, Segment};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Name, Options};
-use crate::wire::{Table, TableVector};
+use crate::wire::{FromTable, Seal, Table, TableVector};
 use core::result::Result;
 
 use super::model::SectionRef;
@@ -30,6 +30,26 @@ pub(super) static SIZE: &str = "size";
 pub(super) static DECOMPRESSED_SIZE: &str = "decompressed_size";
 pub(super) static ENCRYPT: &str = "encrypt";
 pub(super) static COMPRESS: &str = "compress";
+
+/// The lists the rules walk, a table vector field each, by slot (the field's number in
+/// `schema.fbs`): read through [`tables`], one lookup for all of them, rather than through
+/// each list's own accessor, which small firmware inlines once per list.
+pub(super) const MODEL_SECTIONS: u16 = 7;
+const MODEL_WEIGHT_MAP: u16 = 5;
+const MODEL_PROGRAMS: u16 = 6;
+const PROGRAM_ROUTINES: u16 = 5;
+
+/// The elements of table vector field `slot` of `table`, as raw tables (see [`element`]).
+#[inline(never)]
+pub(super) fn tables<'a>(table: Table<'a>, slot: u16) -> Option<TableVector<'a, Table<'a>>> {
+    table.table_vector(slot)
+}
+
+/// Element `i` of a list [`tables`] read, as the view type its field holds (and the verifier
+/// checked it as).
+fn element<'a, T: FromTable<'a>>(list: Option<TableVector<'a, Table<'a>>>, i: usize) -> Option<T> {
+    list?.get(i).map(|t| T::from_table(t, Seal))
+}
 
 /// `n` as a `u64` (saturating where `usize` is wider).
 pub(super) fn to_u64(n: usize) -> u64 {
@@ -61,11 +81,11 @@ impl<'a> Parts<'a> {
     /// `error`.
     pub(super) fn section_in(
         &self,
-        sections: Option<TableVector<'a, Section<'a>>>,
+        sections: Option<TableVector<'a, Table<'a>>>,
         index: usize,
         error: &mut Error,
     ) -> Result<SectionRef<'a>, Fail> {
-        let Some(section) = sections.and_then(|s| s.get(index)) else {
+        let Some(section) = element::<Section<'a>>(sections, index) else {
             let at = to_u64(self.body_start);
             return Err(locate(error, ErrorKind::IndexOutOfRange, at, &MODEL, &[(&SECTIONS, Some(index))]));
         };
@@ -150,7 +170,7 @@ impl<'a> Parts<'a> {
     #[inline(never)]
     pub(super) fn check(&self, options: &Options, error: &mut Error) -> Result<(), Fail> {
         let model = self.model;
-        let sections = model.sections();
+        let sections = tables(model.raw(), MODEL_SECTIONS);
         let mut work = Budget::new(options, self.file.len(), &MODEL);
         let mut inflated = 0u64;
         // The data size of the first WEIGHT section (`weight_section`), found on the way.
@@ -165,13 +185,14 @@ impl<'a> Parts<'a> {
                 weight_limit = Some(u64::from(r.section.data_size()));
             }
         }
-        if let Some(weights) = model.weight_map().filter(|w| !w.is_empty()) {
+        let weights = tables(model.raw(), MODEL_WEIGHT_MAP);
+        if let Some(count) = weights.map(|w| w.len()).filter(|&n| n > 0) {
             let Some(limit) = weight_limit else {
                 let rule = ErrorKind::Rule("weights but no WEIGHT section");
                 return Err(locate(error, rule, self.file_offset(model.raw()), &MODEL, &[(&WEIGHT_MAP, None)]));
             };
-            for i in 0..weights.len() {
-                let Some(w) = weights.get(i) else { continue };
+            for i in 0..count {
+                let Some(w) = element::<Weight<'a>>(weights, i) else { continue };
                 work.charge_into(1, 0, error)?;
                 let end = w.address().offset.checked_add(u64::from(w.size()));
                 if end.is_none_or(|end| end > limit) {
@@ -182,13 +203,13 @@ impl<'a> Parts<'a> {
         }
         let mut room = NameRoom::new();
         let mut names = SectionNames::new(sections, &mut room, &mut work, error)?;
-        let Some(programs) = model.programs() else { return Ok(()) };
-        for p in 0..programs.len() {
-            let Some(program) = programs.get(p) else { continue };
+        let programs = tables(model.raw(), MODEL_PROGRAMS);
+        for p in 0..programs.map_or(0, |v| v.len()) {
+            let Some(program) = element::<Program<'a>>(programs, p) else { continue };
             work.charge_into(1, 0, error)?;
-            let Some(routines) = program.routines() else { continue };
-            for r in 0..routines.len() {
-                let Some(routine) = routines.get(r) else { continue };
+            let routines = tables(program.raw(), PROGRAM_ROUTINES);
+            for r in 0..routines.map_or(0, |v| v.len()) {
+                let Some(routine) = element::<Routine<'a>>(routines, r) else { continue };
                 work.charge_into(1, 0, error)?;
                 self.resolve_routine(&routine, Some((p, r)), error, &mut |name, error| {
                     names.find(name, &mut work, error)
