@@ -2,6 +2,7 @@
 //! that resolving every routine of a file takes n·log n name comparisons rather than one scan
 //! of the sections per routine.
 
+use super::rules::element;
 use crate::container::Budget;
 use crate::error::Error;
 use crate::verify::Fail;
@@ -65,7 +66,7 @@ pub(super) struct SectionNames<'a, 'r> {
 
 /// The name of section `i` of `sections`, as bytes (empty when absent).
 fn name_of<'a>(sections: &TableVector<'a, Table<'a>>, i: usize) -> &'a [u8] {
-    sections.get(i).and_then(|s| s.string_bytes(NAME_SLOT)).unwrap_or(&[])
+    element::<Table<'a>>(Some(*sections), i).and_then(|s| s.string_bytes(NAME_SLOT)).unwrap_or(&[])
 }
 
 /// The name of the section whose index is in a slot of the index.

@@ -47,7 +47,8 @@ pub(super) fn tables<'a>(table: Table<'a>, slot: u16) -> Option<TableVector<'a, 
 
 /// Element `i` of a list [`tables`] read, as the view type its field holds (and the verifier
 /// checked it as).
-fn element<'a, T: FromTable<'a>>(list: Option<TableVector<'a, Table<'a>>>, i: usize) -> Option<T> {
+#[inline(never)]
+pub(super) fn element<'a, T: FromTable<'a>>(list: Option<TableVector<'a, Table<'a>>>, i: usize) -> Option<T> {
     list?.get(i).map(|t| T::from_table(t, Seal))
 }
 
