@@ -210,7 +210,7 @@ impl<'a> CviModel<'a> {
     /// The section at `index` of `Model.sections` with its stored payload, or an error when the
     /// payload lies outside the section area.
     pub fn section_at(&self, index: usize) -> Result<SectionRef<'a>> {
-        let sections = tables(self.model.raw(), MODEL_SECTIONS);
+        let sections = tables(&self.model.raw(), MODEL_SECTIONS);
         with_error_slot(&MODEL, |error| self.parts().section_in(sections, index, error))
     }
 
@@ -388,7 +388,7 @@ impl<'a> CviModel<'a> {
         let parts = self.parts();
         with_error_slot(&MODEL, |error| {
             let mut room = NameRoom::new();
-            let sections = tables(self.model.raw(), MODEL_SECTIONS);
+            let sections = tables(&self.model.raw(), MODEL_SECTIONS);
             let mut names = SectionNames::new(sections, &mut room, &mut work, error)?;
             for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
                 for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {

@@ -41,7 +41,7 @@ const PROGRAM_ROUTINES: u16 = 5;
 
 /// The elements of table vector field `slot` of `table`, as raw tables (see [`element`]).
 #[inline(never)]
-pub(super) fn tables<'a>(table: Table<'a>, slot: u16) -> Option<TableVector<'a, Table<'a>>> {
+pub(super) fn tables<'a>(table: &Table<'a>, slot: u16) -> Option<TableVector<'a, Table<'a>>> {
     table.table_vector(slot)
 }
 
@@ -171,7 +171,8 @@ impl<'a> Parts<'a> {
     #[inline(never)]
     pub(super) fn check(&self, options: &Options, error: &mut Error) -> Result<(), Fail> {
         let model = self.model;
-        let sections = tables(model.raw(), MODEL_SECTIONS);
+        let root = model.raw();
+        let sections = tables(&root, MODEL_SECTIONS);
         let mut work = Budget::new(options, self.file.len(), &MODEL);
         let mut inflated = 0u64;
         // The data size of the first WEIGHT section (`weight_section`), found on the way.
@@ -186,11 +187,11 @@ impl<'a> Parts<'a> {
                 weight_limit = Some(u64::from(r.section.data_size()));
             }
         }
-        let weights = tables(model.raw(), MODEL_WEIGHT_MAP);
+        let weights = tables(&root, MODEL_WEIGHT_MAP);
         if let Some(count) = weights.map(|w| w.len()).filter(|&n| n > 0) {
             let Some(limit) = weight_limit else {
                 let rule = ErrorKind::Rule("weights but no WEIGHT section");
-                return Err(locate(error, rule, self.file_offset(model.raw()), &MODEL, &[(&WEIGHT_MAP, None)]));
+                return Err(locate(error, rule, self.file_offset(root), &MODEL, &[(&WEIGHT_MAP, None)]));
             };
             for i in 0..count {
                 let Some(w) = element::<Weight<'a>>(weights, i) else { continue };
@@ -204,11 +205,11 @@ impl<'a> Parts<'a> {
         }
         let mut room = NameRoom::new();
         let mut names = SectionNames::new(sections, &mut room, &mut work, error)?;
-        let programs = tables(model.raw(), MODEL_PROGRAMS);
+        let programs = tables(&root, MODEL_PROGRAMS);
         for p in 0..programs.map_or(0, |v| v.len()) {
             let Some(program) = element::<Program<'a>>(programs, p) else { continue };
             work.charge_into(1, 0, error)?;
-            let routines = tables(program.raw(), PROGRAM_ROUTINES);
+            let routines = tables(&program.raw(), PROGRAM_ROUTINES);
             for r in 0..routines.map_or(0, |v| v.len()) {
                 let Some(routine) = element::<Routine<'a>>(routines, r) else { continue };
                 work.charge_into(1, 0, error)?;
