@@ -65,12 +65,12 @@ pub(super) struct SectionNames<'a, 'r> {
 }
 
 /// The name of section `i` of `sections`, as bytes (empty when absent).
-fn name_of<'a>(sections: &TableVector<'a, Table<'a>>, i: usize) -> &'a [u8] {
-    element::<Table<'a>>(Some(*sections), i).and_then(|s| s.string_bytes(NAME_SLOT)).unwrap_or(&[])
+fn name_of<'a>(sections: &Option<TableVector<'a, Table<'a>>>, i: usize) -> &'a [u8] {
+    element::<Table<'a>>(sections, i).and_then(|s| s.string_bytes(NAME_SLOT)).unwrap_or(&[])
 }
 
 /// The name of the section whose index is in a slot of the index.
-fn indexed_name<'a>(sections: &TableVector<'a, Table<'a>>, i: u32) -> &'a [u8] {
+fn indexed_name<'a>(sections: &Option<TableVector<'a, Table<'a>>>, i: u32) -> &'a [u8] {
     usize::try_from(i).map_or(&[], |i| name_of(sections, i))
 }
 
@@ -103,14 +103,14 @@ impl<'a, 'r> SectionNames<'a, 'r> {
             Ok(_) => room.slots(n),
             Err(_) => None,
         };
-        if let (Some(list), Some(indices)) = (sections, sorted.as_deref_mut()) {
+        if let (Some(_), Some(indices)) = (sections, sorted.as_deref_mut()) {
             let mut next = 0u32;
             for slot in indices.iter_mut() {
                 *slot = next;
                 next = next.saturating_add(1);
             }
             heapsort(indices, |a, b| {
-                let (x, y) = (indexed_name(&list, a), indexed_name(&list, b));
+                let (x, y) = (indexed_name(&sections, a), indexed_name(&sections, b));
                 work.charge_into(cost(x, y), 0, error)?;
                 Ok(order(x, y).then(a.cmp(&b)) == Ordering::Less)
             })?;
@@ -123,11 +123,12 @@ impl<'a, 'r> SectionNames<'a, 'r> {
     /// is decoded for each.
     pub(super) fn find(&mut self, name: &str, work: &mut Budget, error: &mut Error) -> Result<Option<usize>, Fail> {
         work.charge_into(u64::try_from(name.len() / 16).unwrap_or(u64::MAX), 0, error)?;
-        let Some(list) = self.sections else { return Ok(None) };
+        let list = &self.sections;
+        let Some(count) = list.map(|l| l.len()) else { return Ok(None) };
         let name = name.as_bytes();
         let Some(sorted) = self.sorted.as_deref() else {
-            for i in 0..list.len() {
-                let found = name_of(&list, i);
+            for i in 0..count {
+                let found = name_of(list, i);
                 work.charge_into(cost(found, name), 0, error)?;
                 if order(found, name) == Ordering::Equal {
                     return Ok(Some(i));
@@ -140,7 +141,7 @@ impl<'a, 'r> SectionNames<'a, 'r> {
         let (mut lo, mut hi) = (0usize, sorted.len());
         while lo < hi {
             let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
-            let here = indexed_name(&list, sorted.get(mid).copied().unwrap_or(u32::MAX));
+            let here = indexed_name(list, sorted.get(mid).copied().unwrap_or(u32::MAX));
             work.charge_into(cost(here, name), 0, error)?;
             if order(here, name) == Ordering::Less {
                 lo = mid.saturating_add(1);
@@ -151,7 +152,7 @@ impl<'a, 'r> SectionNames<'a, 'r> {
         Ok(sorted
             .get(lo)
             .copied()
-            .filter(|&i| order(indexed_name(&list, i), name) == Ordering::Equal)
+            .filter(|&i| order(indexed_name(list, i), name) == Ordering::Equal)
             .and_then(|i| usize::try_from(i).ok()))
     }
 }

@@ -48,8 +48,8 @@ pub(super) fn tables<'a>(table: &Table<'a>, slot: u16) -> Option<TableVector<'a,
 /// Element `i` of a list [`tables`] read, as the view type its field holds (and the verifier
 /// checked it as).
 #[inline(never)]
-pub(super) fn element<'a, T: FromTable<'a>>(list: Option<TableVector<'a, Table<'a>>>, i: usize) -> Option<T> {
-    list?.get(i).map(|t| T::from_table(t, Seal))
+pub(super) fn element<'a, T: FromTable<'a>>(list: &Option<TableVector<'a, Table<'a>>>, i: usize) -> Option<T> {
+    list.as_ref()?.get(i).map(|t| T::from_table(t, Seal))
 }
 
 /// `n` as a `u64` (saturating where `usize` is wider).
@@ -86,7 +86,7 @@ impl<'a> Parts<'a> {
         index: usize,
         error: &mut Error,
     ) -> Result<SectionRef<'a>, Fail> {
-        let Some(section) = element::<Section<'a>>(sections, index) else {
+        let Some(section) = element::<Section<'a>>(&sections, index) else {
             let at = to_u64(self.body_start);
             return Err(locate(error, ErrorKind::IndexOutOfRange, at, &MODEL, &[(&SECTIONS, Some(index))]));
         };
@@ -194,7 +194,7 @@ impl<'a> Parts<'a> {
                 return Err(locate(error, rule, self.file_offset(root), &MODEL, &[(&WEIGHT_MAP, None)]));
             };
             for i in 0..count {
-                let Some(w) = element::<Weight<'a>>(weights, i) else { continue };
+                let Some(w) = element::<Weight<'a>>(&weights, i) else { continue };
                 work.charge_into(1, 0, error)?;
                 let end = w.address().offset.checked_add(u64::from(w.size()));
                 if end.is_none_or(|end| end > limit) {
@@ -207,11 +207,11 @@ impl<'a> Parts<'a> {
         let mut names = SectionNames::new(sections, &mut room, &mut work, error)?;
         let programs = tables(&root, MODEL_PROGRAMS);
         for p in 0..programs.map_or(0, |v| v.len()) {
-            let Some(program) = element::<Program<'a>>(programs, p) else { continue };
+            let Some(program) = element::<Program<'a>>(&programs, p) else { continue };
             work.charge_into(1, 0, error)?;
             let routines = tables(&program.raw(), PROGRAM_ROUTINES);
             for r in 0..routines.map_or(0, |v| v.len()) {
-                let Some(routine) = element::<Routine<'a>>(routines, r) else { continue };
+                let Some(routine) = element::<Routine<'a>>(&routines, r) else { continue };
                 work.charge_into(1, 0, error)?;
                 self.resolve_routine(&routine, Some((p, r)), error, &mut |name, error| {
                     names.find(name, &mut work, error)
