@@ -69,9 +69,24 @@ fn name_of<'a>(sections: &Option<TableVector<'a, Table<'a>>>, i: usize) -> &'a [
     element::<Table<'a>>(sections, i).and_then(|s| s.string_bytes(NAME_SLOT)).unwrap_or(&[])
 }
 
-/// The name of the section whose index is in a slot of the index.
-fn indexed_name<'a>(sections: &Option<TableVector<'a, Table<'a>>>, i: u32) -> &'a [u8] {
-    usize::try_from(i).map_or(&[], |i| name_of(sections, i))
+/// A section index as held in the index's slots, as a `usize` (`usize::MAX`, naming no
+/// section, where it does not fit).
+fn slot_index(i: u32) -> usize {
+    usize::try_from(i).unwrap_or(usize::MAX)
+}
+
+/// How the name of section `i` orders against `name`, the comparison charged to `work`: the
+/// one comparison of the sort, the binary search and the scan.
+fn compare(
+    sections: &Option<TableVector<'_, Table<'_>>>,
+    i: usize,
+    name: &[u8],
+    work: &mut Budget,
+    error: &mut Error,
+) -> Result<Ordering, Fail> {
+    let here = name_of(sections, i);
+    work.charge_into(cost(here, name), 0, error)?;
+    Ok(order(here, name))
 }
 
 /// The byte order of two names (a prefix first), written out so that small firmware links no
@@ -110,9 +125,8 @@ impl<'a, 'r> SectionNames<'a, 'r> {
                 next = next.saturating_add(1);
             }
             heapsort(indices, |a, b| {
-                let (x, y) = (indexed_name(&sections, a), indexed_name(&sections, b));
-                work.charge_into(cost(x, y), 0, error)?;
-                Ok(order(x, y).then(a.cmp(&b)) == Ordering::Less)
+                let by_name = compare(&sections, slot_index(a), name_of(&sections, slot_index(b)), work, error)?;
+                Ok(by_name.then(a.cmp(&b)) == Ordering::Less)
             })?;
         }
         Ok(SectionNames { sections, sorted })
@@ -128,9 +142,7 @@ impl<'a, 'r> SectionNames<'a, 'r> {
         let name = name.as_bytes();
         let Some(sorted) = self.sorted.as_deref() else {
             for i in 0..count {
-                let found = name_of(list, i);
-                work.charge_into(cost(found, name), 0, error)?;
-                if order(found, name) == Ordering::Equal {
+                if compare(list, i, name, work, error)? == Ordering::Equal {
                     return Ok(Some(i));
                 }
             }
@@ -141,9 +153,8 @@ impl<'a, 'r> SectionNames<'a, 'r> {
         let (mut lo, mut hi) = (0usize, sorted.len());
         while lo < hi {
             let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
-            let here = indexed_name(list, sorted.get(mid).copied().unwrap_or(u32::MAX));
-            work.charge_into(cost(here, name), 0, error)?;
-            if order(here, name) == Ordering::Less {
+            let here = sorted.get(mid).copied().map_or(usize::MAX, slot_index);
+            if compare(list, here, name, work, error)? == Ordering::Less {
                 lo = mid.saturating_add(1);
             } else {
                 hi = mid;
@@ -152,7 +163,7 @@ impl<'a, 'r> SectionNames<'a, 'r> {
         Ok(sorted
             .get(lo)
             .copied()
-            .filter(|&i| order(indexed_name(list, i), name) == Ordering::Equal)
+            .filter(|&i| order(name_of(list, slot_index(i)), name) == Ordering::Equal)
             .and_then(|i| usize::try_from(i).ok()))
     }
 }
