@@ -297,7 +297,7 @@ impl<'a> CviModel<'a> {
             return Err(err(ErrorKind::Rule("the section is encrypted"), &ENCRYPT));
         }
         let expected = r.section.decompressed_size();
-        lz4_bound(r.section.size(), expected).map_err(|kind| err(kind, &DECOMPRESSED_SIZE))?;
+        lz4_bound(r.payload.len(), expected).map_err(|kind| err(kind, &DECOMPRESSED_SIZE))?;
         if u64::from(expected) > self.max_inflated_size() {
             return Err(err(ErrorKind::InflatedSizeLimit, &DECOMPRESSED_SIZE));
         }

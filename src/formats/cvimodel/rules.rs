@@ -180,11 +180,14 @@ impl<'a> Parts<'a> {
         for i in 0..sections.map_or(0, |s| s.len()) {
             work.charge_into(1, 0, error)?;
             let r = self.section_in(sections, i, error)?;
-            if r.section.is_lz4() {
+            let lz4 = r.section.is_lz4();
+            if lz4 {
                 self.check_lz4(&r, options, &mut inflated, &mut work, error)?;
             }
             if weight_limit.is_none() && r.section.type_() == SectionType::WEIGHT {
-                weight_limit = Some(u64::from(r.section.data_size()));
+                // `data_size`: the payload is `size` bytes.
+                let size = if lz4 { u64::from(r.section.decompressed_size()) } else { to_u64(r.payload.len()) };
+                weight_limit = Some(size);
             }
         }
         let weights = tables(&root, MODEL_WEIGHT_MAP);
@@ -233,7 +236,7 @@ impl<'a> Parts<'a> {
     ) -> Result<(), Fail> {
         let claimed = r.section.decompressed_size();
         *inflated = inflated.saturating_add(u64::from(claimed));
-        let kind = match lz4_bound(r.section.size(), claimed) {
+        let kind = match lz4_bound(r.payload.len(), claimed) {
             Err(kind) => kind,
             Ok(()) if *inflated > options.max_inflated_size => ErrorKind::InflatedSizeLimit,
             Ok(()) if r.section.encrypt() => return Ok(()), // for a trusted loader: not interpreted
@@ -249,10 +252,10 @@ impl<'a> Parts<'a> {
     }
 }
 
-/// `decompressed_size` must be one LZ4 can produce from `size` bytes (a cheap first check,
+/// `decompressed_size` must be one LZ4 can produce from the `size` stored bytes (a cheap first check,
 /// also made for encrypted sections, whose blocks are not read).
-pub(super) fn lz4_bound(size: u32, decompressed: u32) -> Result<(), ErrorKind> {
-    let max = u64::from(size).saturating_mul(LZ4_MAX_RATIO).saturating_add(16);
+pub(super) fn lz4_bound(size: usize, decompressed: u32) -> Result<(), ErrorKind> {
+    let max = to_u64(size).saturating_mul(LZ4_MAX_RATIO).saturating_add(16);
     if u64::from(decompressed) > max {
         return Err(ErrorKind::Rule("decompressed_size is more than LZ4 can expand the section to"));
     }
