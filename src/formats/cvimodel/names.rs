@@ -230,7 +230,39 @@ fn swap(v: &mut [u32], a: usize, b: usize) {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)] // in tests a panic is a failure
 mod tests {
-    use super::heapsort;
+    use super::super::rules::{tables, MODEL_SECTIONS};
+    use super::{heapsort, Budget, NameRoom, SectionNames};
+    use crate::cvimodel::CviModel;
+    extern crate std;
+    use crate::error::{Error, ErrorKind, Location};
+    use crate::verify::Options;
+    use std::vec::Vec;
+
+    static MODEL: &str = "Model";
+
+    #[test]
+    fn the_scan_finds_what_the_index_finds() {
+        let bytes = include_bytes!("../../../testdata/cvimodel/tpumlir_tinycnn_int8_cv181x.cvimodel");
+        let file = CviModel::parse(bytes).unwrap();
+        let sections = tables(&file.model().raw(), MODEL_SECTIONS);
+        let mut error = Error::new(ErrorKind::NotFound, 0, Location::at(&MODEL));
+        let mut work = Budget::new(&Options::DEFAULT, bytes.len(), &MODEL);
+        let mut room = NameRoom::new();
+        let mut indexed = SectionNames::new(sections, &mut room, &mut work, &mut error).unwrap();
+        assert!(indexed.sorted.is_some());
+        // What a file of more sections than the stack holds gets without a heap.
+        let mut scan = SectionNames { sections, sorted: None };
+        let names: Vec<_> = file.model().sections().unwrap().iter().map(|s| s.name()).collect();
+        assert!(names.len() >= 2);
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(indexed.find(name, &mut work, &mut error).unwrap(), Some(i), "{name}");
+            assert_eq!(scan.find(name, &mut work, &mut error).unwrap(), Some(i), "{name}");
+        }
+        for missing in ["", "subfunc", "zzz"] {
+            assert_eq!(indexed.find(missing, &mut work, &mut error).unwrap(), None, "{missing}");
+            assert_eq!(scan.find(missing, &mut work, &mut error).unwrap(), None, "{missing}");
+        }
+    }
 
     #[test]
     fn heapsort_sorts_and_stops_when_the_comparison_fails() {

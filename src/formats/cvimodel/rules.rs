@@ -3,6 +3,7 @@
 //! (`container::locate`): on a Cortex-M4 every move of an `Error` is a `memcpy`.
 
 use super::lz4::check_lz4_block;
+use super::model::SectionRef;
 use super::names::{NameRoom, SectionNames};
 use super::{Model, Program, Routine, RoutineType, Section, SectionType, Weight};
 use crate::container::{locate, Budget, Segment};
@@ -11,11 +12,10 @@ use crate::verify::{Fail, Name, Options};
 use crate::wire::{FromTable, Seal, Table, TableVector};
 use core::result::Result;
 
-use super::model::SectionRef;
-
 /// LZ4's largest expansion: each byte of a block yields at most 255 bytes (plus a short tail).
 pub(super) const LZ4_MAX_RATIO: u64 = 255;
 
+// The names of error paths' segments.
 pub(super) static MODEL: &str = "Model";
 pub(super) static SECTIONS: &str = "sections";
 pub(super) static WEIGHT_MAP: &str = "weight_map";
@@ -170,8 +170,7 @@ impl<'a> Parts<'a> {
     // in the caller).
     #[inline(never)]
     pub(super) fn check(&self, options: &Options, error: &mut Error) -> Result<(), Fail> {
-        let model = self.model;
-        let root = model.raw();
+        let root = self.model.raw();
         let sections = tables(&root, MODEL_SECTIONS);
         let mut work = Budget::new(options, self.file.len(), &MODEL);
         let mut inflated = 0u64;
@@ -225,6 +224,7 @@ impl<'a> Parts<'a> {
     }
 
     /// An LZ4 section's rules (see [`super::CviModel::check`]); `inflated` sums the claims so far.
+    // Out of line: see `check`.
     #[inline(never)]
     fn check_lz4(
         &self,
@@ -260,4 +260,40 @@ pub(super) fn lz4_bound(size: usize, decompressed: u32) -> Result<(), ErrorKind>
         return Err(ErrorKind::Rule("decompressed_size is more than LZ4 can expand the section to"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // in tests a panic is a failure
+mod tests {
+    use super::*;
+    use crate::cvimodel::CviModel;
+    extern crate std;
+    use std::vec::Vec;
+
+    /// Where each element of a list lies, read through [`tables`] and through `typed`.
+    fn positions<T: FromTable<'static>>(raw: Option<TableVector<'static, Table<'static>>>, typed: &[T]) -> bool {
+        let n = raw.map_or(0, |l| l.len());
+        n == typed.len()
+            && typed
+                .iter()
+                .enumerate()
+                .all(|(i, t)| element::<Table<'_>>(&raw, i).map(|e| e.position()) == Some(t.as_table().position()))
+    }
+
+    #[test]
+    fn the_list_slots_are_the_schemas() {
+        static BYTES: &[u8] = include_bytes!("../../../testdata/cvimodel/tpumlir_tinycnn_int8_cv181x.cvimodel");
+        let model = CviModel::parse(BYTES).unwrap().model();
+        let root = model.raw();
+        let sections: Vec<_> = model.sections().unwrap().iter().collect();
+        let weights: Vec<_> = model.weight_map().unwrap().iter().collect();
+        let programs: Vec<_> = model.programs().unwrap().iter().collect();
+        let routines: Vec<_> = programs[0].routines().unwrap().iter().collect();
+        assert!(sections.len() >= 2 && weights.len() >= 2 && routines.len() >= 2);
+        assert!(positions(tables(&root, MODEL_SECTIONS), &sections));
+        assert!(positions(tables(&root, MODEL_WEIGHT_MAP), &weights));
+        assert!(positions(tables(&root, MODEL_PROGRAMS), &programs));
+        assert!(positions(tables(&programs[0].raw(), PROGRAM_ROUTINES), &routines));
+        assert!(!positions(tables(&root, MODEL_WEIGHT_MAP), &sections));
+    }
 }
