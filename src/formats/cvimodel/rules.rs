@@ -117,9 +117,9 @@ impl<'a> Parts<'a> {
             RoutineType::TPU => match routine.tpu_routine() {
                 None => (missing, &TPU_ROUTINE, None),
                 Some(tpu) => {
-                    let (name, field) = match (tpu.cmdbuf_section(), tpu.dmabuf_section()) {
-                        (Some(n), _) => (Some(n), &CMDBUF_SECTION),
-                        (None, n) => (n, &DMABUF_SECTION),
+                    let (name, field) = match tpu.cmdbuf_section() {
+                        Some(n) => (Some(n), &CMDBUF_SECTION),
+                        None => (tpu.dmabuf_section(), &DMABUF_SECTION),
                     };
                     match name {
                         None => (missing, &TPU_ROUTINE, Some(&CMDBUF_SECTION)),
