@@ -29,7 +29,7 @@ impl Budget {
     }
 
     /// [`Budget::charge`] with its error written into `error` in place (see
-    /// [`super::path::locate`]).
+    /// [`super::slot`]).
     pub(crate) fn charge_into(&mut self, units: u64, at: u64, error: &mut Error) -> Result<(), Fail> {
         match self.left.checked_sub(units) {
             Some(left) => {

@@ -8,10 +8,12 @@ mod entry;
 mod ids;
 mod path;
 mod root;
+mod slot;
 
 pub(crate) use budget::Budget;
 pub use entry::Parsed;
 pub(crate) use entry::{entry_points, parse_with, Container};
 pub(crate) use ids::{check_ids, in_range};
-pub(crate) use path::{locate, path_error, with_error_slot, Fault, Segment};
+pub(crate) use path::{path_error, Fault, Segment};
 pub(crate) use root::verified_root;
+pub(crate) use slot::{locate, with_error_slot};

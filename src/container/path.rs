@@ -1,7 +1,7 @@
 //! Errors located by a schema path, such as `Model.subgraphs[0].tensors[12].name`.
 
 use crate::error::{Error, ErrorKind, Location};
-use crate::verify::{Fail, Name};
+use crate::verify::Name;
 
 /// One step of a path: a field and, for a vector element, its index.
 pub(crate) type Segment = (Name, Option<usize>);
@@ -20,26 +20,6 @@ pub(crate) fn path_error(kind: ErrorKind, offset: u64, root: Name, outer: &[Segm
         location.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
     }
     Error::new(kind, offset, location)
-}
-
-/// Makes `error` the [`path_error`] of the same arguments, in place, and returns the failure
-/// marker: code that threads one error slot through its checks never copies an [`Error`]
-/// (on a Cortex-M4 each copy of one is a `memcpy`).
-#[cold]
-#[inline(never)]
-pub(crate) fn locate(error: &mut Error, kind: ErrorKind, offset: u64, root: Name, path: &[Segment]) -> Fail {
-    error.reset(kind, offset, root);
-    for &(name, index) in path.iter().rev() {
-        error.location_mut().push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
-    }
-    Fail
-}
-
-/// Runs `check` with an error slot located at `root`, and returns what it found with the
-/// error it wrote: the public face of code written with [`locate`].
-pub(crate) fn with_error_slot<T>(root: Name, check: impl FnOnce(&mut Error) -> Result<T, Fail>) -> Result<T, Error> {
-    let mut error = Error::new(ErrorKind::NotFound, 0, Location::at(root));
-    check(&mut error).map_err(|Fail| error)
 }
 
 #[cfg(test)]
