@@ -1,7 +1,7 @@
 //! The container kit: the glue every format's reader shares around its generated schema code.
 //! One set of parsing entry points ([`entry`]), one verified-root sequence ([`root`]), one work
-//! budget ([`budget`]) and one builder of located errors ([`path`]), so that each format says
-//! only what differs.
+//! budget ([`budget`]) and one builder of located errors ([`path`], and [`slot`] to build them in
+//! place), so that each format says only what differs.
 
 mod budget;
 mod entry;

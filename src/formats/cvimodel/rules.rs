@@ -52,6 +52,10 @@ pub(super) fn element<'a, T: FromTable<'a>>(list: &Option<TableVector<'a, Table<
     list.as_ref()?.get(i).map(|t| T::from_table(t, Seal))
 }
 
+/// The index of the first section of a name, its failures (a spent budget) written into the
+/// error slot it is given.
+pub(super) type FindSection<'f> = dyn FnMut(&str, &mut Error) -> Result<Option<usize>, Fail> + 'f;
+
 /// `n` as a `u64` (saturating where `usize` is wider).
 pub(super) fn to_u64(n: usize) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
@@ -110,7 +114,7 @@ impl<'a> Parts<'a> {
         routine: &Routine<'_>,
         at: Option<(usize, usize)>,
         error: &mut Error,
-        find: &mut dyn FnMut(&str, &mut Error) -> Result<Option<usize>, Fail>,
+        find: &mut FindSection<'_>,
     ) -> Result<Option<usize>, Fail> {
         let missing = ErrorKind::MissingRequired;
         let (kind, first, second): (ErrorKind, Name, Option<Name>) = match routine.type_() {
@@ -263,7 +267,7 @@ pub(super) fn lz4_bound(size: usize, decompressed: u32) -> Result<(), ErrorKind>
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // in tests a panic is a failure
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)] // in tests a panic is a failure
 mod tests {
     use super::*;
     use crate::cvimodel::CviModel;
