@@ -19,13 +19,27 @@ impl Budget {
     /// Charges `units`, or fails with [`ErrorKind::ApparentSizeLimit`] at byte `at` (leaving
     /// the budget as it was) when fewer are left.
     pub(crate) fn charge(&mut self, units: u64, at: u64) -> Result<(), Error> {
+        if self.take(units) {
+            Ok(())
+        } else {
+            Err(self.spent(at))
+        }
+    }
+
+    /// Takes `units` when that many are left; `false` (leaving the budget as it was) when not.
+    pub(crate) fn take(&mut self, units: u64) -> bool {
         match self.left.checked_sub(units) {
             Some(left) => {
                 self.left = left;
-                Ok(())
+                true
             }
-            None => Err(self.spent(at)),
+            None => false,
         }
+    }
+
+    /// The root a spent budget's error is located at.
+    pub(crate) fn root(&self) -> Name {
+        self.root
     }
 
     /// The error of a spent budget.

@@ -1,28 +1,28 @@
 //! Index rules: every element of a vector of ids names an element of a list of `n`.
 
-use super::budget::Budget;
-use super::path::{path_error, Segment};
-use crate::error::{Error, ErrorKind};
+use super::path::Segment;
+use super::walk::{Checked, Walk};
+use crate::error::ErrorKind;
 use crate::verify::Name;
 use crate::wire::{Scalar, Vector};
 
 /// Checks that every id of `ids` (absent: none) is an index into a list of `n` elements,
-/// charging `budget` one unit per id. The first that is not (negative or `n` or more) is an
+/// charging `walk` one unit per id. The first that is not (negative or `n` or more) is an
 /// [`ErrorKind::IndexOutOfRange`] at byte `offset`, located at `root.<outer>.<field>[i]`.
 pub(crate) fn check_ids<T: Scalar>(
+    walk: &mut Walk<'_>,
     ids: Option<Vector<'_, T>>,
     n: usize,
-    budget: &mut Budget,
-    at: (u64, Name, &[Segment]),
+    (offset, outer): (u64, &[Segment]),
     field: Name,
-) -> Result<(), Error>
+) -> Checked
 where
     i64: From<T>,
 {
     let ids = ids.unwrap_or(Vector::empty());
-    budget.charge(ids.len() as u64, 0)?;
+    walk.charge(ids.len() as u64)?;
     match ids.iter().position(|id| !in_range(i64::from(id), n)) {
-        Some(i) => Err(path_error(ErrorKind::IndexOutOfRange, at.0, at.1, at.2, &[(field, Some(i))])),
+        Some(i) => Err(walk.fail(ErrorKind::IndexOutOfRange, offset, outer, &[(field, Some(i))])),
         None => Ok(()),
     }
 }

@@ -2,9 +2,9 @@
 //! the verified VkGraph, and its constants resolved to bytes (FORMATS.md 3.1, 3.2).
 
 use super::{GraphTypes, Header, VkBytes, VkGraph, HEADER_MAGIC, IDENTIFIER};
-use crate::container::{check_ids, in_range, path_error, verified_root, Budget, Container, Fault, Segment};
+use crate::container::{check_ids, fail_at, in_place, in_range, verified_root, Checked, Container, Fault, Segment, Walk};
 use crate::error::{Error, ErrorKind};
-use crate::verify::{Name, Options, Stats};
+use crate::verify::{Fail, Name, Options, Stats};
 use crate::wire::{has_identifier, TableVector};
 
 macro_rules! names {
@@ -80,7 +80,7 @@ impl<'a> Container<'a> for Blob<'a> {
     }
 
     fn rules(&self, options: &Options) -> Result<(), Error> {
-        self.check(options)
+        in_place(&GRAPH, |error| self.check(&mut Walk::new(options, self.bytes.len(), &GRAPH, error)))
     }
 }
 
@@ -107,12 +107,12 @@ impl<'a> Blob<'a> {
 
     /// Where constant `index` (`VkGraph.constants[index]`) lives.
     pub fn constant(&self, index: usize) -> Result<Constant<'a>, Error> {
-        self.resolve(self.graph.constants(), &CONSTANTS, index)
+        in_place(&GRAPH, |error| self.resolve(self.graph.constants(), &CONSTANTS, index, error))
     }
 
     /// Where shader `index` (`VkGraph.shaders[index]`) lives; shaders resolve like constants.
     pub fn shader(&self, index: usize) -> Result<Constant<'a>, Error> {
-        self.resolve(self.graph.shaders(), &SHADERS, index)
+        in_place(&GRAPH, |error| self.resolve(self.graph.shaders(), &SHADERS, index, error))
     }
 
     /// The bytes of constant `index`, looking named constants up with `named` (the program's
@@ -120,6 +120,32 @@ impl<'a> Blob<'a> {
     /// whose data is not the length the graph gives, is an error naming its key. Constant work
     /// plus one call of `named`.
     pub fn constant_data(&self, index: usize, named: impl Fn(&str) -> Option<&'a [u8]>) -> Result<&'a [u8], Error> {
+        in_place(&GRAPH, |error| self.constant_data_in(index, named, error))
+    }
+
+    /// [`Blob::parse`] for a blob nested in a program, failing with its error written into
+    /// `error`.
+    pub(crate) fn parse_in(bytes: &'a [u8], error: &mut Error) -> Checked<Self> {
+        // A nested blob is read with the default limits, as `Blob::parse` reads it.
+        let options = &Options::DEFAULT;
+        let blob = match <Self as Container>::structure(bytes, options) {
+            Ok((blob, _)) => blob,
+            Err(e) => {
+                error.copy_from(&e);
+                return Err(Fail);
+            }
+        };
+        blob.check(&mut Walk::new(options, bytes.len(), &GRAPH, error))?;
+        Ok(blob)
+    }
+
+    /// [`Blob::constant_data`], failing with its error written into `error`.
+    pub(crate) fn constant_data_in(
+        &self,
+        index: usize,
+        named: impl Fn(&str) -> Option<&'a [u8]>,
+        error: &mut Error,
+    ) -> Checked<&'a [u8]> {
         let (kind, tail) = match self.locate(self.graph.constants(), index) {
             Ok(Constant::Inline(data)) => return Ok(data),
             Ok(Constant::Named { key, length }) => match named(key) {
@@ -129,7 +155,7 @@ impl<'a> Blob<'a> {
             },
             Err(fault) => fault,
         };
-        Err(self.entry_error(kind, &CONSTANTS, index, tail))
+        Err(self.entry_fault(error, kind, &CONSTANTS, index, tail))
     }
 
     fn resolve(
@@ -137,8 +163,9 @@ impl<'a> Blob<'a> {
         list: Option<TableVector<'a, VkBytes<'a>>>,
         field: Name,
         index: usize,
-    ) -> Result<Constant<'a>, Error> {
-        self.locate(list, index).map_err(|(kind, tail)| self.entry_error(kind, field, index, tail))
+        error: &mut Error,
+    ) -> Checked<Constant<'a>> {
+        self.locate(list, index).map_err(|(kind, tail)| self.entry_fault(error, kind, field, index, tail))
     }
 
     /// Where entry `index` of `list` (constants or shaders) lives, or the error's kind and the
@@ -165,25 +192,31 @@ impl<'a> Blob<'a> {
 
     /// Whether entry `index` of `list` resolves, as [`Blob::check`] requires: in a bare VkGraph,
     /// which carries no raw bytes, inline ranges are not checked.
-    fn resolves(&self, list: Option<TableVector<'a, VkBytes<'a>>>, field: Name, index: usize) -> Result<(), Error> {
+    fn resolves(
+        &self,
+        list: Option<TableVector<'a, VkBytes<'a>>>,
+        field: Name,
+        index: usize,
+        error: &mut Error,
+    ) -> Checked {
         match self.locate(list, index) {
             Err((ErrorKind::OutOfBounds, _)) if self.header.is_none() => Ok(()),
-            Err((kind, tail)) => Err(self.entry_error(kind, field, index, tail)),
+            Err((kind, tail)) => Err(self.entry_fault(error, kind, field, index, tail)),
             Ok(_) => Ok(()),
         }
     }
 
-    /// An error at `VkGraph.<list>[index]`, or at its `tail` field.
+    /// Fails with an error at `VkGraph.<list>[index]`, or at its `tail` field.
     #[cold]
-    fn entry_error(&self, kind: ErrorKind, list: Name, index: usize, tail: Option<Name>) -> Error {
+    fn entry_fault(&self, error: &mut Error, kind: ErrorKind, list: Name, index: usize, tail: Option<Name>) -> Fail {
         let path = [(list, Some(index)), (tail.unwrap_or(list), None)];
-        self.error(kind, path.get(..if tail.is_some() { 2 } else { 1 }).unwrap_or_default())
+        self.fail(error, kind, path.get(..if tail.is_some() { 2 } else { 1 }).unwrap_or_default())
     }
 
-    /// An error at `VkGraph.<path>`, at the graph's root table.
+    /// Fails with an error at `VkGraph.<path>`, at the graph's root table.
     #[cold]
-    fn error(&self, kind: ErrorKind, path: &[Segment]) -> Error {
-        path_error(kind, self.root_offset(), &GRAPH, path, &[])
+    fn fail(&self, error: &mut Error, kind: ErrorKind, path: &[Segment]) -> Fail {
+        fail_at(error, kind, self.root_offset(), &GRAPH, path, &[])
     }
 
     /// The blob offset of the graph's root table, where its errors are located.
@@ -196,50 +229,47 @@ impl<'a> Blob<'a> {
     /// value lists name values; constant ids name constants; every constant and shader
     /// resolves. The walk is charged against the apparent-size budget, as shared vectors can
     /// make it longer than the file.
-    fn check(&self, options: &Options) -> Result<(), Error> {
+    fn check(&self, walk: &mut Walk<'_>) -> Checked {
         let g = self.graph;
-        let mut budget = Budget::new(options, self.bytes.len(), &GRAPH);
         let values = g.values().map_or(0, |v| v.len());
         let constants = g.constants().map_or(0, |c| c.len());
         let at = self.root_offset();
-        check_ids(g.input_ids(), values, &mut budget, (at, &GRAPH, &[]), &INPUT_IDS)?;
-        check_ids(g.output_ids(), values, &mut budget, (at, &GRAPH, &[]), &OUTPUT_IDS)?;
+        check_ids(walk, g.input_ids(), values, (at, &[]), &INPUT_IDS)?;
+        check_ids(walk, g.output_ids(), values, (at, &[]), &OUTPUT_IDS)?;
         let chain = g.chain();
         for c in 0..chain.map_or(0, |v| v.len()) {
             let Some(call) = chain.and_then(|v| v.get(c)) else { continue };
-            budget.charge(1, 0)?;
-            check_ids(call.args(), values, &mut budget, (at, &GRAPH, &[(&CHAIN, Some(c))]), &ARGS)?;
+            walk.charge(1)?;
+            check_ids(walk, call.args(), values, (at, &[(&CHAIN, Some(c))]), &ARGS)?;
         }
         let list = g.values();
         for v in 0..values {
             let Some(value) = list.and_then(|l| l.get(v)) else { continue };
-            budget.charge(1, 0)?;
+            walk.charge(1)?;
             match value.value() {
                 GraphTypes::VkTensor(t) => {
                     let id = t.constant_id();
                     if id >= 0 && !in_range(id.into(), constants) {
-                        return Err(self.error(
-                            ErrorKind::IndexOutOfRange,
-                            &[(&VALUES, Some(v)), (&VALUE, None), (&CONSTANT_ID, None)],
-                        ));
+                        let path = [(&VALUES, Some(v)), (&VALUE, None), (&CONSTANT_ID, None)];
+                        return Err(self.fail(walk.error(), ErrorKind::IndexOutOfRange, &path));
                     }
                 }
                 GraphTypes::ValueList(l) => {
-                    check_ids(l.items(), values, &mut budget, (at, &GRAPH, &[(&VALUES, Some(v))]), &ITEMS)?;
+                    check_ids(walk, l.items(), values, (at, &[(&VALUES, Some(v))]), &ITEMS)?;
                 }
                 _ => {}
             }
         }
         // A bare VkGraph carries no raw bytes: its inline ranges cannot be checked, only its
         // named keys.
-        budget.charge(constants as u64, 0)?;
+        walk.charge(constants as u64)?;
         for i in 0..constants {
-            self.resolves(g.constants(), &CONSTANTS, i)?;
+            self.resolves(g.constants(), &CONSTANTS, i, walk.error())?;
         }
         let shaders = g.shaders().map_or(0, |s| s.len());
-        budget.charge(shaders as u64, 0)?;
+        walk.charge(shaders as u64)?;
         for i in 0..shaders {
-            self.resolves(g.shaders(), &SHADERS, i)?;
+            self.resolves(g.shaders(), &SHADERS, i, walk.error())?;
         }
         Ok(())
     }
