@@ -15,5 +15,5 @@ pub use entry::Parsed;
 pub(crate) use entry::{entry_points, parse_with, Container};
 pub(crate) use ids::{check_ids, in_range};
 pub(crate) use path::{fail_at, path_error, Fault, Segment};
-pub(crate) use root::verified_root;
+pub(crate) use root::{verified_root, verified_root_in};
 pub(crate) use walk::{in_place, Checked, Walk};

@@ -1,5 +1,6 @@
 //! The verified root: verify a flatbuffer's root table, then build the typed view over it.
 
+use super::walk::Checked;
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Name, Options, SchemaLayout, Stats, Verifier, VerifyTable};
 use crate::wire::{FromTable, Identifier, Seal, Table};
@@ -25,6 +26,21 @@ pub(crate) fn verified_root<'a, T: VerifyTable + FromTable<'a>>(
             Err(error)
         }
     }
+}
+
+/// [`verified_root`], failing with its error written into `error`.
+#[inline(always)]
+pub(crate) fn verified_root_in<'a, T: VerifyTable + FromTable<'a>>(
+    bytes: &'a [u8],
+    identifier: Option<Identifier>,
+    options: &Options,
+    base: u64,
+    error: &mut Error,
+) -> Checked<(T, Stats)> {
+    verified_root(bytes, identifier, options, base).map_err(|e| {
+        error.copy_from(&e);
+        Fail
+    })
 }
 
 /// [`verified_root`] for the root table type `id` of `schema`, named `name`: the one copy of

@@ -1,8 +1,9 @@
 //! A Vulkan delegate blob: the `VH00` header (or none, for a bare legacy `VK00` flatbuffer),
 //! the verified VkGraph, and its constants resolved to bytes (FORMATS.md 3.1, 3.2).
 
+use super::header::HeaderFault;
 use super::{GraphTypes, Header, VkBytes, VkGraph, HEADER_MAGIC, IDENTIFIER};
-use crate::container::{check_ids, fail_at, in_place, in_range, verified_root, Checked, Container, Fault, Segment, Walk};
+use crate::container::{check_ids, fail_at, in_place, in_range, verified_root, verified_root_in, Checked, Container, Fault, Segment, Walk};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Name, Options, Stats};
 use crate::wire::{has_identifier, TableVector};
@@ -60,19 +61,9 @@ crate::container::entry_points!(
 impl<'a> Container<'a> for Blob<'a> {
     /// The `VH00` header (when there is one), then the VkGraph flatbuffer it frames.
     fn structure(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
-        let (header, flatbuffer, raw) = if has_identifier(bytes, HEADER_MAGIC) {
-            let header = Header::parse(bytes)?;
-            let flatbuffer = bytes.get(header.flatbuffer_range());
-            let raw = bytes.get(header.bytes_range());
-            let (Some(flatbuffer), Some(raw)) = (flatbuffer, raw) else {
-                return Err(Error::header(ErrorKind::OutOfBounds, 10, &MAGIC));
-            };
-            (Some(header), flatbuffer, raw)
-        } else if has_identifier(bytes, IDENTIFIER) {
-            (None, bytes, &[][..])
-        } else {
-            let kind = if bytes.len() < 8 { ErrorKind::Truncated } else { ErrorKind::WrongIdentifier };
-            return Err(Error::header(kind, 4, &MAGIC));
+        let (header, flatbuffer, raw) = match Blob::frame(bytes) {
+            Ok(parts) => parts,
+            Err((kind, at, field)) => return Err(Error::header(kind, at, field)),
         };
         let base = header.map_or(0, |h| u64::from(h.flatbuffer_offset));
         let (graph, stats) = verified_root(flatbuffer, Some(IDENTIFIER), options, base)?;
@@ -128,15 +119,36 @@ impl<'a> Blob<'a> {
     pub(crate) fn parse_in(bytes: &'a [u8], error: &mut Error) -> Checked<Self> {
         // A nested blob is read with the default limits, as `Blob::parse` reads it.
         let options = &Options::DEFAULT;
-        let blob = match <Self as Container>::structure(bytes, options) {
-            Ok((blob, _)) => blob,
-            Err(e) => {
-                error.copy_from(&e);
-                return Err(Fail);
-            }
-        };
+        let (blob, _) = Blob::structure_in(bytes, options, error)?;
         blob.check(&mut Walk::new(options, bytes.len(), &GRAPH, error))?;
         Ok(blob)
+    }
+
+    /// [`Container::structure`], failing with its error written into `error` (the same steps,
+    /// so that a blob nested in a program moves no error).
+    fn structure_in(bytes: &'a [u8], options: &Options, error: &mut Error) -> Checked<(Self, Stats)> {
+        let (header, flatbuffer, raw) =
+            Blob::frame(bytes).map_err(|(kind, at, field)| fail_at(error, kind, at, field, &[], &[]))?;
+        let base = header.map_or(0, |h| u64::from(h.flatbuffer_offset));
+        let (graph, stats) = verified_root_in(flatbuffer, Some(IDENTIFIER), options, base, error)?;
+        Ok((Blob { bytes, header, graph, raw }, stats))
+    }
+
+    /// The blob's parts: its `VH00` header (when there is one), the VkGraph flatbuffer and the
+    /// raw bytes after it; or why the header is refused.
+    fn frame(bytes: &'a [u8]) -> Result<(Option<Header>, &'a [u8], &'a [u8]), HeaderFault> {
+        if has_identifier(bytes, HEADER_MAGIC) {
+            let header = Header::read(bytes)?;
+            match (bytes.get(header.flatbuffer_range()), bytes.get(header.bytes_range())) {
+                (Some(flatbuffer), Some(raw)) => Ok((Some(header), flatbuffer, raw)),
+                _ => Err((ErrorKind::OutOfBounds, 10, &MAGIC)),
+            }
+        } else if has_identifier(bytes, IDENTIFIER) {
+            Ok((None, bytes, &[]))
+        } else {
+            let kind = if bytes.len() < 8 { ErrorKind::Truncated } else { ErrorKind::WrongIdentifier };
+            Err((kind, 4, &MAGIC))
+        }
     }
 
     /// [`Blob::constant_data`], failing with its error written into `error`.
