@@ -1,8 +1,11 @@
 //! A `.pte` file: the verified program, its segments, delegates and named data.
 
-use super::{BackendDelegate, DataLocation, ExecutionPlan, ExtendedHeader, InstructionArguments, Program};
+use super::{BackendDelegate, DataLocation, ExecutionPlan, ExtendedHeader, Program};
+use super::{DelegateCall, InstructionArguments as Arguments, KernelCall};
 use super::{IDENTIFIER, VULKAN_BACKEND};
-use crate::container::{check_ids, fail_at, in_place, in_range, verified_root, Checked, Container, Fault, Segment, Walk};
+use crate::container::{
+    check_ids, fail_at, in_place, in_range, verified_root, Checked, Container, Fault, Segment, Walk,
+};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Options, Stats};
 use crate::vkgraph::Blob;
@@ -17,6 +20,9 @@ names! {
     SEGMENT_INDEX = "segment_index", CHAINS = "chains", INSTRUCTIONS = "instructions",
     INSTR_ARGS = "instr_args", INPUTS = "inputs", OUTPUTS = "outputs", ARGS = "args",
 }
+
+/// `Instruction.instr_args`' value slot (a test checks it against the schema).
+const ARGS_SLOT: u16 = 1;
 
 /// One delegate of one execution plan, with where its blob is stored.
 #[derive(Clone, Copy)]
@@ -299,10 +305,15 @@ impl<'a> PteFile<'a> {
                 let Some(instruction) = instructions.and_then(|v| v.get(n)) else { continue };
                 walk.charge(1)?;
                 let here = [chain_at[0], chain_at[1], (&INSTRUCTIONS, Some(n)), (&INSTR_ARGS, None)];
-                let (target, args) = match instruction.instr_args() {
-                    InstructionArguments::KernelCall(k) => (in_range(k.op_index().into(), operators), k.args()),
-                    InstructionArguments::DelegateCall(d) => (in_range(d.delegate_index().into(), delegates), d.args()),
-                    _ => (true, None),
+                // Only two members hold indices: each is looked up by its tag, not the whole
+                // union decoded.
+                let (table, tag) = (instruction.raw(), instruction.instr_args_type());
+                let (target, args) = if let Some(k) = table.union_member::<Arguments, KernelCall>(ARGS_SLOT, tag) {
+                    (in_range(k.op_index().into(), operators), k.args())
+                } else if let Some(d) = table.union_member::<Arguments, DelegateCall>(ARGS_SLOT, tag) {
+                    (in_range(d.delegate_index().into(), delegates), d.args())
+                } else {
+                    (true, None)
                 };
                 if !target {
                     return Err(self.fail(walk.error(), ErrorKind::IndexOutOfRange, &here));
@@ -322,5 +333,17 @@ impl<'a> PteFile<'a> {
     #[cold]
     fn fail(&self, error: &mut Error, kind: ErrorKind, path: &[Segment]) -> Fail {
         fail_at(error, kind, self.root_offset(), &PROGRAM, path, &[])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Instruction;
+    use crate::schema::TableType;
+
+    #[test]
+    fn the_instruction_arguments_slot_is_the_schemas() {
+        let slot = Instruction::desc().fields.iter().find(|f| f.name == "instr_args").map(|f| f.slot);
+        assert_eq!(slot, Some(super::ARGS_SLOT));
     }
 }

@@ -2,8 +2,10 @@
 //! the verified VkGraph, and its constants resolved to bytes (FORMATS.md 3.1, 3.2).
 
 use super::header::HeaderFault;
-use super::{GraphTypes, Header, VkBytes, VkGraph, HEADER_MAGIC, IDENTIFIER};
-use crate::container::{check_ids, fail_at, in_place, in_range, verified_root, verified_root_in, Checked, Container, Fault, Segment, Walk};
+use super::{GraphTypes, Header, ValueList, VkBytes, VkGraph, VkTensor, HEADER_MAGIC, IDENTIFIER};
+use crate::container::{
+    check_ids, fail_at, in_place, in_range, verified_root, verified_root_in, Checked, Container, Fault, Segment, Walk,
+};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Name, Options, Stats};
 use crate::wire::{has_identifier, TableVector};
@@ -17,6 +19,9 @@ names! {
     INPUT_IDS = "input_ids", OUTPUT_IDS = "output_ids", VALUE = "value", CONSTANT_ID = "constant_id",
     CONSTANTS = "constants", SHADERS = "shaders", ITEMS = "items", NAMED_KEY = "named_key", LENGTH = "length",
 }
+
+/// `VkValue.value`'s value slot (a test checks it against the schema).
+const VALUE_SLOT: u16 = 1;
 
 /// `VkBytes.offset` meaning "the bytes are the program's named data under `named_key`".
 const NAMED: u64 = u64::MAX;
@@ -258,18 +263,17 @@ impl<'a> Blob<'a> {
         for v in 0..values {
             let Some(value) = list.and_then(|l| l.get(v)) else { continue };
             walk.charge(1)?;
-            match value.value() {
-                GraphTypes::VkTensor(t) => {
-                    let id = t.constant_id();
-                    if id >= 0 && !in_range(id.into(), constants) {
-                        let path = [(&VALUES, Some(v)), (&VALUE, None), (&CONSTANT_ID, None)];
-                        return Err(self.fail(walk.error(), ErrorKind::IndexOutOfRange, &path));
-                    }
+            // Only two members hold indices: each is looked up by its tag, not the whole union
+            // decoded.
+            let (table, tag) = (value.raw(), value.value_type());
+            if let Some(t) = table.union_member::<GraphTypes, VkTensor>(VALUE_SLOT, tag) {
+                let id = t.constant_id();
+                if id >= 0 && !in_range(id.into(), constants) {
+                    let path = [(&VALUES, Some(v)), (&VALUE, None), (&CONSTANT_ID, None)];
+                    return Err(self.fail(walk.error(), ErrorKind::IndexOutOfRange, &path));
                 }
-                GraphTypes::ValueList(l) => {
-                    check_ids(walk, l.items(), values, (at, &[(&VALUES, Some(v))]), &ITEMS)?;
-                }
-                _ => {}
+            } else if let Some(l) = table.union_member::<GraphTypes, ValueList>(VALUE_SLOT, tag) {
+                check_ids(walk, l.items(), values, (at, &[(&VALUES, Some(v))]), &ITEMS)?;
             }
         }
         // A bare VkGraph carries no raw bytes: its inline ranges cannot be checked, only its
@@ -284,5 +288,17 @@ impl<'a> Blob<'a> {
             self.resolves(g.shaders(), &SHADERS, i, walk.error())?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::VkValue;
+    use crate::schema::TableType;
+
+    #[test]
+    fn the_value_slot_is_the_schemas() {
+        let slot = VkValue::desc().fields.iter().find(|f| f.name == "value").map(|f| f.slot);
+        assert_eq!(slot, Some(super::VALUE_SLOT));
     }
 }
