@@ -203,8 +203,9 @@ impl<'a> PteFile<'a> {
     /// The bytes of the first named datum with key `key`: a scan of `Program.named_data`,
     /// linear in the file times the length of `key`.
     pub fn named_data(&self, key: &str) -> Option<&'a [u8]> {
-        let entry = self.program.named_data()?.iter().position(|d| d.key() == Some(key))?;
-        self.named_data_at(entry).ok()
+        let entry = self.program.named_data()?.iter().find(|d| d.key() == Some(key))?;
+        let (_, bytes) = self.segment_range(usize::try_from(entry.segment_index()).ok()?).ok()?;
+        Some(bytes)
     }
 
     /// The bytes of named datum `index`.
