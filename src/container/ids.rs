@@ -8,12 +8,12 @@ use crate::wire::{Scalar, Vector};
 
 /// Checks that every id of `ids` (absent: none) is an index into a list of `n` elements,
 /// charging `walk` one unit per id. The first that is not (negative or `n` or more) is an
-/// [`ErrorKind::IndexOutOfRange`] at byte `offset`, located at `root.<outer>.<field>[i]`.
+/// [`ErrorKind::IndexOutOfRange`] rule error located at `root.<outer>.<field>[i]`.
 pub(crate) fn check_ids<T: Scalar>(
     walk: &mut Walk<'_>,
     ids: Option<Vector<'_, T>>,
     n: usize,
-    (offset, outer): (u64, &[Segment]),
+    outer: &[Segment],
     field: Name,
 ) -> Checked
 where
@@ -22,7 +22,7 @@ where
     let ids = ids.unwrap_or(Vector::empty());
     walk.charge(ids.len() as u64)?;
     match ids.iter().position(|id| !in_range(i64::from(id), n)) {
-        Some(i) => Err(walk.fail(ErrorKind::IndexOutOfRange, offset, outer, &[(field, Some(i))])),
+        Some(i) => Err(walk.fail(ErrorKind::IndexOutOfRange, outer, &[(field, Some(i))])),
         None => Ok(()),
     }
 }

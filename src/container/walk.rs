@@ -20,17 +20,20 @@ pub(crate) fn in_place<T>(root: Name, check: impl FnOnce(&mut Error) -> Checked<
     check(&mut error).map_err(|Fail| error)
 }
 
-/// One walk over a file's rules: its work budget and the error it fails with.
+/// One walk over a file's rules: its work budget, the error it fails with, and where its rule
+/// errors are located.
 pub(crate) struct Walk<'e> {
     budget: Budget,
+    /// The byte offset of rule errors (the root table's).
+    at: u64,
     error: &'e mut Error,
 }
 
 impl<'e> Walk<'e> {
     /// A walk over a file of `len` bytes with the work budget `options` give it, failing with
-    /// `error`, located at `root`.
-    pub(crate) fn new(options: &Options, len: usize, root: Name, error: &'e mut Error) -> Self {
-        Walk { budget: Budget::new(options, len, root), error }
+    /// `error`; its errors are located at `root`, rule errors at byte `at`.
+    pub(crate) fn new(options: &Options, len: usize, (root, at): (Name, u64), error: &'e mut Error) -> Self {
+        Walk { budget: Budget::new(options, len, root), at, error }
     }
 
     /// The error the walk fails with.
@@ -55,9 +58,9 @@ impl<'e> Walk<'e> {
         Fail
     }
 
-    /// Fails with an error of `kind` at byte `offset`, located at `root.<outer>.<inner>` (each
-    /// list outermost first).
-    pub(crate) fn fail(&mut self, kind: ErrorKind, offset: u64, outer: &[Segment], inner: &[Segment]) -> Fail {
-        fail_at(self.error, kind, offset, self.budget.root(), outer, inner)
+    /// Fails with a rule error of `kind`, located at `root.<outer>.<inner>` (each list
+    /// outermost first).
+    pub(crate) fn fail(&mut self, kind: ErrorKind, outer: &[Segment], inner: &[Segment]) -> Fail {
+        fail_at(self.error, kind, self.at, self.budget.root(), outer, inner)
     }
 }

@@ -77,7 +77,9 @@ impl<'a> Container<'a> for PteFile<'a> {
     }
 
     fn rules(&self, options: &Options) -> Result<(), Error> {
-        in_place(&PROGRAM, |error| self.check(&mut Walk::new(options, self.bytes.len(), &PROGRAM, error)))
+        in_place(&PROGRAM, |error| {
+            self.check(&mut Walk::new(options, self.bytes.len(), (&PROGRAM, self.root_offset()), error))
+        })
     }
 }
 
@@ -291,16 +293,15 @@ impl<'a> PteFile<'a> {
         let values = plan.values().map_or(0, |v| v.len());
         let operators = plan.operators().map_or(0, |o| o.len());
         let delegates = plan.delegates().map_or(0, |d| d.len());
-        let at = self.root_offset();
         let plan_at = (&EXECUTION_PLAN, Some(p));
-        check_ids(walk, plan.inputs(), values, (at, &[plan_at]), &INPUTS)?;
-        check_ids(walk, plan.outputs(), values, (at, &[plan_at]), &OUTPUTS)?;
+        check_ids(walk, plan.inputs(), values, &[plan_at], &INPUTS)?;
+        check_ids(walk, plan.outputs(), values, &[plan_at], &OUTPUTS)?;
         let chains = plan.chains();
         for c in 0..chains.map_or(0, |v| v.len()) {
             let Some(chain) = chains.and_then(|v| v.get(c)) else { continue };
             let chain_at = [plan_at, (&CHAINS, Some(c))];
-            check_ids(walk, chain.inputs(), values, (at, &chain_at), &INPUTS)?;
-            check_ids(walk, chain.outputs(), values, (at, &chain_at), &OUTPUTS)?;
+            check_ids(walk, chain.inputs(), values, &chain_at, &INPUTS)?;
+            check_ids(walk, chain.outputs(), values, &chain_at, &OUTPUTS)?;
             let instructions = chain.instructions();
             for n in 0..instructions.map_or(0, |v| v.len()) {
                 let Some(instruction) = instructions.and_then(|v| v.get(n)) else { continue };
@@ -317,9 +318,9 @@ impl<'a> PteFile<'a> {
                     (true, None)
                 };
                 if !target {
-                    return Err(self.fail(walk.error(), ErrorKind::IndexOutOfRange, &here));
+                    return Err(walk.fail(ErrorKind::IndexOutOfRange, &here, &[]));
                 }
-                check_ids(walk, args, values, (at, &here), &ARGS)?;
+                check_ids(walk, args, values, &here, &ARGS)?;
             }
         }
         Ok(())

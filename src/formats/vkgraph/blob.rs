@@ -76,7 +76,9 @@ impl<'a> Container<'a> for Blob<'a> {
     }
 
     fn rules(&self, options: &Options) -> Result<(), Error> {
-        in_place(&GRAPH, |error| self.check(&mut Walk::new(options, self.bytes.len(), &GRAPH, error)))
+        in_place(&GRAPH, |error| {
+            self.check(&mut Walk::new(options, self.bytes.len(), (&GRAPH, self.root_offset()), error))
+        })
     }
 }
 
@@ -125,7 +127,7 @@ impl<'a> Blob<'a> {
         // A nested blob is read with the default limits, as `Blob::parse` reads it.
         let options = &Options::DEFAULT;
         let (blob, _) = Blob::structure_in(bytes, options, error)?;
-        blob.check(&mut Walk::new(options, bytes.len(), &GRAPH, error))?;
+        blob.check(&mut Walk::new(options, bytes.len(), (&GRAPH, blob.root_offset()), error))?;
         Ok(blob)
     }
 
@@ -246,18 +248,18 @@ impl<'a> Blob<'a> {
     /// value lists name values; constant ids name constants; every constant and shader
     /// resolves. The walk is charged against the apparent-size budget, as shared vectors can
     /// make it longer than the file.
+    #[inline(never)]
     fn check(&self, walk: &mut Walk<'_>) -> Checked {
         let g = self.graph;
         let values = g.values().map_or(0, |v| v.len());
         let constants = g.constants().map_or(0, |c| c.len());
-        let at = self.root_offset();
-        check_ids(walk, g.input_ids(), values, (at, &[]), &INPUT_IDS)?;
-        check_ids(walk, g.output_ids(), values, (at, &[]), &OUTPUT_IDS)?;
+        check_ids(walk, g.input_ids(), values, &[], &INPUT_IDS)?;
+        check_ids(walk, g.output_ids(), values, &[], &OUTPUT_IDS)?;
         let chain = g.chain();
         for c in 0..chain.map_or(0, |v| v.len()) {
             let Some(call) = chain.and_then(|v| v.get(c)) else { continue };
             walk.charge(1)?;
-            check_ids(walk, call.args(), values, (at, &[(&CHAIN, Some(c))]), &ARGS)?;
+            check_ids(walk, call.args(), values, &[(&CHAIN, Some(c))], &ARGS)?;
         }
         let list = g.values();
         for v in 0..values {
@@ -270,10 +272,10 @@ impl<'a> Blob<'a> {
                 let id = t.constant_id();
                 if id >= 0 && !in_range(id.into(), constants) {
                     let path = [(&VALUES, Some(v)), (&VALUE, None), (&CONSTANT_ID, None)];
-                    return Err(self.fail(walk.error(), ErrorKind::IndexOutOfRange, &path));
+                    return Err(walk.fail(ErrorKind::IndexOutOfRange, &path, &[]));
                 }
             } else if let Some(l) = table.union_member::<GraphTypes, ValueList>(VALUE_SLOT, tag) {
-                check_ids(walk, l.items(), values, (at, &[(&VALUES, Some(v))]), &ITEMS)?;
+                check_ids(walk, l.items(), values, &[(&VALUES, Some(v))], &ITEMS)?;
             }
         }
         // A bare VkGraph carries no raw bytes: its inline ranges cannot be checked, only its
