@@ -280,14 +280,12 @@ impl<'a> Blob<'a> {
         }
         // A bare VkGraph carries no raw bytes: its inline ranges cannot be checked, only its
         // named keys.
-        walk.charge(constants as u64)?;
-        for i in 0..constants {
-            self.resolves(g.constants(), &CONSTANTS, i, walk.error())?;
-        }
-        let shaders = g.shaders().map_or(0, |s| s.len());
-        walk.charge(shaders as u64)?;
-        for i in 0..shaders {
-            self.resolves(g.shaders(), &SHADERS, i, walk.error())?;
+        for (list, field) in [(g.constants(), &CONSTANTS), (g.shaders(), &SHADERS)] {
+            let n = list.map_or(0, |l| l.len());
+            walk.charge(n as u64)?;
+            for i in 0..n {
+                self.resolves(list, field, i, walk.error())?;
+            }
         }
         Ok(())
     }
