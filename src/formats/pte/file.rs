@@ -294,14 +294,16 @@ impl<'a> PteFile<'a> {
         let operators = plan.operators().map_or(0, |o| o.len());
         let delegates = plan.delegates().map_or(0, |d| d.len());
         let plan_at = (&EXECUTION_PLAN, Some(p));
-        check_ids(walk, plan.inputs(), values, &[plan_at], &INPUTS)?;
-        check_ids(walk, plan.outputs(), values, &[plan_at], &OUTPUTS)?;
+        for (ids, field) in [(plan.inputs(), &INPUTS), (plan.outputs(), &OUTPUTS)] {
+            check_ids(walk, ids, values, &[plan_at], field)?;
+        }
         let chains = plan.chains();
         for c in 0..chains.map_or(0, |v| v.len()) {
             let Some(chain) = chains.and_then(|v| v.get(c)) else { continue };
             let chain_at = [plan_at, (&CHAINS, Some(c))];
-            check_ids(walk, chain.inputs(), values, &chain_at, &INPUTS)?;
-            check_ids(walk, chain.outputs(), values, &chain_at, &OUTPUTS)?;
+            for (ids, field) in [(chain.inputs(), &INPUTS), (chain.outputs(), &OUTPUTS)] {
+                check_ids(walk, ids, values, &chain_at, field)?;
+            }
             let instructions = chain.instructions();
             for n in 0..instructions.map_or(0, |v| v.len()) {
                 let Some(instruction) = instructions.and_then(|v| v.get(n)) else { continue };
