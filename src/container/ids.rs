@@ -1,6 +1,5 @@
 //! Index rules: every element of a vector of ids names an element of a list of `n`.
 
-use super::path::Segment;
 use super::walk::{Checked, Walk};
 use crate::error::ErrorKind;
 use crate::verify::Name;
@@ -8,21 +7,15 @@ use crate::wire::{Scalar, Vector};
 
 /// Checks that every id of `ids` (absent: none) is an index into a list of `n` elements,
 /// charging `walk` one unit per id. The first that is not (negative or `n` or more) is an
-/// [`ErrorKind::IndexOutOfRange`] rule error located at `root.<outer>.<field>[i]`.
-pub(crate) fn check_ids<T: Scalar>(
-    walk: &mut Walk<'_>,
-    ids: Option<Vector<'_, T>>,
-    n: usize,
-    outer: &[Segment],
-    field: Name,
-) -> Checked
+/// [`ErrorKind::IndexOutOfRange`] rule error located at `root.<walk's path>.<field>[i]`.
+pub(crate) fn check_ids<T: Scalar>(walk: &mut Walk<'_>, ids: Option<Vector<'_, T>>, n: usize, field: Name) -> Checked
 where
     i64: From<T>,
 {
     let ids = ids.unwrap_or(Vector::empty());
     walk.charge(ids.len() as u64)?;
     match ids.iter().position(|id| !in_range(i64::from(id), n)) {
-        Some(i) => Err(walk.fail(ErrorKind::IndexOutOfRange, outer, &[(field, Some(i))])),
+        Some(i) => Err(walk.fail(ErrorKind::IndexOutOfRange, &[(field, Some(i))])),
         None => Ok(()),
     }
 }

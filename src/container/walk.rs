@@ -20,12 +20,20 @@ pub(crate) fn in_place<T>(root: Name, check: impl FnOnce(&mut Error) -> Checked<
     check(&mut error).map_err(|Fail| error)
 }
 
-/// One walk over a file's rules: its work budget, the error it fails with, and where its rule
-/// errors are located.
+/// How deep a [`Walk`]'s path goes (a program's instruction arguments are four segments
+/// below its root).
+const MAX_DEPTH: usize = 4;
+
+/// One walk over a file's rules: its work budget, the error it fails with, and where it is,
+/// which is where its rule errors are located.
 pub(crate) struct Walk<'e> {
     budget: Budget,
     /// The byte offset of rule errors (the root table's).
     at: u64,
+    /// The path from the root to where the walk is, outermost first: its first `depth`
+    /// segments. Kept here rather than built at each check, so that a check takes less to call.
+    path: [Segment; MAX_DEPTH],
+    depth: usize,
     error: &'e mut Error,
 }
 
@@ -33,12 +41,22 @@ impl<'e> Walk<'e> {
     /// A walk over a file of `len` bytes with the work budget `options` give it, failing with
     /// `error`; its errors are located at `root`, rule errors at byte `at`.
     pub(crate) fn new(options: &Options, len: usize, (root, at): (Name, u64), error: &'e mut Error) -> Self {
-        Walk { budget: Budget::new(options, len, root), at, error }
+        let none = (root, None);
+        Walk { budget: Budget::new(options, len, root), at, path: [none, none, none, none], depth: 0, error }
     }
 
     /// The error the walk fails with.
     pub(crate) fn error(&mut self) -> &mut Error {
         self.error
+    }
+
+    /// Moves the walk to `segment`, the path's segment at `depth` (0: a field of the root),
+    /// keeping the segments above it and dropping those below.
+    pub(crate) fn enter(&mut self, depth: usize, segment: Segment) {
+        if let Some(s) = self.path.get_mut(depth) {
+            *s = segment;
+            self.depth = depth.saturating_add(1);
+        }
     }
 
     /// Charges `units` of work, failing with [`ErrorKind::ApparentSizeLimit`] at byte 0 of the
@@ -58,9 +76,11 @@ impl<'e> Walk<'e> {
         Fail
     }
 
-    /// Fails with a rule error of `kind`, located at `root.<outer>.<inner>` (each list
-    /// outermost first).
-    pub(crate) fn fail(&mut self, kind: ErrorKind, outer: &[Segment], inner: &[Segment]) -> Fail {
-        fail_at(self.error, kind, self.at, self.budget.root(), outer, inner)
+    /// Fails with a rule error of `kind`, located at `root.<path>.<inner>`: the walk's path,
+    /// then `inner` (outermost first).
+    #[cold]
+    pub(crate) fn fail(&mut self, kind: ErrorKind, inner: &[Segment]) -> Fail {
+        let path = self.path.get(..self.depth).unwrap_or_default();
+        fail_at(self.error, kind, self.at, self.budget.root(), path, inner)
     }
 }

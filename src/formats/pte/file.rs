@@ -293,22 +293,23 @@ impl<'a> PteFile<'a> {
         let values = plan.values().map_or(0, |v| v.len());
         let operators = plan.operators().map_or(0, |o| o.len());
         let delegates = plan.delegates().map_or(0, |d| d.len());
-        let plan_at = (&EXECUTION_PLAN, Some(p));
+        walk.enter(0, (&EXECUTION_PLAN, Some(p)));
         for (ids, field) in [(plan.inputs(), &INPUTS), (plan.outputs(), &OUTPUTS)] {
-            check_ids(walk, ids, values, &[plan_at], field)?;
+            check_ids(walk, ids, values, field)?;
         }
         let chains = plan.chains();
         for c in 0..chains.map_or(0, |v| v.len()) {
             let Some(chain) = chains.and_then(|v| v.get(c)) else { continue };
-            let chain_at = [plan_at, (&CHAINS, Some(c))];
+            walk.enter(1, (&CHAINS, Some(c)));
             for (ids, field) in [(chain.inputs(), &INPUTS), (chain.outputs(), &OUTPUTS)] {
-                check_ids(walk, ids, values, &chain_at, field)?;
+                check_ids(walk, ids, values, field)?;
             }
             let instructions = chain.instructions();
             for n in 0..instructions.map_or(0, |v| v.len()) {
                 let Some(instruction) = instructions.and_then(|v| v.get(n)) else { continue };
                 walk.charge(1)?;
-                let here = [chain_at[0], chain_at[1], (&INSTRUCTIONS, Some(n)), (&INSTR_ARGS, None)];
+                walk.enter(2, (&INSTRUCTIONS, Some(n)));
+                walk.enter(3, (&INSTR_ARGS, None));
                 // Only two members hold indices: each is looked up by its tag, not the whole
                 // union decoded.
                 let (table, tag) = (instruction.raw(), instruction.instr_args_type());
@@ -320,9 +321,9 @@ impl<'a> PteFile<'a> {
                     (true, None)
                 };
                 if !target {
-                    return Err(walk.fail(ErrorKind::IndexOutOfRange, &here, &[]));
+                    return Err(walk.fail(ErrorKind::IndexOutOfRange, &[]));
                 }
-                check_ids(walk, args, values, &here, &ARGS)?;
+                check_ids(walk, args, values, &ARGS)?;
             }
         }
         Ok(())

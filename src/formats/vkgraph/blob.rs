@@ -253,29 +253,30 @@ impl<'a> Blob<'a> {
         let g = self.graph;
         let values = g.values().map_or(0, |v| v.len());
         let constants = g.constants().map_or(0, |c| c.len());
-        check_ids(walk, g.input_ids(), values, &[], &INPUT_IDS)?;
-        check_ids(walk, g.output_ids(), values, &[], &OUTPUT_IDS)?;
+        check_ids(walk, g.input_ids(), values, &INPUT_IDS)?;
+        check_ids(walk, g.output_ids(), values, &OUTPUT_IDS)?;
         let chain = g.chain();
         for c in 0..chain.map_or(0, |v| v.len()) {
             let Some(call) = chain.and_then(|v| v.get(c)) else { continue };
             walk.charge(1)?;
-            check_ids(walk, call.args(), values, &[(&CHAIN, Some(c))], &ARGS)?;
+            walk.enter(0, (&CHAIN, Some(c)));
+            check_ids(walk, call.args(), values, &ARGS)?;
         }
         let list = g.values();
         for v in 0..values {
             let Some(value) = list.and_then(|l| l.get(v)) else { continue };
             walk.charge(1)?;
+            walk.enter(0, (&VALUES, Some(v)));
             // Only two members hold indices: each is looked up by its tag, not the whole union
             // decoded.
             let (table, tag) = (value.raw(), value.value_type());
             if let Some(t) = table.union_member::<GraphTypes, VkTensor>(VALUE_SLOT, tag) {
                 let id = t.constant_id();
                 if id >= 0 && !in_range(id.into(), constants) {
-                    let path = [(&VALUES, Some(v)), (&VALUE, None), (&CONSTANT_ID, None)];
-                    return Err(walk.fail(ErrorKind::IndexOutOfRange, &path, &[]));
+                    return Err(walk.fail(ErrorKind::IndexOutOfRange, &[(&VALUE, None), (&CONSTANT_ID, None)]));
                 }
             } else if let Some(l) = table.union_member::<GraphTypes, ValueList>(VALUE_SLOT, tag) {
-                check_ids(walk, l.items(), values, &[(&VALUES, Some(v))], &ITEMS)?;
+                check_ids(walk, l.items(), values, &ITEMS)?;
             }
         }
         // A bare VkGraph carries no raw bytes: its inline ranges cannot be checked, only its
