@@ -120,15 +120,17 @@ impl<'a> PteFile<'a> {
         let Some(header) = self.header else {
             return Err((ErrorKind::Rule("segments need the extended header"), None));
         };
-        let within = header
-            .segment_data_size
-            .is_none_or(|data| segment.offset().checked_add(segment.size()).is_some_and(|end| end <= data));
-        let start = header.segment_base_offset.checked_add(segment.offset());
-        let range = start
-            .filter(|_| within)
-            .and_then(|s| Some((usize::try_from(s).ok()?, usize::try_from(segment.size()).ok()?)))
-            .and_then(|(s, n)| Some((s, self.bytes.get(s..s.checked_add(n)?)?)));
-        range.ok_or((ErrorKind::OutOfBounds, Some(&SIZE)))
+        let (offset, size) = (segment.offset(), segment.size());
+        let within =
+            header.segment_data_size.is_none_or(|data| offset.checked_add(size).is_some_and(|end| end <= data));
+        let start = header.segment_base_offset.checked_add(offset);
+        // Summed in `u64`: within `usize` the sum overflows exactly when it passes the file.
+        let range = start.zip(start.and_then(|s| s.checked_add(size))).filter(|_| within);
+        let bytes = range.and_then(|(s, e)| {
+            let s = usize::try_from(s).ok()?;
+            Some((s, self.bytes.get(s..usize::try_from(e).ok()?)?))
+        });
+        bytes.ok_or((ErrorKind::OutOfBounds, Some(&SIZE)))
     }
 
     /// Every delegate of every execution plan, plan by plan.
