@@ -207,7 +207,8 @@ impl<'a> PteFile<'a> {
     /// The bytes of the first named datum with key `key`: a scan of `Program.named_data`,
     /// linear in the file times the length of `key`.
     pub fn named_data(&self, key: &str) -> Option<&'a [u8]> {
-        let entry = self.program.named_data()?.iter().find(|d| d.key() == Some(key))?;
+        let list = self.program.named_data()?;
+        let entry = (0..list.len()).find_map(|i| list.get(i).filter(|d| d.key() == Some(key)))?;
         let (_, bytes) = self.segment_range(usize::try_from(entry.segment_index()).ok()?).ok()?;
         Some(bytes)
     }
