@@ -37,10 +37,18 @@ pub(crate) fn verified_root_in<'a, T: VerifyTable + FromTable<'a>>(
     base: u64,
     error: &mut Error,
 ) -> Checked<(T, Stats)> {
-    verified_root(bytes, identifier, options, base).map_err(|e| {
-        error.copy_from(&e);
-        Fail
-    })
+    // The same steps as `verified_root`, copying the verifier's error straight into `error`
+    // (through a `Result` it could be moved whole, with a `memcpy`).
+    let mut v = Verifier::new(bytes, options);
+    match verified_table(&mut v, identifier, T::schema(), T::ID, T::NAME) {
+        Ok(table) => Ok((T::from_table(table, Seal), v.stats())),
+        Err(Fail) => {
+            error.copy_from(&v.last_error());
+            error.location_mut().set_root(T::NAME);
+            error.shift(base);
+            Err(Fail)
+        }
+    }
 }
 
 /// [`verified_root`] for the root table type `id` of `schema`, named `name`: the one copy of
