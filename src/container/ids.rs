@@ -13,7 +13,7 @@ where
     i64: From<T>,
 {
     let ids = ids.unwrap_or(Vector::empty());
-    walk.charge(ids.len() as u64)?;
+    walk.charge(ids.len())?;
     match ids.iter().position(|id| !in_range(i64::from(id), n)) {
         Some(i) => Err(walk.fail(ErrorKind::IndexOutOfRange, &[(field, Some(i))])),
         None => Ok(()),

@@ -61,8 +61,8 @@ impl<'e> Walk<'e> {
 
     /// Charges `units` of work, failing with [`ErrorKind::ApparentSizeLimit`] at byte 0 of the
     /// root when fewer are left.
-    pub(crate) fn charge(&mut self, units: u64) -> Checked {
-        if self.budget.take(units) {
+    pub(crate) fn charge(&mut self, units: usize) -> Checked {
+        if self.budget.take(units as u64) {
             Ok(())
         } else {
             Err(self.spent())

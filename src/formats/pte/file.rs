@@ -239,7 +239,7 @@ impl<'a> PteFile<'a> {
     fn check(&self, walk: &mut Walk<'_>) -> Checked {
         let program = self.program;
         let segments = program.segments().map_or(0, |s| s.len());
-        walk.charge(segments as u64)?;
+        walk.charge(segments)?;
         for i in 0..segments {
             self.segment_range(i).map_err(|fault| self.segment_fault(walk.error(), i, fault))?;
         }
@@ -251,7 +251,7 @@ impl<'a> PteFile<'a> {
             }
         }
         let named = program.named_data().map_or(0, |n| n.len());
-        walk.charge(named as u64)?;
+        walk.charge(named)?;
         for i in 0..named {
             self.named_data_in(i, walk.error())?;
         }
@@ -275,11 +275,11 @@ impl<'a> PteFile<'a> {
             return Ok(());
         }
         // Verifying a blob costs about its length; many delegates may share one segment.
-        walk.charge(bytes.len() as u64)?;
+        walk.charge(bytes.len())?;
         let outcome = Blob::parse_in(bytes, walk.error()).and_then(|blob| {
             let constants = blob.graph().constants().map_or(0, |c| c.len());
             for c in 0..constants {
-                walk.charge(named.saturating_add(1) as u64)?;
+                walk.charge(named.saturating_add(1))?;
                 blob.constant_data_in(c, |key| self.named_data(key), walk.error())?;
             }
             Ok(())

@@ -283,7 +283,7 @@ impl<'a> Blob<'a> {
         // named keys.
         for (list, field) in [(g.constants(), &CONSTANTS), (g.shaders(), &SHADERS)] {
             let n = list.map_or(0, |l| l.len());
-            walk.charge(n as u64)?;
+            walk.charge(n)?;
             for i in 0..n {
                 self.resolves(list, field, i, walk.error())?;
             }
