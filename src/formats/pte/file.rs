@@ -69,7 +69,10 @@ impl<'a> Container<'a> for PteFile<'a> {
     /// The extended header, then the program flatbuffer (up to `program_size` when there is a
     /// header).
     fn structure(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
-        let header = ExtendedHeader::parse(bytes)?;
+        let header = match ExtendedHeader::read(bytes) {
+            Ok(header) => header,
+            Err((kind, at, field)) => return Err(Error::header(kind, at, field)),
+        };
         let end = header.and_then(|h| usize::try_from(h.program_size).ok()).unwrap_or(bytes.len());
         let flatbuffer = bytes.get(..end).unwrap_or(bytes);
         let (program, stats) = verified_root(flatbuffer, Some(IDENTIFIER), options, 0)?;
