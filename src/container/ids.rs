@@ -10,17 +10,20 @@ use crate::wire::{Scalar, Vector};
 /// [`ErrorKind::IndexOutOfRange`] rule error located at `root.<walk's path>.<field>[i]`.
 pub(crate) fn check_ids<T: Scalar>(walk: &mut Walk<'_>, ids: Option<Vector<'_, T>>, n: usize, field: Name) -> Checked
 where
-    i64: From<T>,
+    usize: TryFrom<T>,
 {
     let ids = ids.unwrap_or(Vector::empty());
     walk.charge(ids.len())?;
-    match ids.iter().position(|id| !in_range(i64::from(id), n)) {
+    match ids.iter().position(|id| !in_range(id, n)) {
         Some(i) => Err(walk.fail(ErrorKind::IndexOutOfRange, &[(field, Some(i))])),
         None => Ok(()),
     }
 }
 
-/// Whether `id` is an index into a list of `n` elements.
-pub(crate) fn in_range(id: i64, n: usize) -> bool {
+/// Whether `id` (of any integer type) is an index into a list of `n` elements.
+pub(crate) fn in_range<T>(id: T, n: usize) -> bool
+where
+    usize: TryFrom<T>,
+{
     usize::try_from(id).is_ok_and(|i| i < n)
 }

@@ -320,9 +320,9 @@ impl<'a> PteFile<'a> {
                 // union decoded.
                 let (table, tag) = (instruction.raw(), instruction.instr_args_type());
                 let (target, args) = if let Some(k) = table.union_member::<Arguments, KernelCall>(ARGS_SLOT, tag) {
-                    (in_range(k.op_index().into(), operators), k.args())
+                    (in_range(k.op_index(), operators), k.args())
                 } else if let Some(d) = table.union_member::<Arguments, DelegateCall>(ARGS_SLOT, tag) {
-                    (in_range(d.delegate_index().into(), delegates), d.args())
+                    (in_range(d.delegate_index(), delegates), d.args())
                 } else {
                     (true, None)
                 };

@@ -272,7 +272,7 @@ impl<'a> Blob<'a> {
             let (table, tag) = (value.raw(), value.value_type());
             if let Some(t) = table.union_member::<GraphTypes, VkTensor>(VALUE_SLOT, tag) {
                 let id = t.constant_id();
-                if id >= 0 && !in_range(id.into(), constants) {
+                if id >= 0 && !in_range(id, constants) {
                     return Err(walk.fail(ErrorKind::IndexOutOfRange, &[(&VALUE, None), (&CONSTANT_ID, None)]));
                 }
             } else if let Some(l) = table.union_member::<GraphTypes, ValueList>(VALUE_SLOT, tag) {
