@@ -120,7 +120,7 @@ impl<'a> PteFile<'a> {
         let Some(segment) = self.program.segments().and_then(|s| s.get(index)) else {
             return Err((ErrorKind::IndexOutOfRange, None));
         };
-        let Some(header) = self.header else {
+        let Some(header) = &self.header else {
             return Err((ErrorKind::Rule("segments need the extended header"), None));
         };
         let (offset, size) = (segment.offset(), segment.size());
