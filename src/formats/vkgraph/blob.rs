@@ -26,6 +26,10 @@ const VALUE_SLOT: u16 = 1;
 /// `VkBytes.offset` meaning "the bytes are the program's named data under `named_key`".
 const NAMED: u64 = u64::MAX;
 
+/// A blob's parts: its `VH00` header (none for a bare VkGraph), the VkGraph flatbuffer, the raw
+/// constant bytes.
+type Parts<'a> = (Option<Header>, &'a [u8], &'a [u8]);
+
 /// Where a constant's bytes live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Constant<'a> {
@@ -143,7 +147,7 @@ impl<'a> Blob<'a> {
 
     /// The blob's parts: its `VH00` header (when there is one), the VkGraph flatbuffer and the
     /// raw bytes after it; or why the header is refused.
-    fn frame(bytes: &'a [u8]) -> Result<(Option<Header>, &'a [u8], &'a [u8]), HeaderFault> {
+    fn frame(bytes: &'a [u8]) -> Result<Parts<'a>, HeaderFault> {
         if has_identifier(bytes, HEADER_MAGIC) {
             let header = Header::read(bytes)?;
             match (bytes.get(header.flatbuffer_range()), bytes.get(header.bytes_range())) {
