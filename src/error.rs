@@ -71,6 +71,52 @@ pub enum ErrorKind {
     NotFound,
 }
 
+impl ErrorKind {
+    /// The kind's number among those the verifier records, if it is one of them: a byte to
+    /// pass where an `ErrorKind` (twelve bytes on 32-bit targets) would be passed in memory.
+    #[inline(always)]
+    pub(crate) const fn number(self) -> Option<u8> {
+        use ErrorKind::*;
+        Some(match self {
+            Truncated => 0,
+            OutOfBounds => 1,
+            Misaligned => 2,
+            BadVtable => 3,
+            FieldOutsideTable => 4,
+            UnterminatedString => 5,
+            InvalidUtf8 => 6,
+            MissingRequired => 7,
+            UnionMismatch => 8,
+            WrongIdentifier => 9,
+            DepthLimit => 10,
+            TableLimit => 11,
+            ApparentSizeLimit => 12,
+            _ => return None,
+        })
+    }
+
+    /// The kind numbered `number` by [`ErrorKind::number`] (the last one for larger numbers).
+    #[inline(always)]
+    pub(crate) const fn numbered(number: u8) -> Self {
+        use ErrorKind::*;
+        match number {
+            0 => Truncated,
+            1 => OutOfBounds,
+            2 => Misaligned,
+            3 => BadVtable,
+            4 => FieldOutsideTable,
+            5 => UnterminatedString,
+            6 => InvalidUtf8,
+            7 => MissingRequired,
+            8 => UnionMismatch,
+            9 => WrongIdentifier,
+            10 => DepthLimit,
+            11 => TableLimit,
+            _ => ApparentSizeLimit,
+        }
+    }
+}
+
 /// One step of a [`Location`]'s path: a field's name, or its number in its schema's layout
 /// (`#12`) where the build carries no names (the `numeric-paths` feature, which leaves the
 /// names out of flash; `flatmodel path` turns the numbers back into names).
@@ -119,15 +165,22 @@ pub struct Location {
 
 const SCHEMA_BIT: u16 = 1 << 15;
 
+// A new location's arrays, as constants: rustc writes an array repeat (`[None; MAX_PATH]`) in
+// place as a loop, where a copy of all-zero constants becomes one `memclr` of the location.
+const NO_NAMES: [Option<&'static &'static str>; MAX_PATH] = [None; MAX_PATH];
+const NO_FIELDS: [u16; MAX_PATH] = [0; MAX_PATH];
+const NO_SCHEMAS: [Option<&'static FieldNames>; 2] = [None; 2];
+const NO_INDICES: [u32; MAX_PATH] = [0; MAX_PATH];
+
 impl Location {
     /// A location with no segments below `root` (for example a header or a whole file).
     pub const fn at(root: &'static &'static str) -> Self {
         Location {
             root,
-            names: [None; MAX_PATH],
-            fields: [0; MAX_PATH],
-            schemas: [None; 2],
-            indices: [0; MAX_PATH],
+            names: NO_NAMES,
+            fields: NO_FIELDS,
+            schemas: NO_SCHEMAS,
+            indices: NO_INDICES,
             len: 0,
             truncated: false,
         }
@@ -205,7 +258,7 @@ impl Location {
 
     /// Makes this the location [`Location::at`] `root` gives, writing only what that reads.
     pub(crate) fn reset(&mut self, root: &'static &'static str) {
-        (self.root, self.schemas, self.len, self.truncated) = (root, [None; 2], 0, false);
+        (self.root, self.schemas, self.len, self.truncated) = (root, [None, None], 0, false);
     }
 }
 
@@ -346,6 +399,17 @@ mod tests {
         assert!(l.is_truncated());
         assert_eq!(l.segments().count(), MAX_PATH);
         assert_eq!(l.to_string(), "Model.….s5.s4.s3.s2.s1.s0");
+    }
+
+    #[test]
+    fn numbered_kinds_round_trip() {
+        for n in 0..13u8 {
+            let kind = ErrorKind::numbered(n);
+            assert_eq!(kind.number(), Some(n), "{kind:?}");
+        }
+        assert_eq!(ErrorKind::numbered(12), ErrorKind::ApparentSizeLimit);
+        assert_eq!(ErrorKind::Rule("r").number(), None);
+        assert_eq!(ErrorKind::BadHeader.number(), None);
     }
 
     #[test]

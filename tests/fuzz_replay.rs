@@ -3,6 +3,8 @@
 //! deterministic mutations of the testdata models, and over proptest's arbitrary bytes.
 //! Nothing may panic; in debug builds a read that fails on verified bytes panics too.
 
+#[cfg(feature = "nnpackage")]
+mod nnpackage_support;
 mod support;
 
 use flatmodel::schema::Walker;
@@ -87,31 +89,7 @@ fn corpus_files_do_not_panic() {
     assert!(failures.is_empty(), "{} of {} files failed:\n{}", failures.len(), files.len(), failures.join("\n"));
 }
 
-/// SplitMix64: small, seeded, good enough to pick mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
+use flatmodel_fuzz::rng::Rng;
 
 /// A position in `data` (non-empty): half the time in the first 4 KiB, where the root table,
 /// vtables and offset vectors of small converter outputs tend to sit.
@@ -143,7 +121,7 @@ fn offset_word(rng: &mut Rng, data: &[u8]) -> usize {
 fn mutate_once(rng: &mut Rng, data: &mut Vec<u8>, log: &mut Vec<String>) {
     let len = data.len();
     if len < 8 {
-        data.push(rng.next() as u8);
+        data.push(rng.next_u64() as u8);
         log.push("push".into());
         return;
     }
@@ -203,7 +181,7 @@ fn mutate_once(rng: &mut Rng, data: &mut Vec<u8>, log: &mut Vec<String>) {
         8 => {
             let at = position(rng, len);
             let n = rng.pick(&[1, 2, 3, 4, 8, 16]);
-            let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+            let bytes: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
             data.splice(at..at, bytes);
             log.push(format!("insert {n} at {at}"));
         }
@@ -257,6 +235,200 @@ fn mutated_models_do_not_panic() {
     assert!(accepted > 0 && rejected > 0, "vacuous mutator: {accepted} accepted, {rejected} rejected");
 }
 
+/// Runs `target` on `count` mutants of each of `seeds`: nothing may panic, and what is
+/// accepted must be read the same twice. Returns how many mutants were accepted and rejected.
+#[cfg(feature = "nnpackage")]
+fn mutants_of<T: PartialEq + std::fmt::Debug>(
+    name: &str,
+    seeds: &[Vec<u8>],
+    count: usize,
+    target: fn(&[u8]) -> Option<T>,
+) -> (usize, usize) {
+    let (mut accepted, mut rejected, mut failures) = (0usize, 0usize, Vec::new());
+    for (s, seed) in seeds.iter().enumerate() {
+        assert!(target(seed).is_some(), "{name} seed {s} is rejected");
+        for i in 0..count {
+            let mut rng = Rng(0xC0FFEE ^ ((s as u64) << 32) ^ i as u64);
+            let mut data = seed.clone();
+            let mut log = Vec::new();
+            for _ in 0..1 + rng.below(3) {
+                mutate_once(&mut rng, &mut data, &mut log);
+            }
+            match catch_unwind(AssertUnwindSafe(|| target(&data))) {
+                Err(_) => {
+                    let saved = save_failure(&format!("{name}-{s}-{i}.bin"), &data);
+                    failures.push(format!(
+                        "{name} seed {s} mutant {i} [{}] panicked (saved {})",
+                        log.join(", "),
+                        saved.display()
+                    ));
+                }
+                Ok(None) => rejected += 1,
+                Ok(Some(first)) => {
+                    accepted += 1;
+                    if target(&data) != Some(first) {
+                        failures.push(format!("{name} seed {s} mutant {i} [{}]: not deterministic", log.join(", ")));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} mutants failed:\n{}", failures.len(), failures.join("\n"));
+    eprintln!("{name} mutants: {accepted} accepted, {rejected} rejected");
+    (accepted, rejected)
+}
+
+#[cfg(feature = "nnpackage")]
+#[test]
+fn mutated_zip_packages_do_not_panic() {
+    use nnpackage_support::{two_sines_files, zip, ZipEntry};
+    let deflated: Vec<ZipEntry> = two_sines_files()
+        .iter()
+        .map(|(n, d)| if n.ends_with(".tflite") { ZipEntry::deflated(n, d) } else { ZipEntry::stored(n, d) })
+        .collect();
+    let seeds = [nnpackage_support::two_sines_zip(""), nnpackage_support::two_sines_zip("two_sines/"), zip(&deflated)];
+    let (accepted, rejected) = mutants_of("package_zip", &seeds, 600, flatmodel_fuzz::package_zip);
+    assert!(accepted > 0 && rejected > 0, "vacuous mutator: {accepted} accepted, {rejected} rejected");
+}
+
+#[cfg(feature = "nnpackage")]
+#[test]
+fn mutated_manifests_do_not_panic() {
+    let seeds = [nnpackage_support::two_sines_manifest()];
+    let (accepted, rejected) = mutants_of("manifest", &seeds, 2000, flatmodel_fuzz::manifest);
+    assert!(accepted > 0 && rejected > 0, "vacuous mutator: {accepted} accepted, {rejected} rejected");
+}
+
+/// flatmodel against the flatbuffers crate (`flatmodel_fuzz::differential`) on the testdata and
+/// corpus TFLite files and on mutants of the testdata models: where both accept they read the
+/// same values, and where only one accepts the reason is a documented one (the body panics
+/// otherwise). Prints how often each verdict came.
+#[test]
+fn flatmodel_and_the_flatbuffers_crate_agree_or_differ_for_documented_reasons() {
+    use flatmodel_fuzz::differential::{tflite as judge, Verdict};
+    use std::collections::BTreeMap;
+    let mut files = support::files_with_suffix(&support::testdata().join("tflite"), ".tflite");
+    if let Some(corpus) = support::corpus() {
+        files.extend(support::files_with_suffix(&corpus.join("tflite"), ".tflite"));
+    }
+    let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut judged = |name: String, data: &[u8]| match catch_unwind(AssertUnwindSafe(|| judge(data))) {
+        Ok(v) => *verdicts.entry(format!("{v:?}")).or_default() += 1,
+        Err(e) => {
+            let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+            let saved = save_failure(&format!("differential-{name}.bin"), data);
+            failures.push(format!("{name}: {msg} (saved {})", saved.display()));
+        }
+    };
+    for path in &files {
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let original = std::fs::read(path).unwrap();
+        judged(name.clone(), &original);
+        if !path.starts_with(support::testdata()) {
+            continue;
+        }
+        for i in 0..mutant_count(original.len()) {
+            let mut rng = Rng(0xD1FF ^ i as u64);
+            let mut data = original.clone();
+            let mut log = Vec::new();
+            for _ in 0..1 + rng.below(3) {
+                mutate_once(&mut rng, &mut data, &mut log);
+            }
+            judged(format!("{name}-{i}"), &data);
+        }
+    }
+    assert!(failures.is_empty(), "{} inputs failed:\n{}", failures.len(), failures.join("\n"));
+    eprintln!("differential verdicts: {verdicts:?}");
+    assert!(verdicts.get(&format!("{:?}", Verdict::BothAccept)).is_some_and(|&n| n >= files.len()), "{verdicts:?}");
+}
+
+/// The structure-aware mutator (`flatmodel_fuzz::mutator`) on the testdata TFLite, Circle and
+/// `.pte` models: nothing panics, its mutants mostly pass the structure check (byte-level
+/// mutants mostly do not), and a good share of those then fail the model rules, which is
+/// what it is for. Prints the counts beside those of the byte-level mutator.
+#[test]
+fn structure_aware_mutants_reach_the_model_rules() {
+    use flatmodel_fuzz::mutator::mutate_as;
+    type Mutate = fn(&mut [u8], u64) -> bool;
+    type Check = fn(&[u8]) -> (bool, bool);
+    fn tflite(d: &[u8]) -> (bool, bool) {
+        (flatmodel::tflite::Model::parse_structure(d).is_ok(), flatmodel::tflite::Model::parse(d).is_ok())
+    }
+    fn circle(d: &[u8]) -> (bool, bool) {
+        (flatmodel::circle::Model::parse_structure(d).is_ok(), flatmodel::circle::Model::parse(d).is_ok())
+    }
+    fn pte(d: &[u8]) -> (bool, bool) {
+        (flatmodel::pte::PteFile::parse_structure(d).is_ok(), flatmodel::pte::PteFile::parse(d).is_ok())
+    }
+    let dir = support::testdata();
+    let formats: [(&str, Vec<PathBuf>, Mutate, Check); 3] = [
+        (
+            "tflite",
+            support::files_with_suffix(&dir.join("tflite"), ".tflite"),
+            mutate_as::<flatmodel::tflite::Model<'_>>,
+            tflite,
+        ),
+        (
+            "circle",
+            support::files_with_suffix(&dir.join("circle"), ".circle"),
+            mutate_as::<flatmodel::circle::Model<'_>>,
+            circle,
+        ),
+        (
+            "pte",
+            support::files_with_suffix(&dir.join("vkgraph"), ".pte"),
+            mutate_as::<flatmodel::pte::Program<'_>>,
+            pte,
+        ),
+    ];
+    for (format, files, mutate, check) in formats {
+        assert!(!files.is_empty(), "no {format} testdata");
+        // (structure passes, rules pass) for structure-aware and for byte-level mutants.
+        let (mut aware, mut bytes, mut total) = ([0usize; 2], [0usize; 2], 0usize);
+        for (m, path) in files.iter().enumerate() {
+            let original = std::fs::read(path).unwrap();
+            for i in 0..mutant_count(original.len()).min(150) {
+                let seed = 0xA11 ^ ((m as u64) << 32) ^ i as u64;
+                let mut data = original.clone();
+                let mutated = catch_unwind(AssertUnwindSafe(|| mutate(&mut data, seed)));
+                assert!(
+                    matches!(mutated, Ok(true)),
+                    "{}: the mutator panicked or found nothing to edit",
+                    path.display()
+                );
+                let (structure, rules) = catch_unwind(AssertUnwindSafe(|| check(&data))).unwrap_or_else(|_| {
+                    panic!(
+                        "{} mutant {i} panicked (saved {})",
+                        path.display(),
+                        save_failure(&format!("aware-{format}-{m}-{i}.bin"), &data).display()
+                    )
+                });
+                assert!(run(&data).is_ok(), "{} mutant {i}: the fuzz body panicked", path.display());
+                aware[0] += usize::from(structure);
+                aware[1] += usize::from(rules);
+                let mut data = original.clone();
+                let mut rng = Rng(seed);
+                mutate_once(&mut rng, &mut data, &mut Vec::new());
+                let (structure, rules) = check(&data);
+                bytes[0] += usize::from(structure);
+                bytes[1] += usize::from(rules);
+                total += 1;
+            }
+        }
+        eprintln!(
+            "{format}: {total} mutants each; structure-aware: {} pass the structure check, {} of them fail the rules; \
+             byte-level: {} pass the structure check, {} of them fail the rules",
+            aware[0],
+            aware[0] - aware[1],
+            bytes[0],
+            bytes[0] - bytes[1]
+        );
+        assert!(2 * aware[0] > total, "{format}: most structure-aware mutants should pass the structure check");
+        assert!(aware[0] > aware[1], "{format}: some structure-aware mutants should fail the rules");
+    }
+}
+
 /// Bytes that start with a root offset and the TFLite or Circle identifier.
 fn model_like() -> impl Strategy<Value = Vec<u8>> {
     (any::<[u8; 4]>(), 0u32..2048, proptest::collection::vec(any::<u8>(), 0..2040)).prop_map(|(head, root, rest)| {
@@ -277,6 +449,11 @@ proptest! {
         data in prop_oneof![proptest::collection::vec(any::<u8>(), 0..2048), model_like()]
     ) {
         let _ = flatmodel_fuzz::any(&data);
+        #[cfg(feature = "nnpackage")]
+        {
+            let _ = flatmodel_fuzz::package_zip(&data);
+            let _ = flatmodel_fuzz::manifest(&data);
+        }
         let _ = flatmodel::tflite::Model::parse(&data);
         let _ = flatmodel::circle::Model::parse(&data);
     }

@@ -188,6 +188,19 @@ fn zip_packages_at_the_root_or_under_one_folder() {
 }
 
 #[test]
+fn a_zip_package_held_in_memory_opens_as_from_a_file() {
+    for folder in ["", "two_sines/"] {
+        let bytes = flatmodel::nnpackage::FileBytes::from_vec(two_sines_zip(folder));
+        let p = Package::from_zip_bytes(bytes, &Limits::DEFAULT).unwrap_or_else(|e| panic!("{folder:?}: {e}"));
+        assert_eq!(p.container(), Container::Zip);
+        check_two_sines(&p);
+    }
+    // Bytes that are no zip archive: an error, as from a file.
+    let e = Package::from_zip_bytes(flatmodel::nnpackage::FileBytes::from_vec(sine()), &Limits::DEFAULT).unwrap_err();
+    assert_eq!(e.kind(), Kind::Zip, "{e}");
+}
+
+#[test]
 fn a_symlink_inside_the_package_is_followed() {
     let s = Scratch::new("inner-link");
     let dir = s.package("pkg", &manifest(0, &["link.tflite"], json!({})), &[("real.tflite", &sine())]);
@@ -395,6 +408,114 @@ fn symlinks_cannot_lead_outside() {
     let good = s.package("good", &manifest(0, &["a.tflite"], json!({})), &[("a.tflite", &sine())]);
     symlink(&good, s.path("via-link")).unwrap();
     assert!(open(&s.path("via-link")).is_ok());
+}
+
+/// An absolute symlink is refused even when it names a file inside the package: files are
+/// opened beneath the package's directory handle, where an absolute path leads outside.
+#[cfg(unix)]
+#[test]
+fn an_absolute_symlink_is_refused_even_into_the_package() {
+    let s = Scratch::new("abs-link");
+    let dir = s.package("pkg", &manifest(0, &["link.tflite"], json!({})), &[("real.tflite", &sine())]);
+    std::os::unix::fs::symlink(dir.join("real.tflite").canonicalize().unwrap(), dir.join("link.tflite")).unwrap();
+    fails(&dir, Kind::PathEscapes, &["\"models\"[0]", "\"link.tflite\"", "outside the package"]);
+}
+
+/// A FIFO named as a model is refused as not a regular file; opening it does not block.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_the_package_is_refused_without_blocking() {
+    let s = Scratch::new("fifo");
+    let dir = s.package("pkg", &manifest(0, &["m.tflite"], json!({})), &[]);
+    let made = std::process::Command::new("mkfifo").arg(dir.join("m.tflite")).status();
+    if !made.is_ok_and(|status| status.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    fails(&dir, Kind::Io, &["\"models\"[0]", "\"m.tflite\" is not a regular file"]);
+}
+
+/// What a swapped symlink may lead the next read to, for [`swapping_loader`].
+static SWAP: std::sync::Mutex<Option<(std::path::PathBuf, std::path::PathBuf)>> = std::sync::Mutex::new(None);
+
+/// A loader that, once a file is open, points the package's `models` folder outside the package
+/// (the moment a racing attacker would pick), then reads what it was given.
+#[cfg(unix)]
+fn swapping_loader(file: std::fs::File) -> std::io::Result<flatmodel::nnpackage::SharedBytes> {
+    if let Some((link, outside)) = SWAP.lock().unwrap().take() {
+        let tmp = link.with_extension("tmp");
+        std::os::unix::fs::symlink(&outside, &tmp)?;
+        std::fs::rename(&tmp, &link)?;
+    }
+    flatmodel::nnpackage::read_file(file)
+}
+
+/// The bytes read are those of the file that was checked and opened: a folder swapped for a
+/// symlink to the outside between the open and the read changes nothing.
+#[cfg(unix)]
+#[test]
+fn a_symlink_swapped_in_after_the_open_is_not_read() {
+    let s = Scratch::new("swap-after-open");
+    let outside_model = model_bytes("tf_convnet_int8_full");
+    s.write("outside/x.tflite", &outside_model);
+    let dir = s.package("pkg", &manifest(0, &["models/x.tflite"], json!({})), &[]);
+    s.write("pkg/models_in/x.tflite", &sine());
+    std::os::unix::fs::symlink("models_in", dir.join("models")).unwrap();
+    *SWAP.lock().unwrap() = Some((dir.join("models"), s.path("outside")));
+    let options = Options { loader: swapping_loader, ..Options::default() };
+    let p = Package::open_with(&dir, &options).unwrap();
+    assert!(SWAP.lock().unwrap().is_none(), "the loader ran and swapped the folder");
+    assert_eq!(p.models()[0].bytes.as_bytes(), sine().as_slice());
+    // The swap happened: opening again now fails, rather than reading the outside file.
+    fails(&dir, Kind::PathEscapes, &["\"models/x.tflite\"", "outside the package"]);
+}
+
+/// While another thread keeps moving the package's `models` folder aside and putting a symlink
+/// to an outside folder in its place (and back), every open either reads the inside model or
+/// fails: it never returns the outside file, whichever moment the swap hits.
+#[cfg(unix)]
+#[test]
+fn a_folder_swapped_for_a_symlink_while_the_package_is_read_never_leads_outside() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const OPENS: usize = 3000;
+    let s = Scratch::new("swap-race");
+    s.write("outside/x.tflite", &model_bytes("tf_convnet_int8_full"));
+    let dir = s.package("pkg", &manifest(0, &["models/x.tflite"], json!({})), &[("models/x.tflite", &sine())]);
+    /// Stops the swapping thread when dropped, also when an assertion fails (the scope waits
+    /// for the thread, so a failure would otherwise hang).
+    struct Stop<'a>(&'a AtomicBool);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    let stop = AtomicBool::new(false);
+    let (mut inside, mut refused) = (0, 0);
+    std::thread::scope(|scope| {
+        let _stop = Stop(&stop);
+        scope.spawn(|| {
+            let (models, aside, outside) = (dir.join("models"), dir.join("models.aside"), s.path("outside"));
+            while !stop.load(Ordering::Relaxed) {
+                std::fs::rename(&models, &aside).unwrap();
+                std::os::unix::fs::symlink(&outside, &models).unwrap();
+                std::fs::remove_file(&models).unwrap();
+                std::fs::rename(&aside, &models).unwrap();
+            }
+        });
+        for _ in 0..OPENS {
+            match open(&dir) {
+                Ok(p) => {
+                    assert_eq!(p.models()[0].bytes.as_bytes(), sine().as_slice(), "read a file outside the package");
+                    inside += 1;
+                }
+                Err(e) => {
+                    assert!(matches!(e.kind(), Kind::PathEscapes | Kind::NotFound | Kind::Io), "{e}");
+                    refused += 1;
+                }
+            }
+        }
+    });
+    assert_eq!(inside + refused, OPENS);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,19 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = flatmodel_fuzz::circle(data);
 });
 
+// Half the mutations edit the flatbuffer structurally (`flatmodel_fuzz::mutator`), half are
+// libFuzzer's own byte-level ones.
+#[cfg(fuzzing)]
+libfuzzer_sys::fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
+    flatmodel_fuzz::mutator::mutate_or::<flatmodel::circle::Model<'_>>(
+        data,
+        size,
+        max_size,
+        seed,
+        libfuzzer_sys::fuzzer_mutate,
+    )
+});
+
 #[cfg(not(fuzzing))]
 fn main() -> std::process::ExitCode {
     match flatmodel_fuzz::replay_args(flatmodel_fuzz::circle) {

@@ -4,8 +4,13 @@
 //! public API: a read that fails on verified bytes fires flatmodel's debug assertion
 //! (`wire::broken`).
 
+pub mod differential;
+pub mod mutator;
+pub mod rng;
+
 use flatmodel::dump::{dump_table, Dumpable};
 use flatmodel::graph::{ModelView, SubGraphView};
+use flatmodel::nnpackage::{FileBytes, Limits, Manifest, Package};
 use flatmodel::schema::{Walk, Walker};
 use flatmodel::verify::Options;
 use flatmodel::{circle, tflite, Format};
@@ -211,6 +216,34 @@ fn vkgraph_helpers<'a>(blob: &flatmodel::vkgraph::Blob<'a>, named: impl Fn(&str)
     for i in 0..blob.graph().shaders().map_or(0, |s| s.len()).min(4096) {
         let _ = blob.shader(i);
     }
+}
+
+/// Limits for fuzzing packages: the defaults, with the inflated total capped at 64 MiB so
+/// that a zip bomb is refused quickly (the cap is what is under test, not its size).
+const PACKAGE_LIMITS: Limits = Limits { max_zip_bytes: 64 << 20, ..Limits::DEFAULT };
+
+/// Opens `data` as a zip archive of an nnpackage held in memory; when it opens, reads what the
+/// package holds (MANIFEST, config, each model's bytes and inputs and outputs). Returns the
+/// number of bytes and tensors seen, or `None` if `data` is no valid package.
+pub fn package_zip(data: &[u8]) -> Option<usize> {
+    let package = Package::from_zip_bytes(FileBytes::from_vec(data.to_vec()), &PACKAGE_LIMITS).ok()?;
+    let mut seen = package.manifest().models.len();
+    if let Some(config) = package.config() {
+        seen = seen.wrapping_add(config.entries.len());
+    }
+    for model in package.models() {
+        seen = seen.wrapping_add(model.bytes.as_bytes().len());
+        for subgraph in model.io.iter().flat_map(|io| io.subgraphs.iter()) {
+            seen = seen.wrapping_add(subgraph.inputs.len()).wrapping_add(subgraph.outputs.len());
+        }
+    }
+    Some(seen)
+}
+
+/// Parses `data` as an nnpackage MANIFEST. Returns how many models it lists, or `None` if it
+/// is invalid.
+pub fn manifest(data: &[u8]) -> Option<usize> {
+    Manifest::parse(data, &PACKAGE_LIMITS).ok().map(|m| m.models.len())
 }
 
 /// For the fuzz targets' stable fallback: runs `target` on each file named on the command

@@ -2,7 +2,7 @@
 //! checks that may revisit shared data, so that their work stays linear in the file.
 
 use crate::error::{Error, ErrorKind, Location};
-use crate::verify::{Name, Options};
+use crate::verify::{Fail, Name, Options};
 
 /// Work units left, and the root a spent budget's error is located at.
 pub(crate) struct Budget {
@@ -19,27 +19,33 @@ impl Budget {
     /// Charges `units`, or fails with [`ErrorKind::ApparentSizeLimit`] at byte `at` (leaving
     /// the budget as it was) when fewer are left.
     pub(crate) fn charge(&mut self, units: u64, at: u64) -> Result<(), Error> {
-        if self.take(units) {
-            Ok(())
-        } else {
-            Err(self.spent(at))
-        }
-    }
-
-    /// Takes `units` when that many are left; `false` (leaving the budget as it was) when not.
-    pub(crate) fn take(&mut self, units: u64) -> bool {
         match self.left.checked_sub(units) {
             Some(left) => {
                 self.left = left;
-                true
+                Ok(())
             }
-            None => false,
+            None => Err(self.spent(at)),
         }
     }
 
-    /// The root a spent budget's error is located at.
-    pub(crate) fn root(&self) -> Name {
-        self.root
+    /// [`Budget::charge`] with its error written into `error` in place (see
+    /// [`super::slot`]).
+    pub(crate) fn charge_into(&mut self, units: u64, at: u64, error: &mut Error) -> Result<(), Fail> {
+        match self.left.checked_sub(units) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(self.spent_into(at, error)),
+        }
+    }
+
+    /// Writes the error of a spent budget into `error`.
+    #[cold]
+    #[inline(never)]
+    fn spent_into(&self, at: u64, error: &mut Error) -> Fail {
+        error.reset(ErrorKind::ApparentSizeLimit, at, self.root);
+        Fail
     }
 
     /// The error of a spent budget.

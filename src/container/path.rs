@@ -1,7 +1,7 @@
 //! Errors located by a schema path, such as `Model.subgraphs[0].tensors[12].name`.
 
 use crate::error::{Error, ErrorKind, Location};
-use crate::verify::{Fail, Name};
+use crate::verify::Name;
 
 /// One step of a path: a field and, for a vector element, its index.
 pub(crate) type Segment = (Name, Option<usize>);
@@ -20,26 +20,6 @@ pub(crate) fn path_error(kind: ErrorKind, offset: u64, root: Name, outer: &[Segm
         location.push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
     }
     Error::new(kind, offset, location)
-}
-
-/// Makes `error` the [`path_error`] of the same arguments, in place: no error is built
-/// elsewhere and moved (each move of an [`Error`] costs a `memcpy` on small targets). Returns
-/// the failure marker the caller unwinds with.
-#[cold]
-#[inline(never)]
-pub(crate) fn fail_at(
-    error: &mut Error,
-    kind: ErrorKind,
-    offset: u64,
-    root: Name,
-    outer: &[Segment],
-    inner: &[Segment],
-) -> Fail {
-    error.reset(kind, offset, root);
-    for &(name, index) in outer.iter().chain(inner).rev() {
-        error.location_mut().push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
-    }
-    Fail
 }
 
 #[cfg(test)]

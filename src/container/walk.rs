@@ -1,24 +1,15 @@
-//! Errors written in place. A check takes the one [`Error`] it may fail with as `&mut Error`,
-//! writes it there when it fails and returns the zero-sized [`Fail`], so `?` on the way out
-//! moves no error: on small targets each move of an [`Error`] is a `memcpy` call. The error is
-//! copied out once, by the public function that started the check ([`in_place`]).
+//! One walk over a file's rules, failing in place (see [`super::slot`]): its work budget, the
+//! error slot it fails with, and where it is, which is where its rule errors are located. A
+//! failing rule returns the zero-sized [`Fail`], so `?` on the way out moves no error.
 
 use super::budget::Budget;
-use super::path::{fail_at, Segment};
-use crate::error::{Error, ErrorKind, Location};
+use super::path::Segment;
+use super::slot::locate;
+use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Name, Options};
 
 /// What a check returns: a value, or [`Fail`] with its error written in place.
 pub(crate) type Checked<T = ()> = Result<T, Fail>;
-
-/// Runs `check` with an error to fail with, for the public functions over checks written in
-/// place; `root` only fills the error until a failure writes it.
-#[inline(always)]
-pub(crate) fn in_place<T>(root: Name, check: impl FnOnce(&mut Error) -> Checked<T>) -> Result<T, Error> {
-    // Every `Fail` overwrites this first.
-    let mut error = Error::new(ErrorKind::ApparentSizeLimit, 0, Location::at(root));
-    check(&mut error).map_err(|Fail| error)
-}
 
 /// How deep a [`Walk`]'s path goes (a program's instruction arguments are four segments
 /// below its root).
@@ -28,6 +19,8 @@ const MAX_DEPTH: usize = 4;
 /// which is where its rule errors are located.
 pub(crate) struct Walk<'e> {
     budget: Budget,
+    /// The root its errors are located at.
+    root: Name,
     /// The byte offset of rule errors (the root table's).
     at: u64,
     /// The path from the root to where the walk is, outermost first: its first `depth`
@@ -42,7 +35,7 @@ impl<'e> Walk<'e> {
     /// `error`; its errors are located at `root`, rule errors at byte `at`.
     pub(crate) fn new(options: &Options, len: usize, (root, at): (Name, u64), error: &'e mut Error) -> Self {
         let none = (root, None);
-        Walk { budget: Budget::new(options, len, root), at, path: [none, none, none, none], depth: 0, error }
+        Walk { budget: Budget::new(options, len, root), root, at, path: [none, none, none, none], depth: 0, error }
     }
 
     /// The error the walk fails with.
@@ -62,25 +55,19 @@ impl<'e> Walk<'e> {
     /// Charges `units` of work, failing with [`ErrorKind::ApparentSizeLimit`] at byte 0 of the
     /// root when fewer are left.
     pub(crate) fn charge(&mut self, units: usize) -> Checked {
-        if self.budget.take(units as u64) {
-            Ok(())
-        } else {
-            Err(self.spent())
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn spent(&mut self) -> Fail {
-        self.error.reset(ErrorKind::ApparentSizeLimit, 0, self.budget.root());
-        Fail
+        self.budget.charge_into(units as u64, 0, self.error)
     }
 
     /// Fails with a rule error of `kind`, located at `root.<path>.<inner>`: the walk's path,
     /// then `inner` (outermost first).
     #[cold]
+    #[inline(never)]
     pub(crate) fn fail(&mut self, kind: ErrorKind, inner: &[Segment]) -> Fail {
-        let path = self.path.get(..self.depth).unwrap_or_default();
-        fail_at(self.error, kind, self.at, self.budget.root(), path, inner)
+        let fail = locate(self.error, kind, self.at, self.root, inner);
+        // The walk's path lies outside `inner`: added after it, innermost first.
+        for &(name, index) in self.path.get(..self.depth).unwrap_or_default().iter().rev() {
+            self.error.location_mut().push_outer(name, index.and_then(|i| u32::try_from(i).ok()));
+        }
+        fail
     }
 }

@@ -6,7 +6,7 @@
 //! step on small targets).
 
 use super::FormatRules;
-use crate::error::{Error, ErrorKind, Location};
+use crate::error::{Error, ErrorKind};
 use crate::verify::{Options, SchemaLayout, VerifyTable};
 
 /// A broken rule or a spent budget, whose site the [`Checker`] keeps.
@@ -204,17 +204,24 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
 
     /// `outcome` with a failure's error.
     pub(crate) fn finish(&self, outcome: Checked) -> Result<(), Error> {
-        outcome.map_err(|Failed| self.error())
+        outcome.map_err(|Failed| {
+            let mut error = Error::header(ErrorKind::Truncated, 0, &MODEL);
+            self.write_error(&mut error);
+            error
+        })
     }
 
-    /// The error of the failure kept.
+    /// Makes `error` the error of the failure kept. It fills a caller's `Error` in place
+    /// rather than returning one: a returned `Error` built out of line is copied into the
+    /// caller's, which costs a `memcpy` in small firmware.
     #[cold]
     #[inline(never)]
-    fn error(&self) -> Error {
+    fn write_error(&self, error: &mut Error) {
         // Every `Failed` is made by `fail`, which keeps its site.
         static UNKNOWN: Site = Site::new(ErrorKind::Rule("model rule failed"), [0; 4]);
         let (site, at) = self.failed.unwrap_or((&UNKNOWN, 0));
-        let mut location = Location::at(&MODEL);
+        error.reset(site.kind(), at as u64, &MODEL);
+        let location = error.location_mut();
         let schema = M::schema();
         // Innermost first, as the location takes them; the fourth code's index bits hold the
         // kind.
@@ -230,7 +237,6 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
             // Indices past `u32` are left out (as `path_error` leaves them).
             location.push_field(schema.names, field, index.and_then(|i| u32::try_from(i).ok()));
         }
-        Error::new(site.kind(), at as u64, location)
     }
 }
 

@@ -9,7 +9,9 @@
 //!
 //! Untrusted packages are safe to open:
 //! - paths are checked lexically (no `..`, absolute or drive paths, backslashes), and in a
-//!   directory each file is resolved through its symlinks and must stay inside the package;
+//!   directory each file is opened beneath a handle on the package directory, following only
+//!   relative symlinks that stay inside it, so a symlink swapped in while the package is read
+//!   cannot lead outside;
 //! - the MANIFEST and config are size-capped before they are read, and the MANIFEST's nesting
 //!   is checked before the JSON parser runs;
 //! - zip archives are read by a bounds-checked central-directory reader (stored and deflated
@@ -83,7 +85,8 @@ impl Default for Limits {
 pub struct Options {
     /// The resource limits.
     pub limits: Limits,
-    /// Reads a model file or a zip archive, given its resolved path.
+    /// Reads a model file or a zip archive, given the file opened (a directory's files
+    /// beneath the package's directory handle).
     pub loader: Loader,
 }
 
@@ -175,6 +178,11 @@ impl Package {
             None => return Err(PackageError::new(Kind::NotAPackage, "", "not a directory or a regular file")),
         };
         Package::from_source(source, &options.limits)
+    }
+
+    /// Opens a zip archive of a package held in memory (an upload, say), with `limits`.
+    pub fn from_zip_bytes(bytes: FileBytes, limits: &Limits) -> Result<Package, PackageError> {
+        Package::from_source(Source::zip_bytes(bytes, limits)?, limits)
     }
 
     fn from_source(mut source: Source, limits: &Limits) -> Result<Package, PackageError> {

@@ -1,5 +1,9 @@
 //! Where a package's files come from: a directory (paths resolved and kept inside it, symlinks
 //! included) or a zip archive (entries found by name, inflated within a budget).
+//!
+//! A directory's files are opened through a handle on the package directory (`cap-std`), which
+//! resolves each path component by component beneath it: a symlink swapped in after a check
+//! cannot lead the open outside the package, and what is read is the file that was opened.
 
 use super::error::{PackageError, PackageErrorKind as Kind, Problem};
 use super::path::RelPath;
@@ -7,6 +11,7 @@ use super::zip::{Archive, Data};
 use super::Limits;
 use std::fmt;
 use std::format;
+use std::fs::File;
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -17,17 +22,19 @@ use std::vec::Vec;
 /// Bytes a [`Loader`] produced: a `Vec<u8>`, a memory map, anything that shows bytes.
 pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
 
-/// How the package reads a model file, or the zip archive, from disk: given the resolved
-/// path (already checked to lie inside the package), its bytes.
+/// How the package reads a model file, or the zip archive: given the file, opened read-only
+/// (inside the package, for a directory's files), its bytes.
 ///
-/// The default, [`read_file`], copies the file into memory with `std::fs::read`. The library
-/// forbids `unsafe`, so it cannot memory-map; a caller that accepts mapping's hazard (another
-/// process truncating the file) passes a loader that maps.
-pub type Loader = fn(&Path) -> std::io::Result<SharedBytes>;
+/// The default, [`read_file`], copies the file into memory. The library forbids `unsafe`, so
+/// it cannot memory-map; a caller that accepts mapping's hazard (another process truncating
+/// the file) passes a loader that maps.
+pub type Loader = fn(File) -> std::io::Result<SharedBytes>;
 
 /// The default [`Loader`]: the whole file, read into memory.
-pub fn read_file(path: &Path) -> std::io::Result<SharedBytes> {
-    Ok(Arc::new(std::fs::read(path)?))
+pub fn read_file(mut file: File) -> std::io::Result<SharedBytes> {
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(Arc::new(bytes))
 }
 
 /// The bytes of one file of a package: the whole of what a [`Loader`] produced, a stored zip
@@ -89,8 +96,18 @@ pub enum Container {
 
 /// The files of an open package.
 pub(crate) enum Source {
-    Dir { root: PathBuf, loader: Loader },
-    Zip { bytes: FileBytes, archive: Archive, prefix: String, budget: u64 },
+    /// A directory: its resolved path (for messages) and a handle that opens files beneath it.
+    Dir {
+        root: PathBuf,
+        dir: cap_std::fs::Dir,
+        loader: Loader,
+    },
+    Zip {
+        bytes: FileBytes,
+        archive: Archive,
+        prefix: String,
+        budget: u64,
+    },
 }
 
 fn io_problem(e: &std::io::Error) -> Problem {
@@ -104,12 +121,20 @@ impl Source {
     /// The directory `path` (resolved through symlinks once, here).
     pub(crate) fn dir(path: &Path, loader: Loader) -> Result<Source, PackageError> {
         let root = std::fs::canonicalize(path).map_err(|e| io_problem(&e).at(""))?;
-        Ok(Source::Dir { root, loader })
+        let dir = cap_std::fs::Dir::open_ambient_dir(&root, cap_std::ambient_authority())
+            .map_err(|e| io_problem(&e).at(""))?;
+        Ok(Source::Dir { root, dir, loader })
     }
 
     /// The zip archive `path`.
     pub(crate) fn zip(path: &Path, loader: Loader, limits: &Limits) -> Result<Source, PackageError> {
-        let bytes = FileBytes::new(loader(path).map_err(|e| io_problem(&e).at(""))?);
+        let file = File::open(path).map_err(|e| io_problem(&e).at(""))?;
+        let bytes = FileBytes::new(loader(file).map_err(|e| io_problem(&e).at(""))?);
+        Source::zip_bytes(bytes, limits)
+    }
+
+    /// The zip archive `bytes`.
+    pub(crate) fn zip_bytes(bytes: FileBytes, limits: &Limits) -> Result<Source, PackageError> {
         let archive = Archive::read(bytes.as_bytes(), limits.max_zip_entries).map_err(|p| p.at(""))?;
         let prefix = package_root(&archive).map_err(|p| p.at(""))?;
         Ok(Source::Zip { bytes, archive, prefix, budget: limits.max_zip_bytes })
@@ -128,28 +153,39 @@ impl Source {
     pub(crate) fn read(&mut self, rel: &RelPath, small: Option<u64>) -> Result<FileBytes, Problem> {
         let not_found = || Problem::new(Kind::NotFound, format!("file {:?} not found", rel.as_str()));
         match self {
-            Source::Dir { root, loader } => {
-                let joined = rel.components().fold(root.clone(), |p, c| p.join(c));
-                let resolved = std::fs::canonicalize(&joined).map_err(|e| match e.kind() {
-                    std::io::ErrorKind::NotFound => not_found(),
-                    _ => Problem::new(Kind::Io, format!("file {:?}: {e}", rel.as_str())),
-                })?;
-                if !resolved.starts_with(root.as_path()) {
-                    return Err(Problem::new(
+            Source::Dir { root, dir, loader } => {
+                let io = |e: std::io::Error| Problem::new(Kind::Io, format!("file {:?}: {e}", rel.as_str()));
+                let escapes = || {
+                    Problem::new(
                         Kind::PathEscapes,
                         format!("file {:?} is a symlink that leads outside the package", rel.as_str()),
-                    ));
-                }
-                let meta = std::fs::metadata(&resolved)
-                    .map_err(|e| Problem::new(Kind::Io, format!("file {:?}: {e}", rel.as_str())))?;
+                    )
+                };
+                // Opened beneath the package's handle, which resolves the path one component at
+                // a time and refuses any that leads out: no check-then-open window to race.
+                let inside = rel.components().collect::<PathBuf>();
+                let file = match dir.open_with(&inside, &read_only()) {
+                    Ok(file) => file.into_std(),
+                    Err(e) => {
+                        // Why, for the message: how the host resolves the path now.
+                        let joined = rel.components().fold(root.clone(), |p, c| p.join(c));
+                        let outside = std::fs::canonicalize(&joined).is_ok_and(|r| !r.starts_with(root.as_path()));
+                        return Err(match e.kind() {
+                            std::io::ErrorKind::NotFound => not_found(),
+                            _ if outside => escapes(),
+                            // Refused by the handle itself (no OS error): an absolute symlink.
+                            std::io::ErrorKind::PermissionDenied if e.raw_os_error().is_none() => escapes(),
+                            _ => io(e),
+                        });
+                    }
+                };
+                let meta = file.metadata().map_err(io)?;
                 if !meta.is_file() {
                     return Err(Problem::new(Kind::Io, format!("{:?} is not a regular file", rel.as_str())));
                 }
                 match small {
-                    Some(limit) => read_small(&resolved, rel, meta.len(), limit),
-                    None => loader(&resolved)
-                        .map(FileBytes::new)
-                        .map_err(|e| Problem::new(Kind::Io, format!("file {:?}: {e}", rel.as_str()))),
+                    Some(limit) => read_small(file, rel, meta.len(), limit),
+                    None => loader(file).map(FileBytes::new).map_err(io),
                 }
             }
             Source::Zip { bytes, archive, prefix, budget } => {
@@ -170,17 +206,29 @@ impl Source {
     }
 }
 
+/// Read-only, and on Unix non-blocking: a FIFO or device planted in the package opens at once
+/// (and is then refused as not a regular file) instead of blocking the open.
+fn read_only() -> cap_std::fs::OpenOptions {
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options
+}
+
 fn too_large(rel: &RelPath, size: u64, limit: u64) -> Problem {
     Problem::new(Kind::TooLarge, format!("file {:?} is {size} bytes, more than the limit of {limit}", rel.as_str()))
 }
 
 /// Reads a small file, refusing one larger than `limit` (even if it grows while being read).
-fn read_small(path: &Path, rel: &RelPath, len: u64, limit: u64) -> Result<FileBytes, Problem> {
+fn read_small(file: File, rel: &RelPath, len: u64, limit: u64) -> Result<FileBytes, Problem> {
     if len > limit {
         return Err(too_large(rel, len, limit));
     }
     let io = |e: std::io::Error| Problem::new(Kind::Io, format!("file {:?}: {e}", rel.as_str()));
-    let file = std::fs::File::open(path).map_err(io)?;
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > limit {

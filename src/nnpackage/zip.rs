@@ -286,32 +286,9 @@ fn read_central(b: &[u8], at: usize, end: usize, index: usize) -> Result<(Entry,
     Ok((entry, next))
 }
 
-/// The CRC-32 (IEEE, reflected, as zip uses) lookup table.
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // const evaluation: any overflow fails the build
-const CRC_TABLE: [u32; 256] = {
-    let mut table = [0u32; 256];
-    let mut n = 0usize;
-    while n < 256 {
-        let mut c = n as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
-            k += 1;
-        }
-        table[n] = c;
-        n += 1;
-    }
-    table
-};
-
 /// The CRC-32 of `bytes`, as zip stores it.
 pub fn crc32(bytes: &[u8]) -> u32 {
-    let mut c = u32::MAX;
-    for &byte in bytes {
-        let slot = usize::from((c as u8) ^ byte);
-        c = CRC_TABLE.get(slot).copied().unwrap_or(0) ^ (c >> 8);
-    }
-    !c
+    crc32fast::hash(bytes)
 }
 
 #[cfg(test)]

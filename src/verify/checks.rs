@@ -7,7 +7,7 @@
 
 use super::inline_cache::InlineCache;
 use super::layout::{FieldKind, FieldLayout, SchemaLayout, TableEntry};
-use super::{utf8, Fail, VResult, Verifier};
+use super::{utf8, VResult, Verifier};
 use crate::error::ErrorKind;
 use crate::wire;
 
@@ -74,7 +74,7 @@ impl<'b> Verifier<'b> {
     #[doc(hidden)]
     #[inline(always)]
     pub fn interpret(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
-        if self.memoized(pos, TAG_TABLE | u32::from(table)) {
+        if self.memoized(pos, TAG_TABLE | u32::from(table), false) {
             return self.charge(1, pos);
         }
         let (fields, first, inline) = schema.table_fields(table);
@@ -100,7 +100,7 @@ impl<'b> Verifier<'b> {
         pos: usize,
         steps: impl FnOnce(&mut Self, &TableCheck<'_>, usize) -> VResult,
     ) -> VResult {
-        if self.memoized(pos, TAG_TABLE | u32::from(table)) {
+        if self.memoized(pos, TAG_TABLE | u32::from(table), false) {
             return self.charge(1, pos);
         }
         let (fields, first, _) = schema.table_fields(table);
@@ -129,11 +129,14 @@ impl<'b> Verifier<'b> {
         }
         let v = t.voffset(usize::from(field.slot()));
         let checked = if v == 0 {
-            // Most absent fields, unions among them, need no more than a look at the vtable.
+            // Most absent fields, unions among them, need no more than a look at the vtable
+            // (compact builds leave a union without type or value to `union_field`).
             let slot = usize::from(field.slot());
-            if !field.absence_matters()
-                || (field.is_union() && !field.required() && t.voffset(slot.wrapping_sub(1)) == 0)
-            {
+            let bare_union = cfg!(feature = "specialize")
+                && field.is_union()
+                && !field.required()
+                && t.voffset(slot.wrapping_sub(1)) == 0;
+            if !field.absence_matters() || bare_union {
                 return Ok(());
             }
             self.absent_field(schema, t, field)
@@ -197,7 +200,7 @@ impl<'b> Verifier<'b> {
         };
         self.depth_left = depth_left;
         self.tables_left = tables_left;
-        self.charge(u64::try_from(fields.len()).unwrap_or(u64::MAX).saturating_add(1), pos)?;
+        self.charge(fields.len().saturating_add(1), pos)?;
         Ok(t)
     }
 
@@ -217,56 +220,42 @@ impl<'b> Verifier<'b> {
             let slot = usize::from(f.slot());
             let v = t.voffset(slot);
             let (size, mask) = if f.is_inline() { (usize::from(f.arg()), f.align_mask()) } else { (4, 3) };
-            let bad = if v == 0 {
-                f.is_inline() && f.required()
-            } else {
-                widest |= mask;
-                v < 4 || v.wrapping_add(size) > t.inline_len || !self.is_aligned(t.pos.wrapping_add(v), mask)
+            let mut fault = match v {
+                0 if f.is_inline() && f.required() => Some((ErrorKind::MissingRequired, t.pos)),
+                0 => None,
+                _ => {
+                    widest |= mask;
+                    self.slot_fault(t, v, size, mask)
+                }
             };
             // A union's type: a byte (a `[ubyte]` offset for a vector of unions) in the slot before.
-            let bad_type = f.is_union() && {
-                let tv = t.voffset(slot.wrapping_sub(1));
+            if fault.is_none() && f.is_union() {
                 let (size, mask) = if f.kind() == FieldKind::Union { (1, 0) } else { (4, 3) };
-                tv != 0
-                    && (tv < 4
-                        || tv.wrapping_add(size) > t.inline_len
-                        || !self.is_aligned(t.pos.wrapping_add(tv), mask))
-            };
-            if bad || bad_type {
-                return Err(self.inline_failure(schema, t, f, first.wrapping_add(i)));
+                fault = match t.voffset(slot.wrapping_sub(1)) {
+                    0 => None,
+                    tv => self.slot_fault(t, tv, size, mask),
+                };
+            }
+            if let Some((kind, at)) = fault {
+                self.fail(kind, at);
+                return Err(self.unwind_field(schema, first.wrapping_add(i)));
             }
         }
         Ok(widest)
     }
 
-    /// The error of field `index` (`f`) whose inline bytes [`Verifier::check_inline`] found
-    /// wrong: the same checks again, one at a time, to record the kind and offset.
-    #[cold]
-    #[inline(never)]
-    fn inline_failure(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout, index: usize) -> Fail {
-        let slot = usize::from(f.slot());
-        let value = if f.is_inline() { (slot, usize::from(f.arg()), f.align_mask()) } else { (slot, 4, 3) };
-        // A union's type: a byte (a `[ubyte]` offset for a vector of unions) in the slot before.
-        let union_type = if f.kind() == FieldKind::Union { (1, 0) } else { (4, 3) };
-        let union_type = (slot.wrapping_sub(1), union_type.0, union_type.1);
-        let checks = if f.is_union() { [value, union_type] } else { [value, value] };
-        let mut kind = ErrorKind::MissingRequired;
-        let mut at = t.pos;
-        for (slot, size, mask) in checks {
-            let v = t.voffset(slot);
-            let here = t.pos.wrapping_add(v);
-            if v != 0 && (v < 4 || v.wrapping_add(size) > t.inline_len) {
-                (kind, at) = (ErrorKind::FieldOutsideTable, here);
-                break;
-            }
-            if v != 0 && !self.is_aligned(here, mask) {
-                (kind, at) = (ErrorKind::Misaligned, here);
-                break;
-            }
+    /// What is wrong with the `size` bytes at field offset `v` (not 0) of `t`, which must be
+    /// aligned to `mask + 1`: they pass the table's end, or they are misaligned.
+    #[inline(always)]
+    fn slot_fault(&self, t: &TableCheck<'_>, v: usize, size: usize, mask: usize) -> Option<(ErrorKind, usize)> {
+        let at = t.pos.wrapping_add(v);
+        if v < 4 || v.wrapping_add(size) > t.inline_len {
+            Some((ErrorKind::FieldOutsideTable, at))
+        } else if !self.is_aligned(at, mask) {
+            Some((ErrorKind::Misaligned, at))
+        } else {
+            None
         }
-        // Otherwise every present byte is in place: the field is required and absent.
-        self.fail(kind, at);
-        self.unwind_field(schema, index)
     }
 
     /// Follows the offset field `f` at `at` (inline bytes checked) to what it points at.
@@ -288,7 +277,7 @@ impl<'b> Verifier<'b> {
         match kind {
             FieldKind::String => self.string(target),
             FieldKind::Table => self.table(schema, f.arg(), target),
-            FieldKind::Vector => self.vector_aligned(target, usize::from(f.arg()), f.align_mask()).map(drop),
+            FieldKind::Vector => self.vector(target, usize::from(f.arg()), f.align_mask()).map(drop),
             FieldKind::StringVector => self.offset_vector(schema, target, Elements::Strings).map(drop),
             FieldKind::TableVector => self.offset_vector(schema, target, Elements::Tables(f.arg())).map(drop),
             FieldKind::Inline | FieldKind::Union | FieldKind::UnionVector => Ok(()),
@@ -316,41 +305,32 @@ impl<'b> Verifier<'b> {
 
     /// Checks a union or union-vector field of table `t` (entered, so its inline bytes are
     /// checked): its type in the slot before, its value here.
+    #[cfg_attr(feature = "specialize", inline(always))]
     fn union_field(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout) -> VResult {
         // Both slots' inline bytes were checked on entering the table: the type (a byte, or
         // the offset of a `[ubyte]` for a vector of unions) in the slot before, the value here.
         let slot = usize::from(f.slot());
-        let vector = f.kind() == FieldKind::UnionVector;
+        let one = f.kind() == FieldKind::Union;
         let present = |v: usize| (v != 0).then(|| t.pos.wrapping_add(v));
         let types = present(t.voffset(slot.wrapping_sub(1)));
-        let value = present(t.voffset(slot));
-        if value.is_none() && types.is_none() {
-            return self.absent(t, f);
-        }
-        let value = match value {
+        let value = match present(t.voffset(slot)) {
             Some(at) => Some(self.deref(at)?),
             None => None,
         };
-        if vector {
-            let types = match types {
-                Some(at) => {
-                    let p = self.deref(at)?;
-                    let n = self.vector(p, 1)?;
-                    self.buf.get(p.wrapping_add(4)..).and_then(|b| b.get(..n)).unwrap_or(&[])
-                }
-                None => &[],
-            };
-            return match value {
-                Some(values) => self.union_vector(schema, f.arg(), types, values),
-                None if types.is_empty() && !f.required() => Ok(()),
-                None if types.is_empty() => Err(self.fail(ErrorKind::MissingRequired, t.pos)),
-                None => Err(self.fail(ErrorKind::UnionMismatch, t.pos)),
-            };
-        }
-        let tag = types.and_then(|at| self.buf.get(at).copied()).unwrap_or(0);
-        match (tag, value) {
-            (0, None) => self.absent(t, f),
-            (_, Some(pos)) if tag != 0 => self.union_member(schema, f.arg(), tag, pos),
+        // The type tags given: none for an absent type or a zero (`NONE`) type byte.
+        let tags = match types {
+            None => &[][..],
+            Some(at) if one => self.buf.get(at..=at).filter(|&tag| tag != [0]).unwrap_or(&[]),
+            Some(at) => {
+                let p = self.deref(at)?;
+                let n = self.vector(p, 1, 0)?;
+                self.buf.get(p.wrapping_add(4)..).and_then(|b| b.get(..n)).unwrap_or(&[])
+            }
+        };
+        match (value, tags) {
+            (None, []) => self.absent(t, f),
+            (Some(values), _) if !one => self.union_vector(schema, f.arg(), tags, values),
+            (Some(pos), &[tag]) if one => self.union_member(schema, f.arg(), tag, pos),
             _ => Err(self.fail(ErrorKind::UnionMismatch, t.pos)),
         }
     }
@@ -391,25 +371,25 @@ impl<'b> Verifier<'b> {
         };
         // Cannot wrap: the work budget runs out first.
         self.strings = self.strings.wrapping_add(1);
-        let seen = match len {
-            MEMO_ALWAYS_STRING.. => self.memo_lookup(pos, TAG_STRING),
-            MEMO_MIN_STRING.. => self.memoized(pos, TAG_STRING),
-            _ => false,
-        };
-        if seen {
+        if len >= MEMO_MIN_STRING && self.memoized(pos, TAG_STRING, len >= MEMO_ALWAYS_STRING) {
             return self.charge(1, pos);
         }
-        self.charge(1u64.saturating_add(u64::try_from(len / 16).unwrap_or(u64::MAX)), pos)?;
+        self.charge((len / 16).saturating_add(1), pos)?;
         if let Some(invalid) = utf8::check(bytes) {
             return Err(self.fail(ErrorKind::InvalidUtf8, start.saturating_add(invalid)));
         }
         Ok(())
     }
 
-    /// Checks the vector at `pos` whose elements are `elem_size` bytes; returns its length.
+    /// Checks the vector at `pos` whose elements are `elem_size` bytes aligned to
+    /// `align_mask + 1`; returns its length. With
+    /// [`crate::verify::Options::check_alignment`], the element data (which starts after the
+    /// 4-byte length) is checked to be aligned once per vector, whatever its length, as writers
+    /// align the data even of an empty vector (a check that only elements aligned to more than
+    /// 4 can fail, as the length is aligned to 4).
     #[cfg_attr(feature = "specialize", inline(always))]
     #[cfg_attr(not(feature = "specialize"), inline(never))]
-    fn vector(&mut self, pos: usize, elem_size: usize) -> VResult<usize> {
+    fn vector(&mut self, pos: usize, elem_size: usize, align_mask: usize) -> VResult<usize> {
         self.aligned(pos, 4)?;
         let Some(len) = wire::read_u32(self.buf, pos).and_then(|n| usize::try_from(n).ok()) else {
             return Err(self.fail(ErrorKind::Truncated, pos));
@@ -421,19 +401,9 @@ impl<'b> Verifier<'b> {
         // Cannot wrap: the work budget runs out first.
         self.vectors = self.vectors.wrapping_add(1);
         self.charge(1, pos)?;
-        Ok(len)
-    }
-
-    /// Checks the vector at `pos` whose elements are `elem_size` bytes aligned to
-    /// `align_mask + 1`; returns its length. This is [`Verifier::vector`] plus, with
-    /// [`crate::verify::Options::check_alignment`] and elements aligned to more than 4, the
-    /// alignment of the element data (which starts after the 4-byte length): one check per
-    /// vector, whatever its length, as writers align the data even of an empty vector.
-    #[inline(always)]
-    fn vector_aligned(&mut self, pos: usize, elem_size: usize, align_mask: usize) -> VResult<usize> {
-        let len = self.vector(pos, elem_size)?;
-        if align_mask > 3 {
-            self.aligned(pos.wrapping_add(4), align_mask.wrapping_add(1))?;
+        let data = pos.wrapping_add(4);
+        if !self.is_aligned(data, align_mask) {
+            return Err(self.fail(ErrorKind::Misaligned, data));
         }
         Ok(len)
     }
@@ -443,16 +413,16 @@ impl<'b> Verifier<'b> {
     #[cfg_attr(feature = "specialize", inline(always))]
     #[cfg_attr(not(feature = "specialize"), inline(never))]
     fn offset_vector(&mut self, schema: &SchemaLayout<'_>, pos: usize, elements: Elements<'_>) -> VResult<usize> {
-        let len = self.vector(pos, 4)?;
+        let len = self.vector(pos, 4, 3)?;
         let tag = match elements {
             Elements::Tables(table) | Elements::TablesWith(table, _) => TAG_TABLE_VECTOR | u32::from(table),
             Elements::Strings => TAG_STRING_VECTOR,
             Elements::Unions(union, _) => TAG_UNION_VECTOR | u32::from(union),
         };
-        if self.memoized(pos, tag) {
+        if self.memoized(pos, tag, false) {
             return Ok(len);
         }
-        self.charge(u64::try_from(len).unwrap_or(u64::MAX), pos)?;
+        self.charge(len, pos)?;
         self.offset_elements(pos, len, |v, i, target| v.element(schema, elements, i, target))
     }
 

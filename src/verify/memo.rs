@@ -7,16 +7,19 @@
 //! repeated work, which the apparent-size budget still bounds.
 
 const SETS: usize = 64;
-const WAYS: usize = 2;
 
 /// Keys are `position << 32 | tag`; 0 is never a valid key, as no object starts at byte 0.
 pub(crate) struct Memo {
-    keys: [u64; SETS * WAYS],
+    /// Two ways a set, the most recently used first.
+    sets: [[u64; 2]; SETS],
 }
 
 impl Memo {
     pub(crate) const fn new() -> Self {
-        Memo { keys: [0; SETS * WAYS] }
+        // A constant rather than a nested array repeat, which rustc writes as a loop into a
+        // temporary (then copied) where a constant becomes one `memclr` in place.
+        const EMPTY: [[u64; 2]; SETS] = [[0; 2]; SETS];
+        Memo { sets: EMPTY }
     }
 
     pub(crate) fn key(pos: usize, tag: u32) -> Option<u64> {
@@ -29,21 +32,17 @@ impl Memo {
     pub(crate) fn check_and_insert(&mut self, key: u64) -> bool {
         // The top 6 bits of a multiplicative hash pick one of the 64 sets.
         let set = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
-        let Some(ways) = self.keys.chunks_exact_mut(WAYS).nth(set) else {
+        let Some([recent, older]) = self.sets.get_mut(set) else {
             return false;
         };
-        if let Some(hit) = ways.iter().position(|&k| k == key) {
-            // Most recently used first, so a full set evicts its least recently used key.
-            if let Some(recent) = ways.get_mut(..=hit) {
-                recent.rotate_right(1);
-            }
+        if *recent == key {
             return true;
         }
-        ways.rotate_right(1);
-        if let Some(first) = ways.first_mut() {
-            *first = key;
-        }
-        false
+        // Either a hit on the older key, which becomes the recent one, or a miss, which
+        // evicts the older (least recently used) key.
+        let hit = *older == key;
+        (*recent, *older) = (key, *recent);
+        hit
     }
 }
 

@@ -224,9 +224,28 @@ impl<'b> Verifier<'b> {
     }
 
     /// Records a failure of `kind` at `offset`.
+    ///
+    /// Inlined so that the verifier's own kinds, constants at every call, reach the recording
+    /// function as a byte ([`ErrorKind::number`]) rather than as an `ErrorKind` in memory.
+    #[inline(always)]
+    pub fn fail(&mut self, kind: ErrorKind, offset: usize) -> Fail {
+        match kind.number() {
+            Some(number) => self.fail_numbered(number, offset),
+            None => self.fail_kind(kind, offset),
+        }
+    }
+
+    /// [`Verifier::fail`] with kind number `number`.
     #[cold]
     #[inline(never)]
-    pub fn fail(&mut self, kind: ErrorKind, offset: usize) -> Fail {
+    fn fail_numbered(&mut self, number: u8, offset: usize) -> Fail {
+        self.fail_kind(ErrorKind::numbered(number), offset)
+    }
+
+    /// [`Verifier::fail`] for any kind.
+    #[cold]
+    #[inline(always)]
+    fn fail_kind(&mut self, kind: ErrorKind, offset: usize) -> Fail {
         let offset = u64::try_from(offset).unwrap_or(u64::MAX);
         self.error.reset(kind, offset, &UNKNOWN);
         self.pending_index = None;
@@ -252,11 +271,12 @@ impl<'b> Verifier<'b> {
         Fail
     }
 
-    /// Adds `units` of work, failing past the budget.
+    /// Adds `units` of work, failing past the budget. (A `usize`, as every count charged is
+    /// one: a `u64` argument takes two registers on 32-bit targets.)
     #[cfg_attr(feature = "specialize", inline(always))]
     #[cfg_attr(not(feature = "specialize"), inline(never))]
-    fn charge(&mut self, units: u64, at: usize) -> VResult {
-        match self.budget_left.checked_sub(units) {
+    fn charge(&mut self, units: usize, at: usize) -> VResult {
+        match self.budget_left.checked_sub(u64::try_from(units).unwrap_or(u64::MAX)) {
             Some(left) => {
                 self.budget_left = left;
                 Ok(())
@@ -268,11 +288,12 @@ impl<'b> Verifier<'b> {
         }
     }
 
-    /// Whether the object at `pos` with `tag` was verified before (once sharing is suspected).
+    /// Whether the object at `pos` with `tag` was verified before: looked up once sharing is
+    /// suspected, or `always`. (One function for both, so compact builds hold one copy.)
     #[cfg_attr(feature = "specialize", inline(always))]
     #[cfg_attr(not(feature = "specialize"), inline(never))]
-    fn memoized(&mut self, pos: usize, tag: u32) -> bool {
-        if self.budget_left >= self.memo_below {
+    fn memoized(&mut self, pos: usize, tag: u32, always: bool) -> bool {
+        if !always && self.budget_left >= self.memo_below {
             return false;
         }
         self.memo_lookup(pos, tag)

@@ -17,6 +17,12 @@ impl Input {
     pub fn open(path: &OsStr) -> Result<Input, Failure> {
         let name = path.to_string_lossy();
         let file = File::open(path).map_err(|e| Failure::new(format!("{name}: {e}")))?;
+        Input::map(&file, &name)
+    }
+
+    /// Maps `file`, opened already (an nnpackage opens its files inside the package); `name`
+    /// says which file in messages.
+    pub fn map(file: &File, name: &str) -> Result<Input, Failure> {
         let len = file.metadata().map_err(|e| Failure::new(format!("{name}: {e}")))?.len();
         if len == 0 {
             return Ok(Input::Empty);
@@ -26,7 +32,7 @@ impl Input {
         // the file while it is mapped, which would end this short-lived process with SIGBUS,
         // not corrupt memory it relies on. This is the crate's one `unsafe`.
         #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Failure::new(format!("{name}: {e}")))?;
+        let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| Failure::new(format!("{name}: {e}")))?;
         Ok(Input::Mapped(map))
     }
 

@@ -28,8 +28,8 @@ impl AsRef<[u8]> for Mapped {
 }
 
 /// The package's loader: model files and zip archives are mapped, not copied.
-fn map_file(path: &Path) -> std::io::Result<SharedBytes> {
-    let input = Input::open(path.as_os_str()).map_err(|f| match f {
+fn map_file(file: std::fs::File) -> std::io::Result<SharedBytes> {
+    let input = Input::map(&file, "package file").map_err(|f| match f {
         Failure::Message(message) => std::io::Error::other(message),
         Failure::OutputClosed => std::io::Error::from(std::io::ErrorKind::BrokenPipe),
     })?;

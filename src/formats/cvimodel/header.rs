@@ -12,6 +12,7 @@
 //! ```
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::verify::Name;
 use core::ops::Range;
 use zerocopy::little_endian::U32;
 use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
@@ -72,6 +73,9 @@ static F_BODY_SIZE: &str = "CviModel.body_size";
 static F_MAJOR: &str = "CviModel.major";
 static F_CHIP: &str = "CviModel.chip";
 
+/// Why a header is rejected: the kind, byte offset and field of its [`Error`].
+pub(super) type HeaderFault = (ErrorKind, u64, Name);
+
 /// A parsed header: every field, whichever of the two layouts the file uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -95,37 +99,37 @@ impl Header {
     /// Reads the header at the start of `file`: checks the magic, the version and that the
     /// header fits. (The body's extent is checked by [`Header::body_range`].)
     pub fn parse(file: &[u8]) -> Result<Header> {
+        Header::read(file).map_err(|(kind, offset, field)| Error::header(kind, offset, field))
+    }
+
+    /// [`Header::parse`], failing with the parts of its error (kind, offset, field): small, so
+    /// that the caller builds the one [`Error`] where it returns it.
+    pub(super) fn read(file: &[u8]) -> core::result::Result<Header, HeaderFault> {
         let len = u64::try_from(file.len()).unwrap_or(u64::MAX);
         match file.get(..MAGIC.len()) {
-            None => return Err(Error::header(ErrorKind::Truncated, len, &F_MAGIC)),
-            Some(m) if m != MAGIC => return Err(Error::header(ErrorKind::BadHeader, 0, &F_MAGIC)),
+            None => return Err((ErrorKind::Truncated, len, &F_MAGIC)),
+            Some(m) if m != MAGIC => return Err((ErrorKind::BadHeader, 0, &F_MAGIC)),
             Some(_) => {}
         }
-        let (short, _) =
-            RawHeaderV1_0::ref_from_prefix(file).map_err(|_| Error::header(ErrorKind::Truncated, len, &F_HEADER))?;
+        let (short, _) = RawHeaderV1_0::ref_from_prefix(file).map_err(|_| (ErrorKind::Truncated, len, &F_HEADER))?;
         if short.major != 1 {
-            return Err(Error::header(ErrorKind::BadHeader, 12, &F_MAJOR));
+            return Err((ErrorKind::BadHeader, 12, &F_MAJOR));
         }
-        if short.minor == 0 {
-            return Ok(Header {
-                magic: short.magic,
-                body_size: short.body_size.get(),
-                major: short.major,
-                minor: short.minor,
-                md5: short.md5,
-                chip: None,
-                padding: short.padding,
-            });
-        }
-        let (h, _) = RawHeader::ref_from_prefix(file).map_err(|_| Error::header(ErrorKind::Truncated, len, &F_CHIP))?;
+        // The two layouts agree up to the md5; version 1.0 has no chip before its padding.
+        let (chip, padding) = if short.minor == 0 {
+            (None, short.padding)
+        } else {
+            let (h, _) = RawHeader::ref_from_prefix(file).map_err(|_| (ErrorKind::Truncated, len, &F_CHIP))?;
+            (Some(h.chip), h.padding)
+        };
         Ok(Header {
-            magic: h.magic,
-            body_size: h.body_size.get(),
-            major: h.major,
-            minor: h.minor,
-            md5: h.md5,
-            chip: Some(h.chip),
-            padding: h.padding,
+            magic: short.magic,
+            body_size: short.body_size.get(),
+            major: short.major,
+            minor: short.minor,
+            md5: short.md5,
+            chip,
+            padding,
         })
     }
 
@@ -149,12 +153,17 @@ impl Header {
     /// Where the flatbuffer body lies in a file of `file_len` bytes: right after the header,
     /// `body_size` bytes, which must end within the file.
     pub fn body_range(&self, file_len: usize) -> Result<Range<usize>> {
+        self.body(file_len).map_err(|(kind, offset, field)| Error::header(kind, offset, field))
+    }
+
+    /// [`Header::body_range`], failing with the parts of its error.
+    pub(super) fn body(&self, file_len: usize) -> core::result::Result<Range<usize>, HeaderFault> {
         let start = self.size();
-        let end = usize::try_from(self.body_size)
-            .ok()
-            .and_then(|n| start.checked_add(n))
-            .filter(|&end| end <= file_len)
-            .ok_or(Error::header(ErrorKind::OutOfBounds, 8, &F_BODY_SIZE))?;
-        Ok(start..end)
+        let end =
+            usize::try_from(self.body_size).ok().and_then(|n| start.checked_add(n)).filter(|&end| end <= file_len);
+        match end {
+            Some(end) => Ok(start..end),
+            None => Err((ErrorKind::OutOfBounds, 8, &F_BODY_SIZE)),
+        }
     }
 }

@@ -58,7 +58,7 @@ pub fn check_lz4_block(block: &[u8], size: usize) -> Result<(), (Lz4Fault, usize
         let token_at = at;
         let token = *block.get(at).ok_or((Lz4Fault::Truncated, at))?;
         at = at.saturating_add(1);
-        let literals = extended(usize::from(token >> 4), block, &mut at)?;
+        let literals = extended(usize::from(token >> 4), block, &mut at).ok_or((Lz4Fault::Truncated, at))?;
         if literals > block.len().saturating_sub(at) {
             return Err((Lz4Fault::Truncated, token_at));
         }
@@ -79,7 +79,8 @@ pub fn check_lz4_block(block: &[u8], size: usize) -> Result<(), (Lz4Fault, usize
         if offset == 0 {
             return Err((Lz4Fault::ZeroOffset, offset_at));
         }
-        let length = extended(usize::from(token & 0x0F), block, &mut at)?.saturating_add(4);
+        let length = extended(usize::from(token & 0x0F), block, &mut at).ok_or((Lz4Fault::Truncated, at))?;
+        let length = length.saturating_add(4);
         if length > size.saturating_sub(out) {
             return Err((Lz4Fault::TooLong, token_at));
         }
@@ -96,17 +97,18 @@ pub fn check_lz4_block(block: &[u8], size: usize) -> Result<(), (Lz4Fault, usize
 
 /// A length from its token nibble: 15 continues with bytes at `*at`, each added, up to and
 /// including the first that is not 255. Saturates (a saturated length exceeds any block).
-fn extended(nibble: usize, block: &[u8], at: &mut usize) -> Result<usize, (Lz4Fault, usize)> {
+/// `None` when the block ends first, `*at` then being where the missing byte would be.
+fn extended(nibble: usize, block: &[u8], at: &mut usize) -> Option<usize> {
     if nibble != 15 {
-        return Ok(nibble);
+        return Some(nibble);
     }
     let mut n = nibble;
     loop {
-        let byte = *block.get(*at).ok_or((Lz4Fault::Truncated, *at))?;
+        let byte = *block.get(*at)?;
         *at = at.saturating_add(1);
         n = n.saturating_add(usize::from(byte));
         if byte != 0xFF {
-            return Ok(n);
+            return Some(n);
         }
     }
 }

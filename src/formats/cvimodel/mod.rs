@@ -5,8 +5,8 @@
 //! sections, weights and routines point; [`CviModel::parse_structure`] stops after the body's
 //! structure. Every table, struct, enum and union of `schema.fbs` has a view type here
 //! (generated into `generated.rs`); `header.rs` is the container header, `offsets.rs` the tagged
-//! offsets, `model.rs` the section area and the rules, `lz4.rs` the LZ4 block check, `names.rs`
-//! the sections indexed by name, `work.rs` the rules' work budget.
+//! offsets, `model.rs` the file and its section area, `rules.rs` the model's rules, `lz4.rs` the
+//! LZ4 block check, `names.rs` the sections indexed by name.
 //!
 //! - Sections resolve to their stored payload ([`CviModel::section_at`], [`CviModel::section`]).
 //! - Verification checks that every unencrypted LZ4 section decompresses to exactly its
@@ -33,6 +33,7 @@ mod lz4;
 mod model;
 mod names;
 mod offsets;
+mod rules;
 
 pub use generated::*;
 pub use header::{Header, RawHeader, RawHeaderV1_0, HEADER_SIZE, HEADER_SIZE_V1_0, MAGIC};

@@ -1,36 +1,16 @@
 //! The container: header, verified body, sections resolved to bytes, the model's own rules.
 
 use super::header::Header;
-use super::lz4::check_lz4_block;
 use super::names::{NameRoom, SectionNames};
 use super::offsets::{MemoryRegion, TensorAddress};
-use super::{DType, Model, Routine, RoutineType, Section, SectionType, Tensor, Weight};
-use crate::container::{path_error, verified_root, Budget, Container, Segment};
-use crate::error::{ErrorKind, Result};
+#[cfg(feature = "lz4")]
+use super::rules::{lz4_bound, DECOMPRESSED_SIZE, SECTIONS};
+use super::rules::{tables, to_u64, Parts, COMPRESS, ENCRYPT, MODEL, MODEL_SECTIONS, OFFSET, SIZE, WEIGHT_MAP};
+use super::{DType, Model, Routine, Section, SectionType, Tensor, Weight};
+use crate::container::{path_error, verified_root, with_error_slot, Budget, Container};
+use crate::error::{Error, ErrorKind, Result};
 use crate::verify::{Name, Options, Stats};
 use crate::wire::Table;
-
-/// LZ4's largest expansion: each byte of a block yields at most 255 bytes (plus a short tail).
-const LZ4_MAX_RATIO: u64 = 255;
-
-static MODEL: &str = "Model";
-static SECTIONS: &str = "sections";
-static WEIGHT_MAP: &str = "weight_map";
-static PROGRAMS: &str = "programs";
-static ROUTINES: &str = "routines";
-static TPU_ROUTINE: &str = "tpu_routine";
-static CPU_ROUTINE: &str = "cpu_routine";
-static CMDBUF_SECTION: &str = "cmdbuf_section";
-static DMABUF_SECTION: &str = "dmabuf_section";
-static OFFSET: &str = "offset";
-static SIZE: &str = "size";
-static DECOMPRESSED_SIZE: &str = "decompressed_size";
-static ENCRYPT: &str = "encrypt";
-static COMPRESS: &str = "compress";
-
-fn to_u64(n: usize) -> u64 {
-    u64::try_from(n).unwrap_or(u64::MAX)
-}
 
 impl DType {
     /// The element size in bytes, for the types this schema names.
@@ -155,8 +135,8 @@ impl<'a> Container<'a> for CviModel<'a> {
     /// The header, then the flatbuffer body (which has no file identifier: the container says
     /// which schema it holds).
     fn structure(file: &'a [u8], options: &Options) -> Result<(Self, Stats)> {
-        let header = Header::parse(file)?;
-        let range = header.body_range(file.len())?;
+        let read = Header::read(file).and_then(|header| Ok((header, header.body(file.len())?)));
+        let (header, range) = read.map_err(|(kind, offset, field)| Error::header(kind, offset, field))?;
         let (body_start, binary_start) = (range.start, range.end);
         let body = file.get(range).unwrap_or_default();
         let (model, stats) = verified_root(body, None, options, to_u64(body_start))?;
@@ -216,26 +196,22 @@ impl<'a> CviModel<'a> {
         self.file.get(self.body_start..).unwrap_or_default()
     }
 
+    /// What the rules and the section lookups read of the file, as a value of its own (so that
+    /// small firmware need not keep the header in memory while checking).
+    fn parts(&self) -> Parts<'a> {
+        Parts { file: self.file, body_start: self.body_start, binary_start: self.binary_start, model: self.model }
+    }
+
     /// The file offset of a table of the body.
     fn file_offset(&self, table: Table<'_>) -> u64 {
-        to_u64(self.body_start).saturating_add(to_u64(table.position()))
+        self.parts().file_offset(table)
     }
 
     /// The section at `index` of `Model.sections` with its stored payload, or an error when the
     /// payload lies outside the section area.
     pub fn section_at(&self, index: usize) -> Result<SectionRef<'a>> {
-        let section = self.model.sections().and_then(|s| s.get(index)).ok_or_else(|| {
-            path_error(ErrorKind::IndexOutOfRange, to_u64(self.body_start), &MODEL, &[(&SECTIONS, Some(index))], &[])
-        })?;
-        // `offset` then `size`, each as far as it can be checked alone.
-        let rest = usize::try_from(section.offset()).ok().and_then(|start| Some((start, self.binary().get(start..)?)));
-        let payload = rest.and_then(|(_, rest)| rest.get(..usize::try_from(section.size()).ok()?));
-        let file_offset = rest.and_then(|(start, _)| self.binary_start.checked_add(start));
-        let (Some(payload), Some(file_offset)) = (payload, file_offset) else {
-            let field: Name = if rest.is_some() && payload.is_none() { &SIZE } else { &OFFSET };
-            return Err(self.error(ErrorKind::OutOfBounds, section.raw(), &[(&SECTIONS, Some(index)), (field, None)]));
-        };
-        Ok(SectionRef { index, section, payload, file_offset })
+        let sections = tables(&self.model.raw(), MODEL_SECTIONS);
+        with_error_slot(&MODEL, |error| self.parts().section_in(sections, index, error))
     }
 
     /// Every section, in order, each resolved to its payload (or why it cannot be).
@@ -257,7 +233,9 @@ impl<'a> CviModel<'a> {
 
     /// The first WEIGHT section, where `Weight.offset` points.
     pub fn weight_section(&self) -> Option<(usize, Section<'a>)> {
-        self.model.sections()?.iter().enumerate().find(|(_, s)| s.type_() == SectionType::WEIGHT)
+        // By index, as the rules walk the sections (one element reader in small firmware).
+        let sections = self.model.sections()?;
+        (0..sections.len()).find_map(|i| sections.get(i).filter(|s| s.type_() == SectionType::WEIGHT).map(|s| (i, s)))
     }
 
     /// The first weight named `name` in `Model.weight_map`.
@@ -291,60 +269,12 @@ impl<'a> CviModel<'a> {
     /// neither name or names a section the file does not have. Each call scans the sections
     /// ([`CviModel::check`] resolves every routine through one index of the names instead).
     pub fn routine_section(&self, routine: &Routine<'_>) -> Result<Option<(usize, Section<'a>)>> {
-        self.resolve_routine(routine, None, &mut |name| Ok(self.find_section(name).map(|(i, _)| i)))
-    }
-
-    /// [`CviModel::routine_section`] with `find` giving the index of the first section of a
-    /// name, and errors located at `programs[p].routines[r]` when `at` is `Some((p, r))`.
-    fn resolve_routine(
-        &self,
-        routine: &Routine<'_>,
-        at: Option<(usize, usize)>,
-        find: &mut dyn FnMut(&str) -> Result<Option<usize>>,
-    ) -> Result<Option<(usize, Section<'a>)>> {
-        // `Model.programs[p].routines[r].<tail>`, or `Model.routines.<tail>` without indices.
-        let head: [Segment; 2] = [(&PROGRAMS, at.map(|(p, _)| p)), (&ROUTINES, at.map(|(_, r)| r))];
-        let outer = if at.is_some() { head.as_slice() } else { head.get(1..).unwrap_or_default() };
-        let missing = ErrorKind::MissingRequired;
-        let (kind, first, second): (ErrorKind, Name, Option<Name>) = match routine.type_() {
-            RoutineType::TPU => match routine.tpu_routine() {
-                None => (missing, &TPU_ROUTINE, None),
-                Some(tpu) => {
-                    let (name, field) = match (tpu.cmdbuf_section(), tpu.dmabuf_section()) {
-                        (Some(n), _) => (Some(n), &CMDBUF_SECTION),
-                        (None, n) => (n, &DMABUF_SECTION),
-                    };
-                    match name {
-                        None => (missing, &TPU_ROUTINE, Some(&CMDBUF_SECTION)),
-                        Some(name) => match find(name)?.and_then(|i| Some((i, self.model.sections()?.get(i)?))) {
-                            Some(found) => return Ok(Some(found)),
-                            None => {
-                                let rule = ErrorKind::Rule("a TPU routine names a section the file does not have");
-                                (rule, &TPU_ROUTINE, Some(field))
-                            }
-                        },
-                    }
-                }
-            },
-            RoutineType::CPU if routine.cpu_routine().is_none() => (missing, &CPU_ROUTINE, None),
-            _ => return Ok(None),
-        };
-        Err(self.routine_error(routine, outer, kind, first, second))
-    }
-
-    /// An error at `routine`, located at `Model.<outer>.<first>[.<second>]`.
-    #[cold]
-    fn routine_error(
-        &self,
-        routine: &Routine<'_>,
-        outer: &[Segment],
-        kind: ErrorKind,
-        first: Name,
-        second: Option<Name>,
-    ) -> crate::Error {
-        let tail = [(first, None), (second.unwrap_or(first), None)];
-        let tail = tail.get(..if second.is_some() { 2 } else { 1 }).unwrap_or_default();
-        path_error(kind, self.file_offset(routine.raw()), &MODEL, outer, tail)
+        with_error_slot(&MODEL, |error| {
+            let found = self
+                .parts()
+                .resolve_routine(routine, None, error, &mut |name, _| Ok(self.find_section(name).map(|(i, _)| i)))?;
+            Ok(found.and_then(|i| Some((i, self.model.sections()?.get(i)?))))
+        })
     }
 
     /// The data of section `index` of `Model.sections`: its payload decompressed when it is an
@@ -367,33 +297,17 @@ impl<'a> CviModel<'a> {
             return Err(err(ErrorKind::Rule("the section is encrypted"), &ENCRYPT));
         }
         let expected = r.section.decompressed_size();
-        lz4_bound(r.section.size(), expected).map_err(|kind| err(kind, &DECOMPRESSED_SIZE))?;
+        lz4_bound(r.payload.len(), expected).map_err(|kind| err(kind, &DECOMPRESSED_SIZE))?;
         if u64::from(expected) > self.max_inflated_size() {
             return Err(err(ErrorKind::InflatedSizeLimit, &DECOMPRESSED_SIZE));
         }
-        let len = self.check_lz4_block(&r)?;
+        let len = with_error_slot(&MODEL, |error| self.parts().check_lz4_block(&r, error))?;
         let mut out = alloc::vec![0u8; len];
         match lz4_flex::block::decompress_into(r.payload, &mut out) {
             Ok(n) if n == len => Ok(Cow::Owned(out)),
             // The block was checked: lz4_flex disagreeing would be a bug of one or the other.
             _ => Err(err(ErrorKind::Rule("the section's LZ4 data is malformed"), &COMPRESS)),
         }
-    }
-
-    /// Checks that the LZ4 block of `r` decompresses to exactly its `decompressed_size` bytes
-    /// (by walking its sequences: nothing is inflated) and returns that size. Errors are located
-    /// at the fault's byte in the block.
-    fn check_lz4_block(&self, r: &SectionRef<'a>) -> Result<usize> {
-        let at = |kind, offset: u64, field: Name| {
-            path_error(kind, offset, &MODEL, &[(&SECTIONS, Some(r.index)), (field, None)], &[])
-        };
-        let size = usize::try_from(r.section.decompressed_size())
-            .map_err(|_| at(ErrorKind::OutOfBounds, self.file_offset(r.section.raw()), &DECOMPRESSED_SIZE))?;
-        check_lz4_block(r.payload, size).map_err(|(fault, pos)| {
-            let field: Name = if fault.is_size() { &DECOMPRESSED_SIZE } else { &COMPRESS };
-            at(ErrorKind::Rule(fault.text()), to_u64(r.file_offset).saturating_add(to_u64(pos)), field)
-        })?;
-        Ok(size)
     }
 
     /// The MD5 of everything after the header, and whether it equals the header's.
@@ -434,82 +348,7 @@ impl<'a> CviModel<'a> {
     /// charged to the apparent-size budget: linear in the file, with n·log n name comparisons
     /// for the routines' sections.
     pub fn check(&self, options: &Options) -> Result<()> {
-        let model = self.model;
-        let mut work = Budget::new(options, self.file.len(), &MODEL);
-        let mut inflated = 0u64;
-        for i in 0..model.sections().map_or(0, |s| s.len()) {
-            work.charge(1, 0)?;
-            let r = self.section_at(i)?;
-            if r.section.is_lz4() {
-                self.check_lz4(&r, options, &mut inflated, &mut work)?;
-            }
-        }
-        let weights = model.weight_map();
-        let weight_count = weights.map_or(0, |w| w.len());
-        if weight_count > 0 {
-            let Some((_, ws)) = self.weight_section() else {
-                let rule = ErrorKind::Rule("weights but no WEIGHT section");
-                return Err(self.error(rule, model.raw(), &[(&WEIGHT_MAP, None)]));
-            };
-            let limit = u64::from(ws.data_size());
-            for i in 0..weight_count {
-                let Some(w) = weights.and_then(|v| v.get(i)) else { continue };
-                work.charge(1, 0)?;
-                let end = w.address().offset.checked_add(u64::from(w.size()));
-                if end.is_none_or(|end| end > limit) {
-                    return Err(self.error(
-                        ErrorKind::OutOfBounds,
-                        w.raw(),
-                        &[(&WEIGHT_MAP, Some(i)), (&OFFSET, None)],
-                    ));
-                }
-            }
-        }
-        let mut room = NameRoom::new();
-        let mut names = SectionNames::new(model.sections(), &mut room, &mut work)?;
-        let programs = model.programs();
-        for p in 0..programs.map_or(0, |v| v.len()) {
-            let Some(program) = programs.and_then(|v| v.get(p)) else { continue };
-            work.charge(1, 0)?;
-            let routines = program.routines();
-            for r in 0..routines.map_or(0, |v| v.len()) {
-                let Some(routine) = routines.and_then(|v| v.get(r)) else { continue };
-                work.charge(1, 0)?;
-                self.resolve_routine(&routine, Some((p, r)), &mut |name| names.find(name, &mut work))?;
-            }
-        }
-        Ok(())
-    }
-
-    /// An error of `kind` at `table`, located at `Model.<path>`.
-    #[cold]
-    fn error(&self, kind: ErrorKind, table: Table<'_>, path: &[Segment]) -> crate::Error {
-        path_error(kind, self.file_offset(table), &MODEL, path, &[])
-    }
-
-    /// An LZ4 section's rules (see [`CviModel::check`]); `inflated` sums the claims so far.
-    fn check_lz4(&self, r: &SectionRef<'a>, options: &Options, inflated: &mut u64, work: &mut Budget) -> Result<()> {
-        let claimed = r.section.decompressed_size();
-        let at = |kind| {
-            path_error(
-                kind,
-                self.file_offset(r.section.raw()),
-                &MODEL,
-                &[(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)],
-                &[],
-            )
-        };
-        lz4_bound(r.section.size(), claimed).map_err(at)?;
-        *inflated = inflated.saturating_add(u64::from(claimed));
-        if *inflated > options.max_inflated_size {
-            return Err(at(ErrorKind::InflatedSizeLimit));
-        }
-        if r.section.encrypt() {
-            return Ok(()); // for a trusted loader: not interpreted
-        }
-        // The walk reads each stored byte at most once; sections may overlap, so it is charged.
-        work.charge(to_u64(r.payload.len()), 0)?;
-        self.check_lz4_block(r).map(|_| ())
+        with_error_slot(&MODEL, |error| self.parts().check(options, error))
     }
 
     /// Calls `f` for each advisory finding (with the `md5` feature, an MD5 mismatch among them).
@@ -546,32 +385,30 @@ impl<'a> CviModel<'a> {
         }
         // Routines resolve through one index of the section names, within the work budget.
         let mut work = Budget::new(&Options::DEFAULT, self.file.len(), &MODEL);
-        let mut room = NameRoom::new();
-        let mut names = SectionNames::new(self.model.sections(), &mut room, &mut work)?;
-        for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
-            for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
-                work.charge(1, 0)?;
-                let Some(tpu) = routine.tpu_routine() else { continue };
-                let resolved = self.resolve_routine(&routine, None, &mut |name| names.find(name, &mut work));
-                let Ok(Some((_, section))) = resolved else { continue };
-                let expected = if tpu.cmdbuf_section().is_some() { SectionType::CMDBUF } else { SectionType::DMABUF };
-                if section.type_() != expected {
-                    f(Warning::RoutineSectionType { program: p, routine: r });
+        let parts = self.parts();
+        with_error_slot(&MODEL, |error| {
+            let mut room = NameRoom::new();
+            let sections = tables(&self.model.raw(), MODEL_SECTIONS);
+            let mut names = SectionNames::new(sections, &mut room, &mut work, error)?;
+            for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
+                for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
+                    work.charge_into(1, 0, error)?;
+                    let Some(tpu) = routine.tpu_routine() else { continue };
+                    let mut find = |name: &str, error: &mut Error| names.find(name, &mut work, error);
+                    let resolved = parts.resolve_routine(&routine, None, error, &mut find);
+                    let Some(section) = resolved.ok().flatten().and_then(|i| self.model.sections()?.get(i)) else {
+                        continue;
+                    };
+                    let cmdbuf = tpu.cmdbuf_section().is_some();
+                    let expected = if cmdbuf { SectionType::CMDBUF } else { SectionType::DMABUF };
+                    if section.type_() != expected {
+                        f(Warning::RoutineSectionType { program: p, routine: r });
+                    }
                 }
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
-}
-
-/// `decompressed_size` must be one LZ4 can produce from `size` bytes (a cheap first check,
-/// also made for encrypted sections, whose blocks are not read).
-fn lz4_bound(size: u32, decompressed: u32) -> core::result::Result<(), ErrorKind> {
-    let max = u64::from(size).saturating_mul(LZ4_MAX_RATIO).saturating_add(16);
-    if u64::from(decompressed) > max {
-        return Err(ErrorKind::Rule("decompressed_size is more than LZ4 can expand the section to"));
-    }
-    Ok(())
 }
 
 /// N*C*H*W times the element size, as `model_tool` counts an input or output tensor.

@@ -2,10 +2,12 @@
 //! that resolving every routine of a file takes n·log n name comparisons rather than one scan
 //! of the sections per routine.
 
-use super::Section;
+use super::rules::element;
 use crate::container::Budget;
-use crate::error::Result;
-use crate::wire::TableVector;
+use crate::error::Error;
+use crate::verify::Fail;
+use crate::wire::{Table, TableVector};
+use core::cmp::Ordering;
 
 /// How many sections are indexed on the stack; beyond, on the heap with the `alloc` feature.
 const ON_STACK: usize = 256;
@@ -16,6 +18,9 @@ const NAME_SLOT: u16 = 1;
 
 /// Room for the index of the section names, made by the caller and lent to [`SectionNames`]
 /// (so that the index is never moved: on a Cortex-M4 each move of it is a `memcpy`).
+// Aligned to 8 so that making one clears it with the 8-byte-aligned `memclr` the verifier
+// already links (as `Location` is): small firmware then links one clearing routine, not two.
+#[repr(align(8))]
 pub(super) struct NameRoom {
     stack: [u32; ON_STACK],
     #[cfg(feature = "alloc")]
@@ -54,14 +59,45 @@ impl NameRoom {
 /// Without a heap, a file of more than [`ON_STACK`] sections is not indexed and each lookup
 /// scans the sections (charged to the work budget like any other scan).
 pub(super) struct SectionNames<'a, 'r> {
-    sections: Option<TableVector<'a, Section<'a>>>,
+    sections: Option<TableVector<'a, Table<'a>>>,
     /// Section indices sorted by name, then index; `None` when not indexed.
     sorted: Option<&'r mut [u32]>,
 }
 
 /// The name of section `i` of `sections`, as bytes (empty when absent).
-fn name_of<'a>(sections: &TableVector<'a, Section<'a>>, i: u32) -> &'a [u8] {
-    usize::try_from(i).ok().and_then(|i| sections.get(i)).and_then(|s| s.raw().string_bytes(NAME_SLOT)).unwrap_or(&[])
+fn name_of<'a>(sections: &Option<TableVector<'a, Table<'a>>>, i: usize) -> &'a [u8] {
+    element::<Table<'a>>(sections, i).and_then(|s| s.string_bytes(NAME_SLOT)).unwrap_or(&[])
+}
+
+/// A section index as held in the index's slots, as a `usize` (`usize::MAX`, naming no
+/// section, where it does not fit).
+fn slot_index(i: u32) -> usize {
+    usize::try_from(i).unwrap_or(usize::MAX)
+}
+
+/// How the name of section `i` orders against `name`, the comparison charged to `work`: the
+/// one comparison of the sort, the binary search and the scan.
+fn compare(
+    sections: &Option<TableVector<'_, Table<'_>>>,
+    i: usize,
+    name: &[u8],
+    work: &mut Budget,
+    error: &mut Error,
+) -> Result<Ordering, Fail> {
+    let here = name_of(sections, i);
+    work.charge_into(cost(here, name), 0, error)?;
+    Ok(order(here, name))
+}
+
+/// The byte order of two names (a prefix first), written out so that small firmware links no
+/// `memcmp` for it.
+fn order(a: &[u8], b: &[u8]) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 /// The work charged for comparing two names: one unit, and one per 16 bytes they can share.
@@ -72,25 +108,25 @@ fn cost(a: &[u8], b: &[u8]) -> u64 {
 impl<'a, 'r> SectionNames<'a, 'r> {
     /// Indexes `sections` in `room`, charging each name comparison to `work`.
     pub(super) fn new(
-        sections: Option<TableVector<'a, Section<'a>>>,
+        sections: Option<TableVector<'a, Table<'a>>>,
         room: &'r mut NameRoom,
         work: &mut Budget,
-    ) -> Result<Self> {
+        error: &mut Error,
+    ) -> Result<Self, Fail> {
         let n = sections.map_or(0, |s| s.len());
         let mut sorted = match u32::try_from(n) {
             Ok(_) => room.slots(n),
             Err(_) => None,
         };
-        if let (Some(list), Some(indices)) = (sections, sorted.as_deref_mut()) {
+        if let (Some(_), Some(indices)) = (sections, sorted.as_deref_mut()) {
             let mut next = 0u32;
             for slot in indices.iter_mut() {
                 *slot = next;
                 next = next.saturating_add(1);
             }
             heapsort(indices, |a, b| {
-                let (x, y) = (name_of(&list, a), name_of(&list, b));
-                work.charge(cost(x, y), 0)?;
-                Ok((x, a) < (y, b))
+                let by_name = compare(&sections, slot_index(a), name_of(&sections, slot_index(b)), work, error)?;
+                Ok(by_name.then(a.cmp(&b)) == Ordering::Less)
             })?;
         }
         Ok(SectionNames { sections, sorted })
@@ -99,15 +135,14 @@ impl<'a, 'r> SectionNames<'a, 'r> {
     /// The index of the first section named `name`, charging each comparison to `work`, and
     /// `name` itself by its length: its accessor decoded it, and a name shared by many routines
     /// is decoded for each.
-    pub(super) fn find(&mut self, name: &str, work: &mut Budget) -> Result<Option<usize>> {
-        work.charge(u64::try_from(name.len() / 16).unwrap_or(u64::MAX), 0)?;
-        let Some(list) = self.sections else { return Ok(None) };
+    pub(super) fn find(&mut self, name: &str, work: &mut Budget, error: &mut Error) -> Result<Option<usize>, Fail> {
+        work.charge_into(u64::try_from(name.len() / 16).unwrap_or(u64::MAX), 0, error)?;
+        let list = &self.sections;
+        let Some(count) = list.map(|l| l.len()) else { return Ok(None) };
         let name = name.as_bytes();
         let Some(sorted) = self.sorted.as_deref() else {
-            for (i, s) in list.iter().enumerate() {
-                let found = s.raw().string_bytes(NAME_SLOT).unwrap_or(&[]);
-                work.charge(cost(found, name), 0)?;
-                if found == name {
+            for i in 0..count {
+                if compare(list, i, name, work, error)? == Ordering::Equal {
                     return Ok(Some(i));
                 }
             }
@@ -118,15 +153,18 @@ impl<'a, 'r> SectionNames<'a, 'r> {
         let (mut lo, mut hi) = (0usize, sorted.len());
         while lo < hi {
             let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
-            let here = name_of(&list, sorted.get(mid).copied().unwrap_or(u32::MAX));
-            work.charge(cost(here, name), 0)?;
-            if here < name {
+            let here = sorted.get(mid).copied().map_or(usize::MAX, slot_index);
+            if compare(list, here, name, work, error)? == Ordering::Less {
                 lo = mid.saturating_add(1);
             } else {
                 hi = mid;
             }
         }
-        Ok(sorted.get(lo).copied().filter(|&i| name_of(&list, i) == name).and_then(|i| usize::try_from(i).ok()))
+        Ok(sorted
+            .get(lo)
+            .copied()
+            .filter(|&i| order(name_of(list, slot_index(i)), name) == Ordering::Equal)
+            .and_then(|i| usize::try_from(i).ok()))
     }
 }
 
@@ -134,12 +172,17 @@ impl<'a, 'r> SectionNames<'a, 'r> {
 /// at most about 2·n·log2(n) calls whatever the input, and no memory.
 fn heapsort<E>(v: &mut [u32], mut less: impl FnMut(u32, u32) -> Result<bool, E>) -> Result<(), E> {
     let n = v.len();
-    for root in (0..n / 2).rev() {
-        sift_down(v, root, n, &mut less)?;
-    }
-    for end in (1..n).rev() {
-        swap(v, 0, end);
-        sift_down(v, 0, end, &mut less)?;
+    // One loop, so one sift-down call: steps n + n/2 - 1 down to n build the heap (roots n/2 - 1
+    // down to 0), steps n - 1 down to 0 move its largest to the end (step 0 compares nothing).
+    for step in (0..n.saturating_add(n / 2)).rev() {
+        let (root, end) = match step.checked_sub(n) {
+            Some(root) => (root, n),
+            None => {
+                swap(v, 0, step);
+                (0, step)
+            }
+        };
+        sift_down(v, root, end, &mut less)?;
     }
     Ok(())
 }
@@ -187,7 +230,39 @@ fn swap(v: &mut [u32], a: usize, b: usize) {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)] // in tests a panic is a failure
 mod tests {
-    use super::heapsort;
+    use super::super::rules::{tables, MODEL_SECTIONS};
+    use super::{heapsort, Budget, NameRoom, SectionNames};
+    use crate::cvimodel::CviModel;
+    extern crate std;
+    use crate::error::{Error, ErrorKind, Location};
+    use crate::verify::Options;
+    use std::vec::Vec;
+
+    static MODEL: &str = "Model";
+
+    #[test]
+    fn the_scan_finds_what_the_index_finds() {
+        let bytes = include_bytes!("../../../testdata/cvimodel/tpumlir_tinycnn_int8_cv181x.cvimodel");
+        let file = CviModel::parse(bytes).unwrap();
+        let sections = tables(&file.model().raw(), MODEL_SECTIONS);
+        let mut error = Error::new(ErrorKind::NotFound, 0, Location::at(&MODEL));
+        let mut work = Budget::new(&Options::DEFAULT, bytes.len(), &MODEL);
+        let mut room = NameRoom::new();
+        let mut indexed = SectionNames::new(sections, &mut room, &mut work, &mut error).unwrap();
+        assert!(indexed.sorted.is_some());
+        // What a file of more sections than the stack holds gets without a heap.
+        let mut scan = SectionNames { sections, sorted: None };
+        let names: Vec<_> = file.model().sections().unwrap().iter().map(|s| s.name()).collect();
+        assert!(names.len() >= 2);
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(indexed.find(name, &mut work, &mut error).unwrap(), Some(i), "{name}");
+            assert_eq!(scan.find(name, &mut work, &mut error).unwrap(), Some(i), "{name}");
+        }
+        for missing in ["", "subfunc", "zzz"] {
+            assert_eq!(indexed.find(missing, &mut work, &mut error).unwrap(), None, "{missing}");
+            assert_eq!(scan.find(missing, &mut work, &mut error).unwrap(), None, "{missing}");
+        }
+    }
 
     #[test]
     fn heapsort_sorts_and_stops_when_the_comparison_fails() {

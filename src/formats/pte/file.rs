@@ -4,7 +4,7 @@ use super::{BackendDelegate, DataLocation, ExecutionPlan, ExtendedHeader, Progra
 use super::{DelegateCall, InstructionArguments as Arguments, KernelCall};
 use super::{IDENTIFIER, VULKAN_BACKEND};
 use crate::container::{
-    check_ids, fail_at, in_place, in_range, verified_root, Checked, Container, Fault, Segment, Walk,
+    check_ids, in_range, locate, verified_root, with_error_slot, Checked, Container, Fault, Segment, Walk,
 };
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Options, Stats};
@@ -80,7 +80,7 @@ impl<'a> Container<'a> for PteFile<'a> {
     }
 
     fn rules(&self, options: &Options) -> Result<(), Error> {
-        in_place(&PROGRAM, |error| {
+        with_error_slot(&PROGRAM, |error| {
             self.check(&mut Walk::new(options, self.bytes.len(), (&PROGRAM, self.root_offset()), error))
         })
     }
@@ -104,7 +104,9 @@ impl<'a> PteFile<'a> {
 
     /// The bytes of segment `index` and their file offset.
     pub fn segment(&self, index: usize) -> Result<(usize, &'a [u8]), Error> {
-        in_place(&PROGRAM, |error| self.segment_range(index).map_err(|fault| self.segment_fault(error, index, fault)))
+        with_error_slot(&PROGRAM, |error| {
+            self.segment_range(index).map_err(|fault| self.segment_fault(error, index, fault))
+        })
     }
 
     /// Fails with an error at `Program.segments[index]`, or at its field the fault names.
@@ -156,7 +158,7 @@ impl<'a> PteFile<'a> {
 
     /// The blob of `delegate` exactly as stored (inline or in a segment) and its file offset.
     pub fn delegate_blob(&self, delegate: &Delegate<'a>) -> Result<(usize, &'a [u8]), Error> {
-        in_place(&PROGRAM, |error| self.delegate_blob_in(delegate, error))
+        with_error_slot(&PROGRAM, |error| self.delegate_blob_in(delegate, error))
     }
 
     /// [`PteFile::delegate_blob`], failing with its error written into `error`.
@@ -218,7 +220,7 @@ impl<'a> PteFile<'a> {
 
     /// The bytes of named datum `index`.
     pub fn named_data_at(&self, index: usize) -> Result<&'a [u8], Error> {
-        in_place(&PROGRAM, |error| self.named_data_in(index, error))
+        with_error_slot(&PROGRAM, |error| self.named_data_in(index, error))
     }
 
     /// [`PteFile::named_data_at`], failing with its error written into `error`.
@@ -343,7 +345,7 @@ impl<'a> PteFile<'a> {
     /// Fails with an error at `Program.<path>`, at the root table.
     #[cold]
     fn fail(&self, error: &mut Error, kind: ErrorKind, path: &[Segment]) -> Fail {
-        fail_at(error, kind, self.root_offset(), &PROGRAM, path, &[])
+        locate(error, kind, self.root_offset(), &PROGRAM, path)
     }
 }
 

@@ -4,7 +4,8 @@
 use super::header::HeaderFault;
 use super::{GraphTypes, Header, ValueList, VkBytes, VkGraph, VkTensor, HEADER_MAGIC, IDENTIFIER};
 use crate::container::{
-    check_ids, fail_at, in_place, in_range, verified_root, verified_root_in, Checked, Container, Fault, Segment, Walk,
+    check_ids, in_range, locate, verified_root, verified_root_in, with_error_slot, Checked, Container, Fault, Segment,
+    Walk,
 };
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Name, Options, Stats};
@@ -80,7 +81,7 @@ impl<'a> Container<'a> for Blob<'a> {
     }
 
     fn rules(&self, options: &Options) -> Result<(), Error> {
-        in_place(&GRAPH, |error| {
+        with_error_slot(&GRAPH, |error| {
             self.check(&mut Walk::new(options, self.bytes.len(), (&GRAPH, self.root_offset()), error))
         })
     }
@@ -109,12 +110,12 @@ impl<'a> Blob<'a> {
 
     /// Where constant `index` (`VkGraph.constants[index]`) lives.
     pub fn constant(&self, index: usize) -> Result<Constant<'a>, Error> {
-        in_place(&GRAPH, |error| self.resolve(self.graph.constants(), &CONSTANTS, index, error))
+        with_error_slot(&GRAPH, |error| self.resolve(self.graph.constants(), &CONSTANTS, index, error))
     }
 
     /// Where shader `index` (`VkGraph.shaders[index]`) lives; shaders resolve like constants.
     pub fn shader(&self, index: usize) -> Result<Constant<'a>, Error> {
-        in_place(&GRAPH, |error| self.resolve(self.graph.shaders(), &SHADERS, index, error))
+        with_error_slot(&GRAPH, |error| self.resolve(self.graph.shaders(), &SHADERS, index, error))
     }
 
     /// The bytes of constant `index`, looking named constants up with `named` (the program's
@@ -122,7 +123,7 @@ impl<'a> Blob<'a> {
     /// whose data is not the length the graph gives, is an error naming its key. Constant work
     /// plus one call of `named`.
     pub fn constant_data(&self, index: usize, named: impl Fn(&str) -> Option<&'a [u8]>) -> Result<&'a [u8], Error> {
-        in_place(&GRAPH, |error| self.constant_data_in(index, named, error))
+        with_error_slot(&GRAPH, |error| self.constant_data_in(index, named, error))
     }
 
     /// [`Blob::parse`] for a blob nested in a program, failing with its error written into
@@ -139,7 +140,7 @@ impl<'a> Blob<'a> {
     /// so that a blob nested in a program moves no error).
     fn structure_in(bytes: &'a [u8], options: &Options, error: &mut Error) -> Checked<(Self, Stats)> {
         let (header, flatbuffer, raw) =
-            Blob::frame(bytes).map_err(|(kind, at, field)| fail_at(error, kind, at, field, &[], &[]))?;
+            Blob::frame(bytes).map_err(|(kind, at, field)| locate(error, kind, at, field, &[]))?;
         let base = header.map_or(0, |h| u64::from(h.flatbuffer_offset));
         let (graph, stats) = verified_root_in(flatbuffer, Some(IDENTIFIER), options, base, error)?;
         Ok((Blob { bytes, header, graph, raw }, stats))
@@ -169,7 +170,7 @@ impl<'a> Blob<'a> {
         named: impl Fn(&str) -> Option<&'a [u8]>,
         error: &mut Error,
     ) -> Checked<&'a [u8]> {
-        let (kind, tail) = match self.locate(self.graph.constants(), index) {
+        let (kind, tail) = match self.lookup(self.graph.constants(), index) {
             Ok(Constant::Inline(data)) => return Ok(data),
             Ok(Constant::Named { key, length }) => match named(key) {
                 Some(data) if data.len() as u64 == length => return Ok(data),
@@ -188,12 +189,12 @@ impl<'a> Blob<'a> {
         index: usize,
         error: &mut Error,
     ) -> Checked<Constant<'a>> {
-        self.locate(list, index).map_err(|(kind, tail)| self.entry_fault(error, kind, field, index, tail))
+        self.lookup(list, index).map_err(|(kind, tail)| self.entry_fault(error, kind, field, index, tail))
     }
 
     /// Where entry `index` of `list` (constants or shaders) lives, or the error's kind and the
     /// entry's field it is located at (none: the entry itself).
-    fn locate(&self, list: Option<TableVector<'a, VkBytes<'a>>>, index: usize) -> Result<Constant<'a>, Fault> {
+    fn lookup(&self, list: Option<TableVector<'a, VkBytes<'a>>>, index: usize) -> Result<Constant<'a>, Fault> {
         let Some(entry) = list.and_then(|l| l.get(index)) else {
             return Err((ErrorKind::IndexOutOfRange, None));
         };
@@ -222,7 +223,7 @@ impl<'a> Blob<'a> {
         index: usize,
         error: &mut Error,
     ) -> Checked {
-        match self.locate(list, index) {
+        match self.lookup(list, index) {
             Err((ErrorKind::OutOfBounds, _)) if self.header.is_none() => Ok(()),
             Err((kind, tail)) => Err(self.entry_fault(error, kind, field, index, tail)),
             Ok(_) => Ok(()),
@@ -239,7 +240,7 @@ impl<'a> Blob<'a> {
     /// Fails with an error at `VkGraph.<path>`, at the graph's root table.
     #[cold]
     fn fail(&self, error: &mut Error, kind: ErrorKind, path: &[Segment]) -> Fail {
-        fail_at(error, kind, self.root_offset(), &GRAPH, path, &[])
+        locate(error, kind, self.root_offset(), &GRAPH, path)
     }
 
     /// The blob offset of the graph's root table, where its errors are located.
