@@ -333,12 +333,28 @@ impl Error {
 
     /// The same error with its offset moved by `base` (for data found inside a larger file).
     pub fn shifted(mut self, base: u64) -> Self {
-        self.offset = self.offset.saturating_add(base);
+        self.shift(base);
         self
+    }
+
+    /// Moves the offset by `base` in place (no copy of the whole error, which would cost a
+    /// `memcpy` in small firmware).
+    pub(crate) fn shift(&mut self, base: u64) {
+        self.offset = self.offset.saturating_add(base);
     }
 
     pub(crate) fn location_mut(&mut self) -> &mut Location {
         &mut self.location
+    }
+
+    /// Makes this a copy of `other`, part by part: a whole copy is a `memcpy` call, which
+    /// small firmware need not otherwise link.
+    #[inline(always)]
+    pub(crate) fn copy_from(&mut self, other: &Error) {
+        (self.kind, self.offset) = (other.kind, other.offset);
+        let (to, from) = (&mut self.location, &other.location);
+        (to.root, to.names, to.fields) = (from.root, from.names, from.fields);
+        (to.schemas, to.indices, to.len, to.truncated) = (from.schemas, from.indices, from.len, from.truncated);
     }
 
     /// Makes this `Error::new(kind, offset, Location::at(root))` in place (no copy of the

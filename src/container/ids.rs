@@ -1,33 +1,29 @@
 //! Index rules: every element of a vector of ids names an element of a list of `n`.
 
-use super::budget::Budget;
-use super::path::{path_error, Segment};
-use crate::error::{Error, ErrorKind};
+use super::walk::{Checked, Walk};
+use crate::error::ErrorKind;
 use crate::verify::Name;
 use crate::wire::{Scalar, Vector};
 
 /// Checks that every id of `ids` (absent: none) is an index into a list of `n` elements,
-/// charging `budget` one unit per id. The first that is not (negative or `n` or more) is an
-/// [`ErrorKind::IndexOutOfRange`] at byte `offset`, located at `root.<outer>.<field>[i]`.
-pub(crate) fn check_ids<T: Scalar>(
-    ids: Option<Vector<'_, T>>,
-    n: usize,
-    budget: &mut Budget,
-    at: (u64, Name, &[Segment]),
-    field: Name,
-) -> Result<(), Error>
+/// charging `walk` one unit per id. The first that is not (negative or `n` or more) is an
+/// [`ErrorKind::IndexOutOfRange`] rule error located at `root.<walk's path>.<field>[i]`.
+pub(crate) fn check_ids<T: Scalar>(walk: &mut Walk<'_>, ids: Option<Vector<'_, T>>, n: usize, field: Name) -> Checked
 where
-    i64: From<T>,
+    usize: TryFrom<T>,
 {
     let ids = ids.unwrap_or(Vector::empty());
-    budget.charge(ids.len() as u64, 0)?;
-    match ids.iter().position(|id| !in_range(i64::from(id), n)) {
-        Some(i) => Err(path_error(ErrorKind::IndexOutOfRange, at.0, at.1, at.2, &[(field, Some(i))])),
+    walk.charge(ids.len())?;
+    match ids.iter().position(|id| !in_range(id, n)) {
+        Some(i) => Err(walk.fail(ErrorKind::IndexOutOfRange, &[(field, Some(i))])),
         None => Ok(()),
     }
 }
 
-/// Whether `id` is an index into a list of `n` elements.
-pub(crate) fn in_range(id: i64, n: usize) -> bool {
+/// Whether `id` (of any integer type) is an index into a list of `n` elements.
+pub(crate) fn in_range<T>(id: T, n: usize) -> bool
+where
+    usize: TryFrom<T>,
+{
     usize::try_from(id).is_ok_and(|i| i < n)
 }

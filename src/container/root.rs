@@ -1,7 +1,8 @@
 //! The verified root: verify a flatbuffer's root table, then build the typed view over it.
 
-use crate::error::{Error, ErrorKind, Location};
-use crate::verify::{Name, Options, SchemaLayout, Stats, Verifier, VerifyTable};
+use super::walk::Checked;
+use crate::error::{Error, ErrorKind};
+use crate::verify::{Fail, Name, Options, SchemaLayout, Stats, Verifier, VerifyTable};
 use crate::wire::{FromTable, Identifier, Seal, Table};
 
 /// Verifies `bytes` as a flatbuffer whose root is a `T` (carrying `identifier`, when the format
@@ -13,23 +14,57 @@ pub(crate) fn verified_root<'a, T: VerifyTable + FromTable<'a>>(
     options: &Options,
     base: u64,
 ) -> Result<(T, Stats), Error> {
-    let (table, stats) = verified_table(bytes, identifier, options, base, T::schema(), T::ID, T::NAME)?;
-    Ok((T::from_table(table, Seal), stats))
+    // The verifier lives here and keeps its error until it is returned: an error moved through
+    // a call is a `memcpy` on small targets.
+    let mut v = Verifier::new(bytes, options);
+    match verified_table(&mut v, identifier, T::schema(), T::ID, T::NAME) {
+        Ok(table) => Ok((T::from_table(table, Seal), v.stats())),
+        Err(Fail) => {
+            let mut error = v.last_error();
+            error.location_mut().set_root(T::NAME);
+            error.shift(base);
+            Err(error)
+        }
+    }
 }
 
-/// [`verified_root`] for the root table type `id` of `schema`, named `name`: the one copy of
-/// the sequence whatever the root type (a file with a nested schema has two).
-fn verified_table<'a>(
+/// [`verified_root`], failing with its error written into `error`.
+#[inline(always)]
+pub(crate) fn verified_root_in<'a, T: VerifyTable + FromTable<'a>>(
     bytes: &'a [u8],
     identifier: Option<Identifier>,
     options: &Options,
     base: u64,
+    error: &mut Error,
+) -> Checked<(T, Stats)> {
+    // The same steps as `verified_root`, copying the verifier's error straight into `error`
+    // (through a `Result` it could be moved whole, with a `memcpy`).
+    let mut v = Verifier::new(bytes, options);
+    match verified_table(&mut v, identifier, T::schema(), T::ID, T::NAME) {
+        Ok(table) => Ok((T::from_table(table, Seal), v.stats())),
+        Err(Fail) => {
+            error.copy_from(&v.last_error());
+            error.location_mut().set_root(T::NAME);
+            error.shift(base);
+            Err(Fail)
+        }
+    }
+}
+
+/// [`verified_root`] for the root table type `id` of `schema`, named `name`: the one copy of
+/// the sequence whatever the root type (a file with a nested schema has two). A failure leaves
+/// its error in `v`, located at `name` or, for a root table the verifier passed but that
+/// cannot be read back, at its caller's root.
+fn verified_table<'a>(
+    v: &mut Verifier<'a>,
+    identifier: Option<Identifier>,
     schema: &'static SchemaLayout<'static>,
     id: u16,
     name: Name,
-) -> Result<(Table<'a>, Stats), Error> {
-    let mut v = Verifier::new(bytes, options);
-    let root = v.verify_root_of(schema, id, name, identifier).map_err(|e| e.shifted(base))?;
-    let table = Table::verified(bytes, root).ok_or(Error::new(ErrorKind::Truncated, base, Location::at(name)))?;
-    Ok((table, v.stats()))
+) -> Result<Table<'a>, Fail> {
+    let root = v.verify_root_of(schema, id, name, identifier).map_err(|_| Fail)?;
+    match Table::verified(v.buffer(), root) {
+        Some(table) => Ok(table),
+        None => Err(v.fail(ErrorKind::Truncated, 0)),
+    }
 }

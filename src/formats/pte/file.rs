@@ -1,10 +1,13 @@
 //! A `.pte` file: the verified program, its segments, delegates and named data.
 
-use super::{BackendDelegate, DataLocation, ExecutionPlan, ExtendedHeader, InstructionArguments, Program};
+use super::{BackendDelegate, DataLocation, ExecutionPlan, ExtendedHeader, Program};
+use super::{DelegateCall, InstructionArguments as Arguments, KernelCall};
 use super::{IDENTIFIER, VULKAN_BACKEND};
-use crate::container::{check_ids, in_range, path_error, verified_root, Budget, Container, Fault, Segment};
+use crate::container::{
+    check_ids, in_range, locate, verified_root, with_error_slot, Checked, Container, Fault, Segment, Walk,
+};
 use crate::error::{Error, ErrorKind};
-use crate::verify::{Name, Options, Stats};
+use crate::verify::{Fail, Options, Stats};
 use crate::vkgraph::Blob;
 
 macro_rules! names {
@@ -17,6 +20,9 @@ names! {
     SEGMENT_INDEX = "segment_index", CHAINS = "chains", INSTRUCTIONS = "instructions",
     INSTR_ARGS = "instr_args", INPUTS = "inputs", OUTPUTS = "outputs", ARGS = "args",
 }
+
+/// `Instruction.instr_args`' value slot (a test checks it against the schema).
+const ARGS_SLOT: u16 = 1;
 
 /// One delegate of one execution plan, with where its blob is stored.
 #[derive(Clone, Copy)]
@@ -63,7 +69,10 @@ impl<'a> Container<'a> for PteFile<'a> {
     /// The extended header, then the program flatbuffer (up to `program_size` when there is a
     /// header).
     fn structure(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
-        let header = ExtendedHeader::parse(bytes)?;
+        let header = match ExtendedHeader::read(bytes) {
+            Ok(header) => header,
+            Err((kind, at, field)) => return Err(Error::header(kind, at, field)),
+        };
         let end = header.and_then(|h| usize::try_from(h.program_size).ok()).unwrap_or(bytes.len());
         let flatbuffer = bytes.get(..end).unwrap_or(bytes);
         let (program, stats) = verified_root(flatbuffer, Some(IDENTIFIER), options, 0)?;
@@ -71,7 +80,9 @@ impl<'a> Container<'a> for PteFile<'a> {
     }
 
     fn rules(&self, options: &Options) -> Result<(), Error> {
-        self.check(options)
+        with_error_slot(&PROGRAM, |error| {
+            self.check(&mut Walk::new(options, self.bytes.len(), (&PROGRAM, self.root_offset()), error))
+        })
     }
 }
 
@@ -93,16 +104,16 @@ impl<'a> PteFile<'a> {
 
     /// The bytes of segment `index` and their file offset.
     pub fn segment(&self, index: usize) -> Result<(usize, &'a [u8]), Error> {
-        match self.segment_range(index) {
-            Ok(found) => Ok(found),
-            Err((kind, field)) => Err(self.segment_error(index, kind, field)),
-        }
+        with_error_slot(&PROGRAM, |error| {
+            self.segment_range(index).map_err(|fault| self.segment_fault(error, index, fault))
+        })
     }
 
-    /// An error at `Program.segments[index]`, or at its `field`.
+    /// Fails with an error at `Program.segments[index]`, or at its field the fault names.
     #[cold]
-    fn segment_error(&self, index: usize, kind: ErrorKind, field: Option<Name>) -> Error {
-        self.error(kind, &[(&SEGMENTS, Some(index)), (field.unwrap_or(&SIZE), None)], field.is_some())
+    fn segment_fault(&self, error: &mut Error, index: usize, (kind, field): Fault) -> Fail {
+        let path = [(&SEGMENTS, Some(index)), (field.unwrap_or(&SIZE), None)];
+        self.fail(error, kind, path.get(..if field.is_some() { 2 } else { 1 }).unwrap_or_default())
     }
 
     /// [`PteFile::segment`], failing with the error's kind and, past `segments[index]`, its
@@ -111,18 +122,20 @@ impl<'a> PteFile<'a> {
         let Some(segment) = self.program.segments().and_then(|s| s.get(index)) else {
             return Err((ErrorKind::IndexOutOfRange, None));
         };
-        let Some(header) = self.header else {
+        let Some(header) = &self.header else {
             return Err((ErrorKind::Rule("segments need the extended header"), None));
         };
-        let within = header
-            .segment_data_size
-            .is_none_or(|data| segment.offset().checked_add(segment.size()).is_some_and(|end| end <= data));
-        let start = header.segment_base_offset.checked_add(segment.offset());
-        let range = start
-            .filter(|_| within)
-            .and_then(|s| Some((usize::try_from(s).ok()?, usize::try_from(segment.size()).ok()?)))
-            .and_then(|(s, n)| Some((s, self.bytes.get(s..s.checked_add(n)?)?)));
-        range.ok_or((ErrorKind::OutOfBounds, Some(&SIZE)))
+        let (offset, size) = (segment.offset(), segment.size());
+        let within =
+            header.segment_data_size.is_none_or(|data| offset.checked_add(size).is_some_and(|end| end <= data));
+        let start = header.segment_base_offset.checked_add(offset);
+        // Summed in `u64`: within `usize` the sum overflows exactly when it passes the file.
+        let range = start.zip(start.and_then(|s| s.checked_add(size))).filter(|_| within);
+        let bytes = range.and_then(|(s, e)| {
+            let s = usize::try_from(s).ok()?;
+            Some((s, self.bytes.get(s..usize::try_from(e).ok()?)?))
+        });
+        bytes.ok_or((ErrorKind::OutOfBounds, Some(&SIZE)))
     }
 
     /// Every delegate of every execution plan, plan by plan.
@@ -145,34 +158,40 @@ impl<'a> PteFile<'a> {
 
     /// The blob of `delegate` exactly as stored (inline or in a segment) and its file offset.
     pub fn delegate_blob(&self, delegate: &Delegate<'a>) -> Result<(usize, &'a [u8]), Error> {
+        with_error_slot(&PROGRAM, |error| self.delegate_blob_in(delegate, error))
+    }
+
+    /// [`PteFile::delegate_blob`], failing with its error written into `error`.
+    fn delegate_blob_in(&self, delegate: &Delegate<'a>, error: &mut Error) -> Checked<(usize, &'a [u8])> {
         let Some(processed) = delegate.view.processed() else {
-            return Err(self.delegate_error(delegate, ErrorKind::MissingRequired, false));
+            return Err(self.delegate_fault(error, delegate, ErrorKind::MissingRequired, false));
         };
         let index = usize::try_from(processed.index()).unwrap_or(usize::MAX);
         match processed.location() {
             DataLocation::INLINE => {
                 let data = self.program.backend_delegate_data().and_then(|d| d.get(index)).and_then(|d| d.data());
                 let Some(data) = data else {
-                    return Err(self.delegate_error(delegate, ErrorKind::IndexOutOfRange, true));
+                    return Err(self.delegate_fault(error, delegate, ErrorKind::IndexOutOfRange, true));
                 };
                 let bytes = data.as_slice();
                 Ok(((bytes.as_ptr() as usize).wrapping_sub(self.bytes.as_ptr() as usize), bytes))
             }
-            DataLocation::SEGMENT => self.segment(index),
-            _ => Err(self.delegate_error(delegate, ErrorKind::Rule("unknown DataLocation"), false)),
+            DataLocation::SEGMENT => self.segment_range(index).map_err(|fault| self.segment_fault(error, index, fault)),
+            _ => Err(self.delegate_fault(error, delegate, ErrorKind::Rule("unknown DataLocation"), false)),
         }
     }
 
-    /// An error at `Program.execution_plan[p].delegates[d].processed` (`.index` when `index`).
+    /// Fails with an error at `Program.execution_plan[p].delegates[d].processed` (`.index` when
+    /// `index`).
     #[cold]
-    fn delegate_error(&self, delegate: &Delegate<'a>, kind: ErrorKind, index: bool) -> Error {
+    fn delegate_fault(&self, error: &mut Error, delegate: &Delegate<'a>, kind: ErrorKind, index: bool) -> Fail {
         let path = [
             (&EXECUTION_PLAN, Some(delegate.plan)),
             (&DELEGATES, Some(delegate.index)),
             (&PROCESSED, None),
             (&INDEX, None),
         ];
-        self.error(kind, &path, index)
+        self.fail(error, kind, path.get(..if index { 4 } else { 3 }).unwrap_or_default())
     }
 
     /// The `n`th delegate over all execution plans, as [`PteFile::delegates`] lists them: work
@@ -193,21 +212,28 @@ impl<'a> PteFile<'a> {
     /// The bytes of the first named datum with key `key`: a scan of `Program.named_data`,
     /// linear in the file times the length of `key`.
     pub fn named_data(&self, key: &str) -> Option<&'a [u8]> {
-        let entry = self.program.named_data()?.iter().position(|d| d.key() == Some(key))?;
-        self.named_data_at(entry).ok()
+        let list = self.program.named_data()?;
+        let entry = (0..list.len()).find_map(|i| list.get(i).filter(|d| d.key() == Some(key)))?;
+        let (_, bytes) = self.segment_range(usize::try_from(entry.segment_index()).ok()?).ok()?;
+        Some(bytes)
     }
 
     /// The bytes of named datum `index`.
     pub fn named_data_at(&self, index: usize) -> Result<&'a [u8], Error> {
+        with_error_slot(&PROGRAM, |error| self.named_data_in(index, error))
+    }
+
+    /// [`PteFile::named_data_at`], failing with its error written into `error`.
+    fn named_data_in(&self, index: usize, error: &mut Error) -> Checked<&'a [u8]> {
         let here = [(&NAMED_DATA, Some(index)), (&SEGMENT_INDEX, None)];
         let Some(entry) = self.program.named_data().and_then(|d| d.get(index)) else {
-            return Err(self.error(ErrorKind::IndexOutOfRange, &here, false));
+            return Err(self.fail(error, ErrorKind::IndexOutOfRange, &here[..1]));
         };
         let segment = usize::try_from(entry.segment_index()).unwrap_or(usize::MAX);
         match self.segment_range(segment) {
             Ok((_, bytes)) => Ok(bytes),
-            Err((ErrorKind::IndexOutOfRange, _)) => Err(self.error(ErrorKind::IndexOutOfRange, &here, true)),
-            Err((kind, field)) => Err(self.segment_error(segment, kind, field)),
+            Err((ErrorKind::IndexOutOfRange, _)) => Err(self.fail(error, ErrorKind::IndexOutOfRange, &here)),
+            Err(fault) => Err(self.segment_fault(error, segment, fault)),
         }
     }
 
@@ -215,33 +241,32 @@ impl<'a> PteFile<'a> {
     /// index valid, every Vulkan blob valid with its named constants present. The walk is
     /// charged against the apparent-size budget (shared vectors can make it longer than the
     /// file).
-    fn check(&self, options: &Options) -> Result<(), Error> {
+    fn check(&self, walk: &mut Walk<'_>) -> Checked {
         let program = self.program;
-        let mut budget = Budget::new(options, self.bytes.len(), &PROGRAM);
         let segments = program.segments().map_or(0, |s| s.len());
-        budget.charge(segments as u64, 0)?;
+        walk.charge(segments)?;
         for i in 0..segments {
-            self.segment(i)?;
+            self.segment_range(i).map_err(|fault| self.segment_fault(walk.error(), i, fault))?;
         }
         let plans = program.execution_plan();
         let plan_count = plans.map_or(0, |p| p.len());
         for p in 0..plan_count {
             if let Some(plan) = plans.and_then(|v| v.get(p)) {
-                self.plan_rules(p, &plan, &mut budget)?;
+                self.plan_rules(walk, p, &plan)?;
             }
         }
         let named = program.named_data().map_or(0, |n| n.len());
-        budget.charge(named as u64, 0)?;
+        walk.charge(named)?;
         for i in 0..named {
-            self.named_data_at(i)?;
+            self.named_data_in(i, walk.error())?;
         }
         // Plan by plan, as `delegates` lists them.
         for plan in 0..plan_count {
             let delegates = plans.and_then(|v| v.get(plan)).and_then(|p| p.delegates());
             for index in 0..delegates.map_or(0, |d| d.len()) {
                 let Some(view) = delegates.and_then(|d| d.get(index)) else { continue };
-                budget.charge(1, 0)?;
-                self.check_delegate(&Delegate { plan, index, id: view.id(), view }, named, &mut budget)?;
+                walk.charge(1)?;
+                self.check_delegate(walk, &Delegate { plan, index, id: view.id(), view }, named)?;
             }
         }
         Ok(())
@@ -249,62 +274,89 @@ impl<'a> PteFile<'a> {
 
     /// A delegate's rules: its blob stored where it says and, for a Vulkan delegate, valid
     /// with every named constant present among the `named` named data.
-    fn check_delegate(&self, delegate: &Delegate<'a>, named: usize, budget: &mut Budget) -> Result<(), Error> {
-        let (at, bytes) = self.delegate_blob(delegate)?;
+    fn check_delegate(&self, walk: &mut Walk<'_>, delegate: &Delegate<'a>, named: usize) -> Checked {
+        let (at, bytes) = self.delegate_blob_in(delegate, walk.error())?;
         if !delegate.is_vulkan() {
             return Ok(());
         }
         // Verifying a blob costs about its length; many delegates may share one segment.
-        budget.charge(bytes.len() as u64, 0)?;
-        let shift = |e: Error| e.shifted(at as u64);
-        let blob = Blob::parse(bytes).map_err(shift)?;
-        let constants = blob.graph().constants().map_or(0, |c| c.len());
-        for c in 0..constants {
-            budget.charge(named.saturating_add(1) as u64, 0)?;
-            blob.constant_data(c, |key| self.named_data(key)).map_err(shift)?;
-        }
-        Ok(())
+        walk.charge(bytes.len())?;
+        let outcome = Blob::parse_in(bytes, walk.error()).and_then(|blob| {
+            let constants = blob.graph().constants().map_or(0, |c| c.len());
+            for c in 0..constants {
+                walk.charge(named.saturating_add(1))?;
+                blob.constant_data_in(c, |key| self.named_data(key), walk.error())?;
+            }
+            Ok(())
+        });
+        outcome.map_err(|Fail| {
+            walk.error().shift(at as u64);
+            Fail
+        })
     }
 
     /// A plan's indices: its inputs, outputs and instruction arguments name its values, its
     /// kernel calls its operators, its delegate calls its delegates.
-    fn plan_rules(&self, p: usize, plan: &ExecutionPlan<'a>, budget: &mut Budget) -> Result<(), Error> {
+    fn plan_rules(&self, walk: &mut Walk<'_>, p: usize, plan: &ExecutionPlan<'a>) -> Checked {
         let values = plan.values().map_or(0, |v| v.len());
         let operators = plan.operators().map_or(0, |o| o.len());
         let delegates = plan.delegates().map_or(0, |d| d.len());
-        let at = self.program.raw().position() as u64;
-        let plan_at = (&EXECUTION_PLAN, Some(p));
-        check_ids(plan.inputs(), values, budget, (at, &PROGRAM, &[plan_at]), &INPUTS)?;
-        check_ids(plan.outputs(), values, budget, (at, &PROGRAM, &[plan_at]), &OUTPUTS)?;
+        walk.enter(0, (&EXECUTION_PLAN, Some(p)));
+        for (ids, field) in [(plan.inputs(), &INPUTS), (plan.outputs(), &OUTPUTS)] {
+            check_ids(walk, ids, values, field)?;
+        }
         let chains = plan.chains();
         for c in 0..chains.map_or(0, |v| v.len()) {
             let Some(chain) = chains.and_then(|v| v.get(c)) else { continue };
-            let chain_at = [plan_at, (&CHAINS, Some(c))];
-            check_ids(chain.inputs(), values, budget, (at, &PROGRAM, &chain_at), &INPUTS)?;
-            check_ids(chain.outputs(), values, budget, (at, &PROGRAM, &chain_at), &OUTPUTS)?;
+            walk.enter(1, (&CHAINS, Some(c)));
+            for (ids, field) in [(chain.inputs(), &INPUTS), (chain.outputs(), &OUTPUTS)] {
+                check_ids(walk, ids, values, field)?;
+            }
             let instructions = chain.instructions();
             for n in 0..instructions.map_or(0, |v| v.len()) {
                 let Some(instruction) = instructions.and_then(|v| v.get(n)) else { continue };
-                budget.charge(1, 0)?;
-                let here = [chain_at[0], chain_at[1], (&INSTRUCTIONS, Some(n)), (&INSTR_ARGS, None)];
-                let (target, args) = match instruction.instr_args() {
-                    InstructionArguments::KernelCall(k) => (in_range(k.op_index().into(), operators), k.args()),
-                    InstructionArguments::DelegateCall(d) => (in_range(d.delegate_index().into(), delegates), d.args()),
-                    _ => (true, None),
+                walk.charge(1)?;
+                walk.enter(2, (&INSTRUCTIONS, Some(n)));
+                walk.enter(3, (&INSTR_ARGS, None));
+                // Only two members hold indices: each is looked up by its tag, not the whole
+                // union decoded.
+                let (table, tag) = (instruction.raw(), instruction.instr_args_type());
+                let (target, args) = if let Some(k) = table.union_member::<Arguments, KernelCall>(ARGS_SLOT, tag) {
+                    (in_range(k.op_index(), operators), k.args())
+                } else if let Some(d) = table.union_member::<Arguments, DelegateCall>(ARGS_SLOT, tag) {
+                    (in_range(d.delegate_index(), delegates), d.args())
+                } else {
+                    (true, None)
                 };
                 if !target {
-                    return Err(self.error(ErrorKind::IndexOutOfRange, &here, true));
+                    return Err(walk.fail(ErrorKind::IndexOutOfRange, &[]));
                 }
-                check_ids(args, values, budget, (at, &PROGRAM, &here), &ARGS)?;
+                check_ids(walk, args, values, &ARGS)?;
             }
         }
         Ok(())
     }
 
-    /// An error at `Program.<path>`, at the root table; `path`'s last segment only when `last`.
+    /// The byte offset of the program's root table, where its rule errors are located.
+    fn root_offset(&self) -> u64 {
+        self.program.raw().position() as u64
+    }
+
+    /// Fails with an error at `Program.<path>`, at the root table.
     #[cold]
-    fn error(&self, kind: ErrorKind, path: &[Segment], last: bool) -> Error {
-        let path = path.get(..path.len().saturating_sub(usize::from(!last))).unwrap_or_default();
-        path_error(kind, self.program.raw().position() as u64, &PROGRAM, path, &[])
+    fn fail(&self, error: &mut Error, kind: ErrorKind, path: &[Segment]) -> Fail {
+        locate(error, kind, self.root_offset(), &PROGRAM, path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Instruction;
+    use crate::schema::TableType;
+
+    #[test]
+    fn the_instruction_arguments_slot_is_the_schemas() {
+        let slot = Instruction::desc().fields.iter().find(|f| f.name == "instr_args").map(|f| f.slot);
+        assert_eq!(slot, Some(super::ARGS_SLOT));
     }
 }

@@ -2,6 +2,7 @@
 //! (FORMATS.md 3.4), read with zerocopy; errors name the field at fault.
 
 use crate::error::{Error, ErrorKind};
+use crate::verify::Name;
 use zerocopy::little_endian::{U32, U64};
 use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 
@@ -25,6 +26,9 @@ fields! {
     LENGTH = "eh00.length", PROGRAM_SIZE = "eh00.program_size",
     SEGMENT_BASE_OFFSET = "eh00.segment_base_offset", SEGMENT_DATA_SIZE = "eh00.segment_data_size",
 }
+
+/// A broken header rule: the error's kind, offset and field.
+pub(crate) type HeaderFault = (ErrorKind, u64, Name);
 
 /// The header as it lies in the file.
 #[derive(FromBytes, KnownLayout, Immutable, Unaligned)]
@@ -53,18 +57,26 @@ impl ExtendedHeader {
     /// The header of `file`, `None` when bytes 8..12 are not `eh00` (a program without
     /// segments), or an error when it is there but inconsistent with the file.
     pub fn parse(file: &[u8]) -> Result<Option<ExtendedHeader>, Error> {
+        ExtendedHeader::read(file).map_err(|(kind, at, field)| Error::header(kind, at, field))
+    }
+
+    /// [`ExtendedHeader::parse`], failing with the error's kind, offset and field (small, so
+    /// that no error is built and moved until a caller builds one).
+    pub(crate) fn read(file: &[u8]) -> Result<Option<ExtendedHeader>, HeaderFault> {
         let Some(rest) = file.get(AT..).filter(|r| r.starts_with(&EXTENDED_HEADER_MAGIC)) else {
             return Ok(None);
         };
-        let (wire, after) =
-            Wire::ref_from_prefix(rest).map_err(|_| Error::header(ErrorKind::Truncated, file.len() as u64, &LENGTH))?;
+        let Ok((wire, after)) = Wire::ref_from_prefix(rest) else {
+            return Err((ErrorKind::Truncated, file.len() as u64, &LENGTH));
+        };
         let length = wire.length.get();
         if length < MIN_LENGTH {
-            return Err(Error::header(ErrorKind::Rule("the extended header is at least 24 bytes"), 12, &LENGTH));
+            return Err((ErrorKind::Rule("the extended header is at least 24 bytes"), 12, &LENGTH));
         }
         let segment_data_size = if length >= WITH_DATA_SIZE {
-            let (size, _) = U64::read_from_prefix(after)
-                .map_err(|_| Error::header(ErrorKind::Truncated, file.len() as u64, &SEGMENT_DATA_SIZE))?;
+            let Ok((size, _)) = U64::read_from_prefix(after) else {
+                return Err((ErrorKind::Truncated, file.len() as u64, &SEGMENT_DATA_SIZE));
+            };
             Some(size.get())
         } else {
             None
@@ -79,17 +91,17 @@ impl ExtendedHeader {
         Ok(Some(header))
     }
 
-    fn check(&self, len: u64) -> Result<(), Error> {
+    fn check(&self, len: u64) -> Result<(), HeaderFault> {
         let header_end = (AT as u64).saturating_add(u64::from(self.length));
         if self.program_size < header_end || self.program_size > len {
-            return Err(Error::header(ErrorKind::OutOfBounds, 16, &PROGRAM_SIZE));
+            return Err((ErrorKind::OutOfBounds, 16, &PROGRAM_SIZE));
         }
         if self.segment_base_offset < self.program_size || self.segment_base_offset > len {
-            return Err(Error::header(ErrorKind::OutOfBounds, 24, &SEGMENT_BASE_OFFSET));
+            return Err((ErrorKind::OutOfBounds, 24, &SEGMENT_BASE_OFFSET));
         }
         match self.segment_data_size.map(|size| self.segment_base_offset.checked_add(size)) {
-            Some(None) => Err(Error::header(ErrorKind::OutOfBounds, 32, &SEGMENT_DATA_SIZE)),
-            Some(Some(end)) if end > len => Err(Error::header(ErrorKind::OutOfBounds, 32, &SEGMENT_DATA_SIZE)),
+            Some(None) => Err((ErrorKind::OutOfBounds, 32, &SEGMENT_DATA_SIZE)),
+            Some(Some(end)) if end > len => Err((ErrorKind::OutOfBounds, 32, &SEGMENT_DATA_SIZE)),
             _ => Ok(()),
         }
     }

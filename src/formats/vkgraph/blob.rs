@@ -1,10 +1,14 @@
 //! A Vulkan delegate blob: the `VH00` header (or none, for a bare legacy `VK00` flatbuffer),
 //! the verified VkGraph, and its constants resolved to bytes (FORMATS.md 3.1, 3.2).
 
-use super::{GraphTypes, Header, VkBytes, VkGraph, HEADER_MAGIC, IDENTIFIER};
-use crate::container::{check_ids, in_range, path_error, verified_root, Budget, Container, Fault, Segment};
+use super::header::HeaderFault;
+use super::{GraphTypes, Header, ValueList, VkBytes, VkGraph, VkTensor, HEADER_MAGIC, IDENTIFIER};
+use crate::container::{
+    check_ids, in_range, locate, verified_root, verified_root_in, with_error_slot, Checked, Container, Fault, Segment,
+    Walk,
+};
 use crate::error::{Error, ErrorKind};
-use crate::verify::{Name, Options, Stats};
+use crate::verify::{Fail, Name, Options, Stats};
 use crate::wire::{has_identifier, TableVector};
 
 macro_rules! names {
@@ -17,8 +21,15 @@ names! {
     CONSTANTS = "constants", SHADERS = "shaders", ITEMS = "items", NAMED_KEY = "named_key", LENGTH = "length",
 }
 
+/// `VkValue.value`'s value slot (a test checks it against the schema).
+const VALUE_SLOT: u16 = 1;
+
 /// `VkBytes.offset` meaning "the bytes are the program's named data under `named_key`".
 const NAMED: u64 = u64::MAX;
+
+/// A blob's parts: its `VH00` header (none for a bare VkGraph), the VkGraph flatbuffer, the raw
+/// constant bytes.
+type Parts<'a> = (Option<Header>, &'a [u8], &'a [u8]);
 
 /// Where a constant's bytes live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,19 +71,9 @@ crate::container::entry_points!(
 impl<'a> Container<'a> for Blob<'a> {
     /// The `VH00` header (when there is one), then the VkGraph flatbuffer it frames.
     fn structure(bytes: &'a [u8], options: &Options) -> Result<(Self, Stats), Error> {
-        let (header, flatbuffer, raw) = if has_identifier(bytes, HEADER_MAGIC) {
-            let header = Header::parse(bytes)?;
-            let flatbuffer = bytes.get(header.flatbuffer_range());
-            let raw = bytes.get(header.bytes_range());
-            let (Some(flatbuffer), Some(raw)) = (flatbuffer, raw) else {
-                return Err(Error::header(ErrorKind::OutOfBounds, 10, &MAGIC));
-            };
-            (Some(header), flatbuffer, raw)
-        } else if has_identifier(bytes, IDENTIFIER) {
-            (None, bytes, &[][..])
-        } else {
-            let kind = if bytes.len() < 8 { ErrorKind::Truncated } else { ErrorKind::WrongIdentifier };
-            return Err(Error::header(kind, 4, &MAGIC));
+        let (header, flatbuffer, raw) = match Blob::frame(bytes) {
+            Ok(parts) => parts,
+            Err((kind, at, field)) => return Err(Error::header(kind, at, field)),
         };
         let base = header.map_or(0, |h| u64::from(h.flatbuffer_offset));
         let (graph, stats) = verified_root(flatbuffer, Some(IDENTIFIER), options, base)?;
@@ -80,7 +81,9 @@ impl<'a> Container<'a> for Blob<'a> {
     }
 
     fn rules(&self, options: &Options) -> Result<(), Error> {
-        self.check(options)
+        with_error_slot(&GRAPH, |error| {
+            self.check(&mut Walk::new(options, self.bytes.len(), (&GRAPH, self.root_offset()), error))
+        })
     }
 }
 
@@ -107,12 +110,12 @@ impl<'a> Blob<'a> {
 
     /// Where constant `index` (`VkGraph.constants[index]`) lives.
     pub fn constant(&self, index: usize) -> Result<Constant<'a>, Error> {
-        self.resolve(self.graph.constants(), &CONSTANTS, index)
+        with_error_slot(&GRAPH, |error| self.resolve(self.graph.constants(), &CONSTANTS, index, error))
     }
 
     /// Where shader `index` (`VkGraph.shaders[index]`) lives; shaders resolve like constants.
     pub fn shader(&self, index: usize) -> Result<Constant<'a>, Error> {
-        self.resolve(self.graph.shaders(), &SHADERS, index)
+        with_error_slot(&GRAPH, |error| self.resolve(self.graph.shaders(), &SHADERS, index, error))
     }
 
     /// The bytes of constant `index`, looking named constants up with `named` (the program's
@@ -120,7 +123,54 @@ impl<'a> Blob<'a> {
     /// whose data is not the length the graph gives, is an error naming its key. Constant work
     /// plus one call of `named`.
     pub fn constant_data(&self, index: usize, named: impl Fn(&str) -> Option<&'a [u8]>) -> Result<&'a [u8], Error> {
-        let (kind, tail) = match self.locate(self.graph.constants(), index) {
+        with_error_slot(&GRAPH, |error| self.constant_data_in(index, named, error))
+    }
+
+    /// [`Blob::parse`] for a blob nested in a program, failing with its error written into
+    /// `error`.
+    pub(crate) fn parse_in(bytes: &'a [u8], error: &mut Error) -> Checked<Self> {
+        // A nested blob is read with the default limits, as `Blob::parse` reads it.
+        let options = &Options::DEFAULT;
+        let (blob, _) = Blob::structure_in(bytes, options, error)?;
+        blob.check(&mut Walk::new(options, bytes.len(), (&GRAPH, blob.root_offset()), error))?;
+        Ok(blob)
+    }
+
+    /// [`Container::structure`], failing with its error written into `error` (the same steps,
+    /// so that a blob nested in a program moves no error).
+    fn structure_in(bytes: &'a [u8], options: &Options, error: &mut Error) -> Checked<(Self, Stats)> {
+        let (header, flatbuffer, raw) =
+            Blob::frame(bytes).map_err(|(kind, at, field)| locate(error, kind, at, field, &[]))?;
+        let base = header.map_or(0, |h| u64::from(h.flatbuffer_offset));
+        let (graph, stats) = verified_root_in(flatbuffer, Some(IDENTIFIER), options, base, error)?;
+        Ok((Blob { bytes, header, graph, raw }, stats))
+    }
+
+    /// The blob's parts: its `VH00` header (when there is one), the VkGraph flatbuffer and the
+    /// raw bytes after it; or why the header is refused.
+    fn frame(bytes: &'a [u8]) -> Result<Parts<'a>, HeaderFault> {
+        if has_identifier(bytes, HEADER_MAGIC) {
+            let header = Header::read(bytes)?;
+            match (bytes.get(header.flatbuffer_range()), bytes.get(header.bytes_range())) {
+                (Some(flatbuffer), Some(raw)) => Ok((Some(header), flatbuffer, raw)),
+                _ => Err((ErrorKind::OutOfBounds, 10, &MAGIC)),
+            }
+        } else if has_identifier(bytes, IDENTIFIER) {
+            Ok((None, bytes, &[]))
+        } else {
+            let kind = if bytes.len() < 8 { ErrorKind::Truncated } else { ErrorKind::WrongIdentifier };
+            Err((kind, 4, &MAGIC))
+        }
+    }
+
+    /// [`Blob::constant_data`], failing with its error written into `error`.
+    pub(crate) fn constant_data_in(
+        &self,
+        index: usize,
+        named: impl Fn(&str) -> Option<&'a [u8]>,
+        error: &mut Error,
+    ) -> Checked<&'a [u8]> {
+        let (kind, tail) = match self.lookup(self.graph.constants(), index) {
             Ok(Constant::Inline(data)) => return Ok(data),
             Ok(Constant::Named { key, length }) => match named(key) {
                 Some(data) if data.len() as u64 == length => return Ok(data),
@@ -129,7 +179,7 @@ impl<'a> Blob<'a> {
             },
             Err(fault) => fault,
         };
-        Err(self.entry_error(kind, &CONSTANTS, index, tail))
+        Err(self.entry_fault(error, kind, &CONSTANTS, index, tail))
     }
 
     fn resolve(
@@ -137,13 +187,14 @@ impl<'a> Blob<'a> {
         list: Option<TableVector<'a, VkBytes<'a>>>,
         field: Name,
         index: usize,
-    ) -> Result<Constant<'a>, Error> {
-        self.locate(list, index).map_err(|(kind, tail)| self.entry_error(kind, field, index, tail))
+        error: &mut Error,
+    ) -> Checked<Constant<'a>> {
+        self.lookup(list, index).map_err(|(kind, tail)| self.entry_fault(error, kind, field, index, tail))
     }
 
     /// Where entry `index` of `list` (constants or shaders) lives, or the error's kind and the
     /// entry's field it is located at (none: the entry itself).
-    fn locate(&self, list: Option<TableVector<'a, VkBytes<'a>>>, index: usize) -> Result<Constant<'a>, Fault> {
+    fn lookup(&self, list: Option<TableVector<'a, VkBytes<'a>>>, index: usize) -> Result<Constant<'a>, Fault> {
         let Some(entry) = list.and_then(|l| l.get(index)) else {
             return Err((ErrorKind::IndexOutOfRange, None));
         };
@@ -165,25 +216,31 @@ impl<'a> Blob<'a> {
 
     /// Whether entry `index` of `list` resolves, as [`Blob::check`] requires: in a bare VkGraph,
     /// which carries no raw bytes, inline ranges are not checked.
-    fn resolves(&self, list: Option<TableVector<'a, VkBytes<'a>>>, field: Name, index: usize) -> Result<(), Error> {
-        match self.locate(list, index) {
+    fn resolves(
+        &self,
+        list: Option<TableVector<'a, VkBytes<'a>>>,
+        field: Name,
+        index: usize,
+        error: &mut Error,
+    ) -> Checked {
+        match self.lookup(list, index) {
             Err((ErrorKind::OutOfBounds, _)) if self.header.is_none() => Ok(()),
-            Err((kind, tail)) => Err(self.entry_error(kind, field, index, tail)),
+            Err((kind, tail)) => Err(self.entry_fault(error, kind, field, index, tail)),
             Ok(_) => Ok(()),
         }
     }
 
-    /// An error at `VkGraph.<list>[index]`, or at its `tail` field.
+    /// Fails with an error at `VkGraph.<list>[index]`, or at its `tail` field.
     #[cold]
-    fn entry_error(&self, kind: ErrorKind, list: Name, index: usize, tail: Option<Name>) -> Error {
+    fn entry_fault(&self, error: &mut Error, kind: ErrorKind, list: Name, index: usize, tail: Option<Name>) -> Fail {
         let path = [(list, Some(index)), (tail.unwrap_or(list), None)];
-        self.error(kind, path.get(..if tail.is_some() { 2 } else { 1 }).unwrap_or_default())
+        self.fail(error, kind, path.get(..if tail.is_some() { 2 } else { 1 }).unwrap_or_default())
     }
 
-    /// An error at `VkGraph.<path>`, at the graph's root table.
+    /// Fails with an error at `VkGraph.<path>`, at the graph's root table.
     #[cold]
-    fn error(&self, kind: ErrorKind, path: &[Segment]) -> Error {
-        path_error(kind, self.root_offset(), &GRAPH, path, &[])
+    fn fail(&self, error: &mut Error, kind: ErrorKind, path: &[Segment]) -> Fail {
+        locate(error, kind, self.root_offset(), &GRAPH, path)
     }
 
     /// The blob offset of the graph's root table, where its errors are located.
@@ -196,51 +253,58 @@ impl<'a> Blob<'a> {
     /// value lists name values; constant ids name constants; every constant and shader
     /// resolves. The walk is charged against the apparent-size budget, as shared vectors can
     /// make it longer than the file.
-    fn check(&self, options: &Options) -> Result<(), Error> {
+    #[inline(never)]
+    fn check(&self, walk: &mut Walk<'_>) -> Checked {
         let g = self.graph;
-        let mut budget = Budget::new(options, self.bytes.len(), &GRAPH);
         let values = g.values().map_or(0, |v| v.len());
         let constants = g.constants().map_or(0, |c| c.len());
-        let at = self.root_offset();
-        check_ids(g.input_ids(), values, &mut budget, (at, &GRAPH, &[]), &INPUT_IDS)?;
-        check_ids(g.output_ids(), values, &mut budget, (at, &GRAPH, &[]), &OUTPUT_IDS)?;
+        check_ids(walk, g.input_ids(), values, &INPUT_IDS)?;
+        check_ids(walk, g.output_ids(), values, &OUTPUT_IDS)?;
         let chain = g.chain();
         for c in 0..chain.map_or(0, |v| v.len()) {
             let Some(call) = chain.and_then(|v| v.get(c)) else { continue };
-            budget.charge(1, 0)?;
-            check_ids(call.args(), values, &mut budget, (at, &GRAPH, &[(&CHAIN, Some(c))]), &ARGS)?;
+            walk.charge(1)?;
+            walk.enter(0, (&CHAIN, Some(c)));
+            check_ids(walk, call.args(), values, &ARGS)?;
         }
         let list = g.values();
         for v in 0..values {
             let Some(value) = list.and_then(|l| l.get(v)) else { continue };
-            budget.charge(1, 0)?;
-            match value.value() {
-                GraphTypes::VkTensor(t) => {
-                    let id = t.constant_id();
-                    if id >= 0 && !in_range(id.into(), constants) {
-                        return Err(self.error(
-                            ErrorKind::IndexOutOfRange,
-                            &[(&VALUES, Some(v)), (&VALUE, None), (&CONSTANT_ID, None)],
-                        ));
-                    }
+            walk.charge(1)?;
+            walk.enter(0, (&VALUES, Some(v)));
+            // Only two members hold indices: each is looked up by its tag, not the whole union
+            // decoded.
+            let (table, tag) = (value.raw(), value.value_type());
+            if let Some(t) = table.union_member::<GraphTypes, VkTensor>(VALUE_SLOT, tag) {
+                let id = t.constant_id();
+                if id >= 0 && !in_range(id, constants) {
+                    return Err(walk.fail(ErrorKind::IndexOutOfRange, &[(&VALUE, None), (&CONSTANT_ID, None)]));
                 }
-                GraphTypes::ValueList(l) => {
-                    check_ids(l.items(), values, &mut budget, (at, &GRAPH, &[(&VALUES, Some(v))]), &ITEMS)?;
-                }
-                _ => {}
+            } else if let Some(l) = table.union_member::<GraphTypes, ValueList>(VALUE_SLOT, tag) {
+                check_ids(walk, l.items(), values, &ITEMS)?;
             }
         }
         // A bare VkGraph carries no raw bytes: its inline ranges cannot be checked, only its
         // named keys.
-        budget.charge(constants as u64, 0)?;
-        for i in 0..constants {
-            self.resolves(g.constants(), &CONSTANTS, i)?;
-        }
-        let shaders = g.shaders().map_or(0, |s| s.len());
-        budget.charge(shaders as u64, 0)?;
-        for i in 0..shaders {
-            self.resolves(g.shaders(), &SHADERS, i)?;
+        for (list, field) in [(g.constants(), &CONSTANTS), (g.shaders(), &SHADERS)] {
+            let n = list.map_or(0, |l| l.len());
+            walk.charge(n)?;
+            for i in 0..n {
+                self.resolves(list, field, i, walk.error())?;
+            }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::VkValue;
+    use crate::schema::TableType;
+
+    #[test]
+    fn the_value_slot_is_the_schemas() {
+        let slot = VkValue::desc().fields.iter().find(|f| f.name == "value").map(|f| f.slot);
+        assert_eq!(slot, Some(super::VALUE_SLOT));
     }
 }

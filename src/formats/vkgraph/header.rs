@@ -22,6 +22,9 @@ fields! {
     FLATBUFFER_SIZE = "VH00.flatbuffer_size", BYTES_OFFSET = "VH00.bytes_offset", BYTES_SIZE = "VH00.bytes_size",
 }
 
+/// A broken header rule: the error's kind, offset and field.
+pub(crate) type HeaderFault = (ErrorKind, u64, Name);
+
 /// The header as it lies in the blob.
 #[derive(FromBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
@@ -55,10 +58,17 @@ impl Header {
     /// Reads and checks the header at the start of `blob`: `header_size >= 30`, the flatbuffer
     /// after the header and not empty, the raw bytes after the flatbuffer, both inside `blob`.
     pub fn parse(blob: &[u8]) -> Result<Header, Error> {
-        let (wire, _) = Wire::ref_from_prefix(blob)
-            .map_err(|_| Error::header(ErrorKind::Truncated, blob.len() as u64, &HEADER_SIZE))?;
+        Header::read(blob).map_err(|(kind, at, field)| Error::header(kind, at, field))
+    }
+
+    /// [`Header::parse`], failing with the error's kind, offset and field (small, so that no
+    /// error is built and moved until a caller builds one).
+    pub(crate) fn read(blob: &[u8]) -> Result<Header, HeaderFault> {
+        let Ok((wire, _)) = Wire::ref_from_prefix(blob) else {
+            return Err((ErrorKind::Truncated, blob.len() as u64, &HEADER_SIZE));
+        };
         if wire.magic != HEADER_MAGIC {
-            return Err(Error::header(ErrorKind::WrongIdentifier, 4, &MAGIC));
+            return Err((ErrorKind::WrongIdentifier, 4, &MAGIC));
         }
         let header = Header {
             header_size: wire.header_size.get(),
@@ -67,15 +77,12 @@ impl Header {
             bytes_offset: wire.bytes_offset.get(),
             bytes_size: wire.bytes_size.get(),
         };
-        match header.check(blob.len() as u64) {
-            Ok(()) => Ok(header),
-            Err((kind, at, field)) => Err(Error::header(kind, at, field)),
-        }
+        header.check(blob.len() as u64)?;
+        Ok(header)
     }
 
-    /// The header's rules; a broken one is the error's kind, offset and field (small, so that
-    /// no error is built and moved until [`Header::parse`] returns one).
-    fn check(&self, len: u64) -> Result<(), (ErrorKind, u64, Name)> {
+    /// The header's rules.
+    fn check(&self, len: u64) -> Result<(), HeaderFault> {
         let rule = ErrorKind::Rule;
         if self.header_size < MIN_HEADER_SIZE {
             return Err((rule("header_size must be at least 30"), 8, &HEADER_SIZE));
