@@ -226,7 +226,7 @@ impl<'b> Verifier<'b> {
     /// Records a failure of `kind` at `offset`.
     ///
     /// Inlined so that the verifier's own kinds, constants at every call, reach the recording
-    /// function as a byte ([`ErrorKind::number`]) rather than as an `ErrorKind` in memory.
+    /// function as a byte (`ErrorKind::number`) rather than as an `ErrorKind` in memory.
     #[inline(always)]
     pub fn fail(&mut self, kind: ErrorKind, offset: usize) -> Fail {
         match kind.number() {
