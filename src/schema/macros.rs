@@ -333,6 +333,7 @@ macro_rules! fb_table {
                 &NAME
             };
             const ID: u16 = $id;
+            const SCHEMA_HAS_UNIONS: bool = __FB_HAS_UNIONS;
             const DECLARED: &'static [$crate::verify::FieldLayout] = &[
                 $($crate::__fb_field!(layout $slot, $crate::__fb_field!(required; $($req)?); $kind($($arg)*))),*
             ];
@@ -365,7 +366,7 @@ macro_rules! fb_table {
                         const AT: usize = $crate::verify::layout::build::position_of(
                             <$name<'static> as $crate::verify::VerifyTable>::FIELDS, F.slot());
                         const E: ::core::option::Option<$crate::verify::TableEntry> = $crate::__fb_field!(entry; $kind($($arg)*));
-                        _v.step(&__FB_LAYOUT, _t, F, _first.wrapping_add(AT), E)?;
+                        _v.step::<true>(&__FB_LAYOUT, _t, F, _first.wrapping_add(AT), E)?;
                     })*
                     ::core::result::Result::Ok(())
                 })
@@ -426,6 +427,12 @@ macro_rules! fb_schema {
         /// The schema's root table type.
         pub type Root<'a> = $root<'a>;
 
+        /// Whether a table of the schema has a union or union-vector field (the verifier
+        /// leaves out its union checks where none has).
+        const __FB_HAS_UNIONS: bool = $crate::verify::layout::build::any_union(&[
+            $(<$table<'static> as $crate::verify::VerifyTable>::FIELDS),*
+        ]);
+
         static __FB_LAYOUT: $crate::verify::SchemaLayout<'static> = {
             use $crate::verify::layout::build;
             use $crate::verify::{FieldLayout, Span, VerifyTable};
@@ -471,7 +478,7 @@ macro_rules! fb_schema {
                 static ENTRIES: &[Entry] = &[$(<$table<'static> as VerifyTable>::verify_specialized),*];
                 match ENTRIES.get(usize::from(table)) {
                     ::core::option::Option::Some(entry) => entry(v, pos),
-                    ::core::option::Option::None => v.interpret(&__FB_LAYOUT, table, pos),
+                    ::core::option::Option::None => v.interpret::<true>(&__FB_LAYOUT, table, pos),
                 }
             }
             $crate::verify::SchemaLayout {

@@ -60,11 +60,16 @@ impl<'b> Verifier<'b> {
     /// Verifies the table of type `table` (an index of `schema`) at `pos` and everything it
     /// reaches, once however many offsets share it: through the schema's specialized entry
     /// when it has one, else by interpreting its layout.
+    ///
+    /// `UNIONS` says whether the schema has union fields; without them the union checks are
+    /// left out of the code (this and the methods it calls take it alike). It must be `true`
+    /// for a schema with a union field ([`crate::verify::VerifyTable::SCHEMA_HAS_UNIONS`]).
     #[inline(always)]
-    pub(super) fn table(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
+    pub(super) fn table<const UNIONS: bool>(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
+        // Only `specialize` builds have specialized entries; compact ones leave out the call.
         match schema.specialized {
-            Some(specialized) => specialized(self, table, pos),
-            None => self.interpret(schema, table, pos),
+            Some(specialized) if cfg!(feature = "specialize") => specialized(self, table, pos),
+            _ => self.interpret::<UNIONS>(schema, table, pos),
         }
     }
 
@@ -73,16 +78,16 @@ impl<'b> Verifier<'b> {
     /// compiler folds in, so that one body serves both the compact and the fast build.
     #[doc(hidden)]
     #[inline(always)]
-    pub fn interpret(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
+    pub fn interpret<const UNIONS: bool>(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
         if self.memoized(pos, TAG_TABLE | u32::from(table), false) {
             return self.charge(1, pos);
         }
         let (fields, first, inline) = schema.table_fields(table);
-        let t = self.enter_table(schema, pos, table, fields, first)?;
+        let t = self.enter_table::<UNIONS>(schema, pos, table, fields, first)?;
         // The inline bytes are checked; follow the offset fields (they come after the inline).
         let offsets = fields.get(inline..).unwrap_or(&[]);
         for (i, &field) in offsets.iter().enumerate() {
-            self.step(schema, &t, field, first.wrapping_add(inline).wrapping_add(i), None)?;
+            self.step::<UNIONS>(schema, &t, field, first.wrapping_add(inline).wrapping_add(i), None)?;
         }
         self.depth_left = self.depth_left.saturating_add(1);
         Ok(())
@@ -104,7 +109,7 @@ impl<'b> Verifier<'b> {
             return self.charge(1, pos);
         }
         let (fields, first, _) = schema.table_fields(table);
-        let t = self.enter_table(schema, pos, table, fields, first)?;
+        let t = self.enter_table::<true>(schema, pos, table, fields, first)?;
         steps(self, &t, first)?;
         self.depth_left = self.depth_left.saturating_add(1);
         Ok(())
@@ -116,7 +121,7 @@ impl<'b> Verifier<'b> {
     /// field's `entry`, when given, verifies its tables directly (the `specialize` feature).
     #[doc(hidden)]
     #[inline(always)]
-    pub fn step(
+    pub fn step<const UNIONS: bool>(
         &mut self,
         schema: &SchemaLayout<'_>,
         t: &TableCheck<'_>,
@@ -133,17 +138,18 @@ impl<'b> Verifier<'b> {
             // (compact builds leave a union without type or value to `union_field`).
             let slot = usize::from(field.slot());
             let bare_union = cfg!(feature = "specialize")
+                && UNIONS
                 && field.is_union()
                 && !field.required()
                 && t.voffset(slot.wrapping_sub(1)) == 0;
             if !field.absence_matters() || bare_union {
                 return Ok(());
             }
-            self.absent_field(schema, t, field)
-        } else if field.is_union() {
-            self.union_field(schema, t, field)
+            self.absent_field::<UNIONS>(schema, t, field)
+        } else if UNIONS && field.is_union() {
+            self.union_field::<UNIONS>(schema, t, field)
         } else {
-            self.follow(schema, field, t.pos.wrapping_add(v), entry)
+            self.follow::<UNIONS>(schema, field, t.pos.wrapping_add(v), entry)
         };
         match checked {
             Ok(()) => Ok(()),
@@ -158,7 +164,7 @@ impl<'b> Verifier<'b> {
     /// The inline check is remembered in the [`InlineCache`] (a table whose present fields
     /// need more than 8-byte alignment is checked each time).
     #[inline(always)]
-    fn enter_table(
+    fn enter_table<const UNIONS: bool>(
         &mut self,
         schema: &SchemaLayout<'_>,
         pos: usize,
@@ -187,7 +193,7 @@ impl<'b> Verifier<'b> {
         let t = TableCheck { pos, inline_len, slots };
         let key = InlineCache::key(vt, table, pos, fields, self.check_alignment);
         if !key.is_some_and(|k| self.inline_checked.contains(k)) {
-            let widest = self.check_inline(schema, &t, fields, first)?;
+            let widest = self.check_inline::<UNIONS>(schema, &t, fields, first)?;
             if let (Some(k), true) = (key, widest < 8) {
                 self.inline_checked.insert(k);
             }
@@ -208,7 +214,7 @@ impl<'b> Verifier<'b> {
     /// slot too), and that its required inline fields are present. Returns the widest
     /// alignment of a present field, minus one.
     #[inline(always)]
-    fn check_inline(
+    fn check_inline<const UNIONS: bool>(
         &mut self,
         schema: &SchemaLayout<'_>,
         t: &TableCheck<'_>,
@@ -229,7 +235,7 @@ impl<'b> Verifier<'b> {
                 }
             };
             // A union's type: a byte (a `[ubyte]` offset for a vector of unions) in the slot before.
-            if fault.is_none() && f.is_union() {
+            if UNIONS && fault.is_none() && f.is_union() {
                 let (size, mask) = if f.kind() == FieldKind::Union { (1, 0) } else { (4, 3) };
                 fault = match t.voffset(slot.wrapping_sub(1)) {
                     0 => None,
@@ -260,26 +266,38 @@ impl<'b> Verifier<'b> {
 
     /// Follows the offset field `f` at `at` (inline bytes checked) to what it points at.
     #[inline(always)]
-    fn follow(&mut self, schema: &SchemaLayout<'_>, f: FieldLayout, at: usize, entry: Option<TableEntry>) -> VResult {
+    fn follow<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        f: FieldLayout,
+        at: usize,
+        entry: Option<TableEntry>,
+    ) -> VResult {
         let target = self.deref(at)?;
         match (f.kind(), entry) {
             (FieldKind::Table, Some(entry)) => entry(self, target),
             (FieldKind::TableVector, Some(entry)) => {
-                self.offset_vector(schema, target, Elements::TablesWith(f.arg(), entry)).map(drop)
+                self.offset_vector::<UNIONS>(schema, target, Elements::TablesWith(f.arg(), entry)).map(drop)
             }
-            (kind, _) => self.follow_kind(schema, f, kind, target),
+            (kind, _) => self.follow_kind::<UNIONS>(schema, f, kind, target),
         }
     }
 
     /// [`Verifier::follow`] to `target`, an object of `kind`, through the schema.
     #[inline(always)]
-    fn follow_kind(&mut self, schema: &SchemaLayout<'_>, f: FieldLayout, kind: FieldKind, target: usize) -> VResult {
+    fn follow_kind<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        f: FieldLayout,
+        kind: FieldKind,
+        target: usize,
+    ) -> VResult {
         match kind {
             FieldKind::String => self.string(target),
-            FieldKind::Table => self.table(schema, f.arg(), target),
+            FieldKind::Table => self.table::<UNIONS>(schema, f.arg(), target),
             FieldKind::Vector => self.vector(target, usize::from(f.arg()), f.align_mask()).map(drop),
-            FieldKind::StringVector => self.offset_vector(schema, target, Elements::Strings).map(drop),
-            FieldKind::TableVector => self.offset_vector(schema, target, Elements::Tables(f.arg())).map(drop),
+            FieldKind::StringVector => self.offset_vector::<UNIONS>(schema, target, Elements::Strings).map(drop),
+            FieldKind::TableVector => self.offset_vector::<UNIONS>(schema, target, Elements::Tables(f.arg())).map(drop),
             FieldKind::Inline | FieldKind::Union | FieldKind::UnionVector => Ok(()),
         }
     }
@@ -287,9 +305,14 @@ impl<'b> Verifier<'b> {
     /// Checks absent field `f` of table `t`: a union may still have its type, and a required
     /// field is an error.
     #[inline(always)]
-    fn absent_field(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout) -> VResult {
-        match f.is_union() {
-            true => self.union_field(schema, t, f),
+    fn absent_field<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        t: &TableCheck<'_>,
+        f: FieldLayout,
+    ) -> VResult {
+        match UNIONS && f.is_union() {
+            true => self.union_field::<UNIONS>(schema, t, f),
             false => self.absent(t, f),
         }
     }
@@ -306,7 +329,12 @@ impl<'b> Verifier<'b> {
     /// Checks a union or union-vector field of table `t` (entered, so its inline bytes are
     /// checked): its type in the slot before, its value here.
     #[cfg_attr(feature = "specialize", inline(always))]
-    fn union_field(&mut self, schema: &SchemaLayout<'_>, t: &TableCheck<'_>, f: FieldLayout) -> VResult {
+    fn union_field<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        t: &TableCheck<'_>,
+        f: FieldLayout,
+    ) -> VResult {
         // Both slots' inline bytes were checked on entering the table: the type (a byte, or
         // the offset of a `[ubyte]` for a vector of unions) in the slot before, the value here.
         let slot = usize::from(f.slot());
@@ -329,8 +357,8 @@ impl<'b> Verifier<'b> {
         };
         match (value, tags) {
             (None, []) => self.absent(t, f),
-            (Some(values), _) if !one => self.union_vector(schema, f.arg(), tags, values),
-            (Some(pos), &[tag]) if one => self.union_member(schema, f.arg(), tag, pos),
+            (Some(values), _) if !one => self.union_vector::<UNIONS>(schema, f.arg(), tags, values),
+            (Some(pos), &[tag]) if one => self.union_member::<UNIONS>(schema, f.arg(), tag, pos),
             _ => Err(self.fail(ErrorKind::UnionMismatch, t.pos)),
         }
     }
@@ -338,16 +366,28 @@ impl<'b> Verifier<'b> {
     /// Checks the value at `pos` of union `union`'s member `tag`; tags the schema does not name
     /// (newer writers) are accepted without looking inside.
     #[inline(always)]
-    fn union_member(&mut self, schema: &SchemaLayout<'_>, union: u16, tag: u8, pos: usize) -> VResult {
+    fn union_member<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        union: u16,
+        tag: u8,
+        pos: usize,
+    ) -> VResult {
         match schema.member(union, tag) {
-            Some(table) => self.table(schema, table, pos),
+            Some(table) => self.table::<UNIONS>(schema, table, pos),
             None => Ok(()),
         }
     }
 
     /// Checks the union vector at `values` whose types are `types`.
-    fn union_vector(&mut self, schema: &SchemaLayout<'_>, union: u16, types: &[u8], values: usize) -> VResult {
-        let len = self.offset_vector(schema, values, Elements::Unions(union, types))?;
+    fn union_vector<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        union: u16,
+        types: &[u8],
+        values: usize,
+    ) -> VResult {
+        let len = self.offset_vector::<UNIONS>(schema, values, Elements::Unions(union, types))?;
         if len != types.len() {
             return Err(self.fail(ErrorKind::UnionMismatch, values));
         }
@@ -412,7 +452,12 @@ impl<'b> Verifier<'b> {
     /// its length. One loop for every kind of element, so compact builds hold one copy.
     #[cfg_attr(feature = "specialize", inline(always))]
     #[cfg_attr(not(feature = "specialize"), inline(never))]
-    fn offset_vector(&mut self, schema: &SchemaLayout<'_>, pos: usize, elements: Elements<'_>) -> VResult<usize> {
+    fn offset_vector<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        pos: usize,
+        elements: Elements<'_>,
+    ) -> VResult<usize> {
         let len = self.vector(pos, 4, 3)?;
         let tag = match elements {
             Elements::Tables(table) | Elements::TablesWith(table, _) => TAG_TABLE_VECTOR | u32::from(table),
@@ -423,18 +468,25 @@ impl<'b> Verifier<'b> {
             return Ok(len);
         }
         self.charge(len, pos)?;
-        self.offset_elements(pos, len, |v, i, target| v.element(schema, elements, i, target))
+        self.offset_elements(pos, len, |v, i, target| v.element::<UNIONS>(schema, elements, i, target))
     }
 
     /// Checks element `i` of a vector of `elements`, at `target`.
     #[inline(always)]
-    fn element(&mut self, schema: &SchemaLayout<'_>, elements: Elements<'_>, i: usize, target: usize) -> VResult {
+    fn element<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        elements: Elements<'_>,
+        i: usize,
+        target: usize,
+    ) -> VResult {
         match elements {
-            Elements::Tables(table) => self.table(schema, table, target),
-            Elements::TablesWith(_, entry) => entry(self, target),
+            // Only `specialize` builds make `TablesWith`; compact ones leave out the call.
+            Elements::TablesWith(_, entry) if cfg!(feature = "specialize") => entry(self, target),
+            Elements::Tables(table) | Elements::TablesWith(table, _) => self.table::<UNIONS>(schema, table, target),
             Elements::Strings => self.string(target),
             Elements::Unions(union, types) => match types.get(i) {
-                Some(&tag) if tag != 0 => self.union_member(schema, union, tag, target),
+                Some(&tag) if UNIONS && tag != 0 => self.union_member::<UNIONS>(schema, union, tag, target),
                 _ => Err(self.fail(ErrorKind::UnionMismatch, target)),
             },
         }

@@ -226,6 +226,22 @@ pub mod build {
     /// A placeholder to fill arrays with.
     pub const EMPTY_FIELD: FieldLayout = FieldLayout::new(0, FieldKind::Inline, 0, 1, false);
 
+    /// Whether a field of `tables` is a union or a vector of unions.
+    pub const fn any_union(tables: &[&[FieldLayout]]) -> bool {
+        let mut t = 0;
+        while t < tables.len() {
+            let mut f = 0;
+            while f < tables[t].len() {
+                if tables[t][f].is_union() {
+                    return true;
+                }
+                f += 1;
+            }
+            t += 1;
+        }
+        false
+    }
+
     /// The total length of `lists`.
     pub const fn total<T>(lists: &[&[T]]) -> usize {
         let mut n = 0;

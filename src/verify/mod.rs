@@ -41,6 +41,9 @@ pub trait VerifyTable {
     const NAME: Name;
     /// Its index among the table types of its schema.
     const ID: u16;
+    /// Whether a table type of its schema has a union field: the verifier of a schema without
+    /// one leaves out the union checks (flash on small targets).
+    const SCHEMA_HAS_UNIONS: bool;
     /// Its fields in declaration order.
     const DECLARED: &'static [FieldLayout];
     /// Its fields: the inline ones first, then those holding offsets, each group in
@@ -56,7 +59,7 @@ pub trait VerifyTable {
     #[doc(hidden)]
     #[inline(always)]
     fn verify_specialized(v: &mut Verifier<'_>, pos: usize) -> VResult {
-        v.interpret(Self::schema(), Self::ID, pos)
+        v.interpret::<true>(Self::schema(), Self::ID, pos)
     }
 }
 
@@ -153,23 +156,28 @@ impl<'b> Verifier<'b> {
 
     /// Verifies the whole buffer as a root table `T`, with `identifier` at bytes 4..8 if given.
     pub fn verify_root<T: VerifyTable>(&mut self, identifier: Option<Identifier>) -> Result<usize, Error> {
-        self.verify_root_of(T::schema(), T::ID, T::NAME, identifier)
+        self.verify_root_of::<true>(T::schema(), T::ID, T::NAME, identifier)
     }
 
     /// [`Verifier::verify_root`] for table type `id` of `schema`, named `name`: one copy of the
     /// code whatever the root type.
-    pub fn verify_root_of(
+    pub fn verify_root_of<const UNIONS: bool>(
         &mut self,
         schema: &'static SchemaLayout<'static>,
         id: u16,
         name: Name,
         identifier: Option<Identifier>,
     ) -> Result<usize, Error> {
-        let outcome = self.root(schema, id, identifier);
+        let outcome = self.root::<UNIONS>(schema, id, identifier);
         outcome.map_err(|Fail| self.finish_error(name))
     }
 
-    fn root(&mut self, schema: &SchemaLayout<'_>, id: u16, identifier: Option<Identifier>) -> VResult<usize> {
+    fn root<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        id: u16,
+        identifier: Option<Identifier>,
+    ) -> VResult<usize> {
         let min = if identifier.is_some() { 8 } else { 4 };
         if self.buf.len() < min {
             return Err(self.fail(ErrorKind::Truncated, 0));
@@ -180,7 +188,7 @@ impl<'b> Verifier<'b> {
             }
         }
         let pos = self.uoffset(0)?;
-        self.table(schema, id, pos)?;
+        self.table::<UNIONS>(schema, id, pos)?;
         Ok(pos)
     }
 
@@ -199,7 +207,7 @@ impl<'b> Verifier<'b> {
         let outcome = match self.depth_left.checked_sub(1) {
             Some(left) => {
                 self.depth_left = left;
-                let outcome = self.root(T::schema(), T::ID, identifier);
+                let outcome = self.root::<true>(T::schema(), T::ID, identifier);
                 self.depth_left = self.depth_left.saturating_add(1);
                 outcome
             }
