@@ -308,6 +308,13 @@ fn flatmodel_and_the_flatbuffers_crate_agree_or_differ_for_documented_reasons() 
     use flatmodel_fuzz::differential::{tflite as judge, Verdict};
     use std::collections::BTreeMap;
     let mut files = support::files_with_suffix(&support::testdata().join("tflite"), ".tflite");
+    // The differential target's findings (`testdata/regressions/differential-*.bin`).
+    let regressions = support::files_with_suffix(&support::testdata().join("regressions"), ".bin");
+    let regressions: Vec<_> = regressions
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("differential-")))
+        .collect();
+    assert!(!regressions.is_empty(), "no differential regression files");
     if let Some(corpus) = support::corpus() {
         files.extend(support::files_with_suffix(&corpus.join("tflite"), ".tflite"));
     }
@@ -321,6 +328,9 @@ fn flatmodel_and_the_flatbuffers_crate_agree_or_differ_for_documented_reasons() 
             failures.push(format!("{name}: {msg} (saved {})", saved.display()));
         }
     };
+    for path in &regressions {
+        judged(path.file_stem().unwrap().to_string_lossy().to_string(), &std::fs::read(path).unwrap());
+    }
     for path in &files {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let original = std::fs::read(path).unwrap();

@@ -28,7 +28,8 @@ pub enum Verdict {
 /// Why flatmodel rejects what the crate accepts: checks the crate does not make.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stricter {
-    /// The crate's `root_as_model` does not look at the file identifier (`TFL3`).
+    /// The crate's `root_as_model` does not look at the file identifier (`TFL3`), so it also
+    /// takes a buffer too short to hold one (under 8 bytes), which flatmodel calls truncated.
     Identifier,
     /// flatmodel keeps each field inside its table's inline size (the vtable's second
     /// number); the crate checks only that the field lies inside the buffer.
@@ -76,6 +77,7 @@ pub fn tflite(data: &[u8]) -> Verdict {
         (Err(_), Err(_)) => Verdict::BothReject,
         (Err(e), Ok(_)) => Verdict::OnlyFlatmodelRejects(match e.kind() {
             ErrorKind::WrongIdentifier => Stricter::Identifier,
+            ErrorKind::Truncated if data.len() < 8 => Stricter::Identifier,
             ErrorKind::FieldOutsideTable => Stricter::FieldOutsideTable,
             ErrorKind::UnionMismatch => Stricter::UnionConsistency,
             ErrorKind::BadVtable => Stricter::VtableShape,
