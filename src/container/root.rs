@@ -73,7 +73,7 @@ fn root_table<'a, const UNIONS: bool>(
     id: u16,
     name: Name,
 ) -> Result<Table<'a>, Fail> {
-    let root = v.verify_root_of::<UNIONS>(schema, id, name, identifier).map_err(|_| Fail)?;
+    let root = v.verify_root_as::<UNIONS>(schema, id, name, identifier).map_err(|_| Fail)?;
     match Table::verified(v.buffer(), root) {
         Some(table) => Ok(table),
         None => Err(v.fail(ErrorKind::Truncated, 0)),
@@ -103,8 +103,8 @@ mod tests {
         let verify = |bytes: &[u8], unions: bool| {
             let mut v = Verifier::new(bytes, &options);
             match unions {
-                true => v.verify_root_of::<true>(Model::schema(), Model::ID, Model::NAME, None),
-                false => v.verify_root_of::<false>(Model::schema(), Model::ID, Model::NAME, None),
+                true => v.verify_root_as::<true>(Model::schema(), Model::ID, Model::NAME, None),
+                false => v.verify_root_as::<false>(Model::schema(), Model::ID, Model::NAME, None),
             }
         };
         assert!(verify(body, false).is_ok());

@@ -76,6 +76,8 @@ impl<'b> Verifier<'b> {
     /// [`Verifier::table`] by interpreting `schema`'s layout. Inlined into each schema's
     /// specialized entry (the `specialize` feature), where the layout is a constant the
     /// compiler folds in, so that one body serves both the compact and the fast build.
+    /// `UNIONS` as for [`Verifier::table`]: `false` leaves the union checks out, so only for a
+    /// schema without union fields.
     #[doc(hidden)]
     #[inline(always)]
     pub fn interpret<const UNIONS: bool>(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {

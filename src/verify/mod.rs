@@ -156,12 +156,25 @@ impl<'b> Verifier<'b> {
 
     /// Verifies the whole buffer as a root table `T`, with `identifier` at bytes 4..8 if given.
     pub fn verify_root<T: VerifyTable>(&mut self, identifier: Option<Identifier>) -> Result<usize, Error> {
-        self.verify_root_of::<true>(T::schema(), T::ID, T::NAME, identifier)
+        self.verify_root_of(T::schema(), T::ID, T::NAME, identifier)
     }
 
     /// [`Verifier::verify_root`] for table type `id` of `schema`, named `name`: one copy of the
     /// code whatever the root type.
-    pub fn verify_root_of<const UNIONS: bool>(
+    pub fn verify_root_of(
+        &mut self,
+        schema: &'static SchemaLayout<'static>,
+        id: u16,
+        name: Name,
+        identifier: Option<Identifier>,
+    ) -> Result<usize, Error> {
+        self.verify_root_as::<true>(schema, id, name, identifier)
+    }
+
+    /// [`Verifier::verify_root_of`], leaving out the union checks unless `UNIONS`: `false` only
+    /// for a schema without union fields ([`VerifyTable::SCHEMA_HAS_UNIONS`], which the crate's
+    /// own roots follow).
+    pub(crate) fn verify_root_as<const UNIONS: bool>(
         &mut self,
         schema: &'static SchemaLayout<'static>,
         id: u16,
