@@ -35,7 +35,8 @@ pub enum Stricter {
     /// number); the crate checks only that the field lies inside the buffer.
     FieldOutsideTable,
     /// flatmodel rejects a union type without a value (or a value without a type); the crate
-    /// reads such a union as absent.
+    /// reads such a union as absent. A value without a type whose offset points outside the
+    /// buffer is reported as out of bounds, as flatmodel follows the offset first.
     UnionConsistency,
     /// flatmodel checks that a vtable's size is even and at least 4, and that a table's inline
     /// size holds its soffset; the crate only bounds them.
@@ -65,9 +66,9 @@ pub enum Laxer {
 pub fn tflite(data: &[u8]) -> Verdict {
     let ours = tflite::Model::parse_structure(data);
     let theirs = fbt::root_as_model(data);
-    match (ours, theirs) {
+    match (ours, theirs.as_ref()) {
         (Ok(ours), Ok(theirs)) => {
-            let (a, b) = (ours_read(ours), theirs_read(theirs));
+            let (a, b) = (ours_read(ours), theirs_read(*theirs));
             if let Some(at) = a.iter().zip(&b).position(|(x, y)| x != y) {
                 panic!("both accept, but value {at} read differs: flatmodel {} vs flatbuffers {}", a[at], b[at]);
             }
@@ -75,11 +76,12 @@ pub fn tflite(data: &[u8]) -> Verdict {
             Verdict::BothAccept
         }
         (Err(_), Err(_)) => Verdict::BothReject,
-        (Err(e), Ok(_)) => Verdict::OnlyFlatmodelRejects(match e.kind() {
+        (Err(e), Ok(theirs)) => Verdict::OnlyFlatmodelRejects(match e.kind() {
             ErrorKind::WrongIdentifier => Stricter::Identifier,
             ErrorKind::Truncated if data.len() < 8 => Stricter::Identifier,
             ErrorKind::FieldOutsideTable => Stricter::FieldOutsideTable,
             ErrorKind::UnionMismatch => Stricter::UnionConsistency,
+            ErrorKind::OutOfBounds if options_without_type(theirs, &e) => Stricter::UnionConsistency,
             ErrorKind::BadVtable => Stricter::VtableShape,
             ErrorKind::OutOfBounds if inline_size_past_end(data, e.offset()) => Stricter::InlineSizePastEnd,
             ErrorKind::ApparentSizeLimit | ErrorKind::DepthLimit | ErrorKind::TableLimit => Stricter::Limits,
@@ -92,6 +94,24 @@ pub fn tflite(data: &[u8]) -> Verdict {
             flatbuffers::InvalidFlatbuffer::InconsistentUnion { .. } => Laxer::NewerValues,
             _ => panic!("only the flatbuffers crate rejects, for an undocumented reason: {e}"),
         }),
+    }
+}
+
+/// Whether `e` is at an operator's options (`builtin_options` or `builtin_options_2`) whose
+/// type the crate reads as `NONE`: a value without a type.
+fn options_without_type(theirs: &fbt::Model<'_>, e: &flatmodel::Error) -> bool {
+    let path: Vec<(String, Option<u32>)> = e.location().segments().map(|(n, i)| (n.to_string(), i)).collect();
+    let [.., (subgraphs, Some(s)), (operators, Some(o)), (field, None)] = path.as_slice() else { return false };
+    if subgraphs != "subgraphs" || operators != "operators" {
+        return false;
+    }
+    let nth = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
+    let subgraph = theirs.subgraphs().and_then(|g| g.iter().nth(nth(*s)));
+    let Some(op) = subgraph.and_then(|g| g.operators()).and_then(|ops| ops.iter().nth(nth(*o))) else { return false };
+    match field.as_str() {
+        "builtin_options" => op.builtin_options_type().0 == 0,
+        "builtin_options_2" => op.builtin_options_2_type().0 == 0,
+        _ => false,
     }
 }
 
