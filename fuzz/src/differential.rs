@@ -44,6 +44,9 @@ pub enum Stricter {
     /// flatmodel checks that a table's inline size (from its vtable) fits in the buffer; the
     /// crate checks only the fields present.
     InlineSizePastEnd,
+    /// flatmodel verifies the fields the schema marks deprecated (its views and dump read every
+    /// field declared); flatc's generated verifier skips them.
+    DeprecatedFields,
     /// flatmodel's limits (apparent size per input byte, depth 64) are not the crate's
     /// (apparent size 2^31, depth 64, a million tables).
     Limits,
@@ -85,6 +88,7 @@ pub fn tflite(data: &[u8]) -> Verdict {
             ErrorKind::BadVtable => Stricter::VtableShape,
             ErrorKind::OutOfBounds if inline_size_past_end(data, e.offset()) => Stricter::InlineSizePastEnd,
             ErrorKind::ApparentSizeLimit | ErrorKind::DepthLimit | ErrorKind::TableLimit => Stricter::Limits,
+            _ if at_deprecated_field(&e) => Stricter::DeprecatedFields,
             _ => panic!("only flatmodel rejects, for an undocumented reason: {e}"),
         }),
         (Ok(_), Err(e)) => Verdict::OnlyCrateRejects(match e {
@@ -113,6 +117,32 @@ fn options_without_type(theirs: &fbt::Model<'_>, e: &flatmodel::Error) -> bool {
         "builtin_options_2" => op.builtin_options_2_type().0 == 0,
         _ => false,
     }
+}
+
+/// Whether `e` is at a field named like one the TFLite schema marks deprecated.
+fn at_deprecated_field(e: &flatmodel::Error) -> bool {
+    use flatmodel::schema::{FieldKind, TableDesc};
+    let Some((last, _)) = e.location().segments().last() else { return false };
+    let name = last.to_string();
+    let mut seen: Vec<&str> = Vec::new();
+    let mut tables: Vec<&TableDesc> = vec![(tflite::SCHEMA.root)()];
+    while let Some(table) = tables.pop() {
+        if seen.contains(&table.name) {
+            continue;
+        }
+        seen.push(table.name);
+        for f in table.fields {
+            if f.deprecated && f.name == name {
+                return true;
+            }
+            match f.kind {
+                FieldKind::Table(t) | FieldKind::TableVector(t) => tables.push(t()),
+                FieldKind::Union(u) | FieldKind::UnionVector(u) => tables.extend(u().variants.iter().map(|v| (v.2)())),
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 /// Whether the table at `at` has a vtable whose inline size reaches past the end of `data`.
