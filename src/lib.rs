@@ -24,7 +24,8 @@
 //!   skip the two checks that need it (dataflow order, call cycles) and resolve each cvimodel
 //!   routine's section by a scan.
 //! - **Bounded work.** Verification, the model rules, the warnings
-//!   (`Model::for_each_warning`), [`schema::walk_bounded`] and the dump each charge their work
+//!   (`Model::for_each_warning`), the runtime profiles (`tflite::Model::check_runtime`),
+//!   [`schema::walk_bounded`] and the dump each charge their work
 //!   to the apparent-size budget of [`verify::Options`], a constant times the input length, and
 //!   stop with [`ErrorKind::ApparentSizeLimit`] when it is spent, shared subtrees included (the
 //!   warnings of a model the rules accepted with the same options never run out). Accessors and

@@ -1,14 +1,15 @@
 //! Agreement with the LiteRT interpreter: for every TFLite file with a `.litert.json`, the
 //! primary subgraph's tensors (names, shapes, shape signatures, types, quantization) and the
 //! signatures match what LiteRT 2.3.0 reported; files LiteRT refused to load, flatmodel
-//! rejects too, and files it loaded, flatmodel accepts.
+//! rejects or its LiteRT profile refuses (with the same tensors), and files it loaded, flatmodel
+//! accepts, LiteRT profile included.
 
 mod support;
 
-use flatmodel::graph::ModelView;
+use flatmodel::graph::{ModelView, Runtime, Warning};
 use flatmodel::tflite::{Model, TensorType};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// numpy's name for a tensor type, as LiteRT's Python API reports it.
@@ -40,15 +41,22 @@ fn check_file(model_path: &Path, reference: &Value) -> Result<(), String> {
     let bytes = std::fs::read(model_path).unwrap();
     let parsed = Model::parse(&bytes);
     if let Some(error) = reference.get("interpreter_error") {
+        let error = error.as_str().unwrap_or("");
         return match parsed {
             Err(_) => Ok(()),
-            Ok(_) => Err(format!("LiteRT refused it ({error}) but flatmodel accepts it")),
+            Ok(model) => match model.check_runtime(Runtime::LiteRt) {
+                Err(_) => same_refused_tensors(&model, error),
+                Ok(()) => Err(format!("LiteRT refused it ({error}) but flatmodel --runtime litert accepts it")),
+            },
         };
     }
     if reference.get("interpreter_crash").is_some() {
         return Ok(()); // LiteRT aborted: no reference to agree with.
     }
     let model = parsed.map_err(|e| format!("LiteRT loaded it but flatmodel rejects it: {e}"))?;
+    if let Err(e) = model.check_runtime(Runtime::LiteRt) {
+        return Err(format!("LiteRT loaded it but flatmodel --runtime litert refuses it: {e}"));
+    }
     let sg = model.subgraph(0).ok_or("no primary subgraph")?;
     let tensors = sg.tensors().ok_or("no tensors")?;
     for detail in reference["tensor_details"].as_array().unwrap() {
@@ -122,6 +130,27 @@ fn check_file(model_path: &Path, reference: &Value) -> Result<(), String> {
         return Err(format!("signatures {ours:?} vs {theirs:?}"));
     }
     Ok(())
+}
+
+/// The tensors LiteRT's `error` names ("Tensor N has invalid quantization parameters.") are
+/// those whose LiteRT refusals the warnings list.
+fn same_refused_tensors(model: &Model<'_>, error: &str) -> Result<(), String> {
+    let named: BTreeSet<u64> =
+        error.split("Tensor ").skip(1).filter_map(|rest| rest.split_once(" has invalid")?.0.parse().ok()).collect();
+    let mut refused = BTreeSet::new();
+    model
+        .for_each_warning(|w| {
+            if let Warning::RuntimeRefuses { runtime: Runtime::LiteRt, error } = w {
+                let at = error.location().to_string();
+                let index = at.split("tensors[").nth(1).and_then(|r| r.split(']').next()?.parse::<u64>().ok());
+                refused.extend(index);
+            }
+        })
+        .map_err(|e| e.to_string())?;
+    match named == refused {
+        true => Ok(()),
+        false => Err(format!("LiteRT names tensors {named:?}, flatmodel's LiteRT refusals {refused:?}")),
+    }
 }
 
 fn check_dir(dir: &Path) -> usize {

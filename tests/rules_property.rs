@@ -1,7 +1,8 @@
 //! The model rules checked against what a runtime does with the values: for any edit of a real
 //! model's indices and sizes that `tflite::Model::parse` accepts, every index and size a runtime
 //! would use is in range (tensor, buffer and opcode indices, subgraph indices in control-flow
-//! options, signature tensor indices, quantization lengths, data sizes and ranges).
+//! options, signature tensor indices, data sizes and ranges), and where the LiteRT profile
+//! accepts it too, the quantization lengths LiteRT indexes.
 //!
 //! The models are edited through planus's owned types (generated from the project's schema in
 //! `benches/peers/`), and the invariants are checked on that owned tree, not through flatmodel,
@@ -9,6 +10,7 @@
 
 mod planus_support;
 
+use flatmodel::graph::Runtime;
 use planus_support::{bytes, model, t};
 use proptest::prelude::*;
 
@@ -225,7 +227,7 @@ fn element_size(ty: t::TensorType) -> Option<u64> {
 }
 
 /// Every index and size of `m` a runtime would use is in range; `file_len` is its size.
-fn check_in_range(m: &t::Model, file_len: u64) -> Result<(), String> {
+fn check_in_range(m: &t::Model, file_len: u64, per_channel: bool) -> Result<(), String> {
     let in_range = |i: i64, n: usize| (0..n as i64).contains(&i);
     let optional = |i: i32, n: usize| i == -1 || in_range(i.into(), n);
     let subgraphs = m.subgraphs.as_deref().unwrap_or_default();
@@ -262,14 +264,16 @@ fn check_in_range(m: &t::Model, file_len: u64) -> Result<(), String> {
                 return Err(format!("subgraph {s} tensor {k}: buffer {} of {}", tensor.buffer, buffers.len()));
             };
             let shape = tensor.shape.as_deref().unwrap_or_default();
-            if let Some(q) = &tensor.quantization {
+            // Scales indexed along a dimension: what LiteRT reads, so what its profile answers for
+            // (TFLite Micro leaves them to each kernel).
+            if let Some(q) = tensor.quantization.as_ref().filter(|_| per_channel) {
                 let scales = q.scale.as_deref().unwrap_or_default().len();
                 if scales > 0 {
                     let zero_points = q.zero_point.as_deref().unwrap_or_default().len();
                     if zero_points != scales {
                         return Err(format!("subgraph {s} tensor {k}: {scales} scales, {zero_points} zero points"));
                     }
-                    if scales > 1 {
+                    if scales > 1 && !shape.is_empty() {
                         let dim = usize::try_from(q.quantized_dimension).ok().and_then(|d| shape.get(d));
                         if dim.is_none_or(|&d| d as i64 != scales as i64) {
                             return Err(format!(
@@ -321,7 +325,7 @@ fn the_unedited_models_meet_every_invariant() {
         let m = model(name);
         let data = bytes(&m);
         assert!(flatmodel::tflite::Model::parse(&data).is_ok(), "{name}");
-        check_in_range(&m, data.len() as u64).unwrap_or_else(|e| panic!("{name}: {e}"));
+        check_in_range(&m, data.len() as u64, true).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
 
@@ -346,8 +350,15 @@ fn the_invariants_catch_out_of_range_values() {
         let mut m = model("sine_float");
         apply(&mut m, &e);
         let data = bytes(&m);
-        assert!(check_in_range(&m, data.len() as u64).is_err(), "{e:?} broke no invariant");
-        assert!(flatmodel::tflite::Model::parse(&data).is_err(), "{e:?} was accepted");
+        assert!(check_in_range(&m, data.len() as u64, true).is_err(), "{e:?} broke no invariant");
+        let verdict = flatmodel::tflite::Model::parse(&data);
+        if let Edit::ScaleLen { .. } = e {
+            assert!(check_in_range(&m, data.len() as u64, false).is_ok(), "{e:?} is about scales alone");
+            let litert = verdict.map(|m| m.check_runtime(Runtime::LiteRt));
+            assert!(matches!(litert, Ok(Err(_))), "{e:?}: parsed, and refused by the LiteRT profile");
+        } else {
+            assert!(verdict.is_err(), "{e:?} was accepted");
+        }
     }
 }
 
@@ -369,12 +380,13 @@ fn what_the_rules_accept_a_runtime_can_index() {
             apply(&mut m, e);
         }
         let data = bytes(&m);
-        if flatmodel::tflite::Model::parse(&data).is_err() {
+        let Ok(parsed) = flatmodel::tflite::Model::parse(&data) else {
             rejected.set(rejected.get() + 1);
             return Ok(());
-        }
+        };
         accepted.set(accepted.get() + 1);
-        match check_in_range(&m, data.len() as u64) {
+        let litert = parsed.check_runtime(Runtime::LiteRt).is_ok();
+        match check_in_range(&m, data.len() as u64, litert) {
             Ok(()) => Ok(()),
             Err(broken) => {
                 Err(TestCaseError::fail(format!("{} with {edits:?} was accepted, but {broken}", MODELS[which])))

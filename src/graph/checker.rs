@@ -204,11 +204,34 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
 
     /// `outcome` with a failure's error.
     pub(crate) fn finish(&self, outcome: Checked) -> Result<(), Error> {
-        outcome.map_err(|Failed| {
-            let mut error = Error::header(ErrorKind::Truncated, 0, &MODEL);
-            self.write_error(&mut error);
-            error
-        })
+        outcome.map_err(|Failed| self.kept_error())
+    }
+
+    /// A runtime's refusal at `site` and byte `at`: the walk's failure when `each` is `None`
+    /// (the first refusal is the verdict), else reported to `each` as an error, the walk going
+    /// on.
+    pub(crate) fn refuse(
+        &mut self,
+        site: &'static Site,
+        at: usize,
+        each: &mut Option<&mut dyn FnMut(Error)>,
+    ) -> Checked {
+        let failed = self.fail(site, at);
+        match each {
+            None => Err(failed),
+            Some(each) => {
+                each(self.kept_error());
+                self.failed = None;
+                Ok(())
+            }
+        }
+    }
+
+    /// The error of the failure kept.
+    fn kept_error(&self) -> Error {
+        let mut error = Error::header(ErrorKind::Truncated, 0, &MODEL);
+        self.write_error(&mut error);
+        error
     }
 
     /// Makes `error` the error of the failure kept. It fills a caller's `Error` in place

@@ -14,6 +14,7 @@
 pub(crate) mod checker;
 mod impls;
 mod rules;
+mod runtime;
 pub(crate) mod scratch;
 mod view;
 mod warning_text;
@@ -21,7 +22,8 @@ mod warning_text;
 pub(crate) use checker::{Checked, Checker, Site};
 pub(crate) use impls::{graph_views, model_container};
 pub use rules::Warning;
-pub(crate) use rules::{check, warnings, FormatRules, CALLED_SUBGRAPH};
+pub(crate) use rules::{affine_refusal, check, runtime_check, warnings, FormatRules, CALLED_SUBGRAPH, VARIABLE_DATA};
+pub use runtime::Runtime;
 pub use view::{BufferRef, ElementType, OperatorKind, QuantView};
 
 use crate::container::path_error;

@@ -1,8 +1,8 @@
-//! The model-level rules every TFLite-family reader enforces (FORMATS.md 1.5, 1.6 and 2), and
-//! the ones a careful reader adds: index ranges, external data ranges (buffers and large custom
-//! options), data sizes, quantization
-//! consistency, dataflow, and control-flow calls without cycles. A format adds its own rules
-//! through [`FormatRules`]'s hooks.
+//! The model-level rules every TFLite-family reader needs (FORMATS.md 1.5, 1.6 and 2), and the
+//! ones a careful reader adds: index ranges, external data ranges (buffers and large custom
+//! options), data sizes, dataflow, and control-flow calls without cycles. A format adds its own
+//! rules through [`FormatRules`]'s hooks (Circle: quantization consistency), and its runtime
+//! profiles, whose refusals are warnings here, through [`FormatRules::runtime_rules`].
 //!
 //! The checks walk the model as a runtime would load it, so a file whose tables are shared by
 //! many offsets is a large model; the walk is charged against the same apparent-size budget as
@@ -14,7 +14,7 @@ use super::checker::path::{ELEMENT, INNER, OPERATOR_INPUTS, OPERATOR_OUTPUTS, OU
 use super::checker::path::{QUANTIZED_DIMENSION, SCALE, SUBGRAPHS, TENSORS, VERSION, ZERO_POINT};
 use super::checker::{Checked, Checker, Failed, Site};
 use super::scratch::{with_scratch, BitSet};
-use super::{ModelView, OperatorView, SubGraphView, TensorView};
+use super::{ModelView, OperatorView, QuantView, Runtime, SubGraphView, TensorView};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Options, VerifyTable};
 use crate::wire::{TableVector, Vector};
@@ -40,6 +40,14 @@ pub enum Warning {
         operator: u32,
         /// The position in the operator's inputs.
         input: u32,
+    },
+    /// A runtime would refuse to load the model: `error` names the check and where it fails
+    /// (the error [`crate::tflite::Model::check_runtime`] returns for the first such finding).
+    RuntimeRefuses {
+        /// The runtime.
+        runtime: Runtime,
+        /// The check that fails and where.
+        error: Error,
     },
 }
 
@@ -85,6 +93,18 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> + VerifyTable {
         Ok(())
     }
 
+    /// Applies `runtime`'s own load-time checks, reporting each refusal with
+    /// [`Checker::refuse`] and `each`; charges `c` no more than the rules charge for the same
+    /// model (a unit per tensor, operator and operator code).
+    fn runtime_rules(
+        &self,
+        _c: &mut Checker<'a, Self>,
+        _runtime: Runtime,
+        _each: &mut Option<&mut dyn FnMut(Error)>,
+    ) -> Checked {
+        Ok(())
+    }
+
     /// Calls `f` for format-specific advisory findings, charging `c` for the work; the rules
     /// must have charged at least as much for the same model (so a model they accepted never
     /// runs out here).
@@ -126,7 +146,6 @@ sites! {
     PRODUCED_TWICE = rule("operator output is a constant, a variable, an input or produced twice"),
         [SUBGRAPHS | OUTER, OPERATORS | INNER, OPERATOR_OUTPUTS | ELEMENT, 0];
     TENSOR_BUFFER = RANGE, [SUBGRAPHS | OUTER, TENSORS | INNER, BUFFER, 0];
-    VARIABLE_DATA = rule("a variable tensor cannot have constant data"), [SUBGRAPHS | OUTER, TENSORS | INNER, IS_VARIABLE, 0];
     STRING_LAYOUT = rule("STRING tensor data has a malformed offset table"), [SUBGRAPHS | OUTER, TENSORS | INNER, BUFFER, 0];
     DATA_SIZE = rule("tensor data size does not match its shape and type"), [SUBGRAPHS | OUTER, TENSORS | INNER, BUFFER, 0];
     NO_ZERO_POINT = rule("quantization scale without zero_point"),
@@ -139,6 +158,12 @@ sites! {
         [SUBGRAPHS | OUTER, TENSORS | INNER, QUANTIZATION, SCALE];
     CYCLE = rule("control-flow subgraphs call each other in a cycle"), [SUBGRAPHS, 0, 0, 0];
 }
+
+/// Where a variable tensor with constant data is reported (a rule of Circle's, LiteRT's refusal).
+pub(crate) static VARIABLE_DATA: Site = Site::new(
+    rule("a variable tensor cannot have constant data"),
+    [SUBGRAPHS | OUTER, TENSORS | INNER, IS_VARIABLE, 0],
+);
 
 /// Where a called subgraph out of range in `Operator.builtin_options` is reported.
 pub(crate) static CALLED_SUBGRAPH: Site = Site::new(RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, BUILTIN_OPTIONS, 0]);
@@ -168,8 +193,9 @@ fn check_all<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
 
 /// Calls `f` for each advisory finding of `model`, charging the walk (per subgraph visit: its
 /// tensors, its inputs, and each operator with its inputs and outputs) to the budget `options`
-/// give the file. Every quantity charged here the rules charge too, at least as much, so on a
-/// model that passed [`check`] with the same options this never runs out.
+/// give the file, then each runtime's refusals, each runtime's walk to a budget of its own.
+/// Every quantity charged here the rules charge too, at least as much, so on a model that
+/// passed [`check`] with the same options this never runs out.
 pub(crate) fn warnings<'a, M: FormatRules<'a>>(
     model: M,
     options: &Options,
@@ -177,6 +203,25 @@ pub(crate) fn warnings<'a, M: FormatRules<'a>>(
 ) -> Result<(), Error> {
     let mut c = Checker::new(model, options);
     let outcome = all_warnings(&mut c, &mut f);
+    c.finish(outcome)?;
+    for runtime in Runtime::ALL {
+        let mut c = Checker::new(model, options);
+        let mut report = |error| f(Warning::RuntimeRefuses { runtime, error });
+        let outcome = model.runtime_rules(&mut c, runtime, &mut Some(&mut report));
+        c.finish(outcome)?;
+    }
+    Ok(())
+}
+
+/// Whether `runtime` would load `model`: its first refusal as the error, charged to the budget
+/// `options` give the file.
+pub(crate) fn runtime_check<'a, M: FormatRules<'a>>(
+    model: M,
+    runtime: Runtime,
+    options: &Options,
+) -> Result<(), Error> {
+    let mut c = Checker::new(model, options);
+    let outcome = model.runtime_rules(&mut c, runtime, &mut None);
     c.finish(outcome)
 }
 
@@ -343,20 +388,13 @@ fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tens
         _ => &[],
     };
     let shape = tensor.shape();
+    // Read here or by the runtime profiles, which walk every shape.
+    c.charge(shape.map_or(0, |s| s.len()))?;
     model.quantization_rules(c, tensor, count)?;
-    if let Some(q) = tensor.quantization() {
-        if let Some(scale) = q.scale.filter(|s| !s.is_empty()) {
-            quantization_rules(c, scale, q.zero_point, q.quantized_dimension, shape, at)?;
-        }
-    }
-    if tensor.is_variable() && !data.is_empty() {
-        return Err(c.fail(&VARIABLE_DATA, at));
-    }
     if data.is_empty() || model.data_rules(c, tensor, data)? {
         return Ok(());
     }
     let Some(shape) = shape else { return Ok(()) };
-    c.charge(shape.len())?;
     let (code, size) = M::element_size(tensor);
     if code == STRING {
         return if string_layout_ok(data) { Ok(()) } else { Err(c.fail(&STRING_LAYOUT, at)) };
@@ -369,35 +407,33 @@ fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tens
     Ok(())
 }
 
-/// Scales (non-empty) come with as many zero points, one per tensor or one per slice along a
-/// dimension of the shape.
-fn quantization_rules<'a, M: FormatRules<'a>>(
-    c: &mut Checker<'a, M>,
-    scale: Vector<'a, f32>,
-    zero_point: Option<Vector<'a, i64>>,
-    quantized_dimension: i32,
-    shape: Option<Vector<'a, i32>>,
-    at: usize,
-) -> Checked {
-    let Some(zero_point) = zero_point else {
-        return Err(c.fail(&NO_ZERO_POINT, at));
-    };
-    c.charge(scale.len())?;
-    if zero_point.len() != scale.len() {
-        return Err(c.fail(&ZERO_POINTS, at));
+/// The first of LiteRT's checks of affine quantization (`InterpreterBuilder::ParseQuantization`,
+/// FORMATS.md 1.5) that `q`, on a tensor of shape `shape`, breaks: non-empty scales need as
+/// many zero points, a `quantized_dimension` within the rank (unless the shape is empty), and
+/// one scale or one per slice along that dimension. Circle's rules and LiteRT's profile both
+/// use it.
+pub(crate) fn affine_refusal(q: &QuantView<'_>, shape: Option<Vector<'_, i32>>) -> Option<&'static Site> {
+    let scales = q.scale.map_or(0, |s| s.len());
+    if scales == 0 {
+        return None;
     }
-    if scale.len() == 1 {
-        return Ok(());
+    let Some(zero_point) = q.zero_point else { return Some(&NO_ZERO_POINT) };
+    if zero_point.len() != scales {
+        return Some(&ZERO_POINTS);
     }
     let rank = shape.map_or(0, |s| s.len());
-    let Some(dim) = usize::try_from(quantized_dimension).ok().filter(|&d| d < rank) else {
-        return Err(c.fail(&QUANTIZED_DIM, at));
-    };
-    let extent = shape.and_then(|s| s.get(dim)).and_then(|d| usize::try_from(d).ok());
-    if extent != Some(scale.len()) {
-        return Err(c.fail(&SCALES, at));
+    let Ok(dim) = usize::try_from(q.quantized_dimension) else { return Some(&QUANTIZED_DIM) };
+    if rank == 0 {
+        return None;
     }
-    Ok(())
+    if dim >= rank {
+        return Some(&QUANTIZED_DIM);
+    }
+    let extent = shape.and_then(|s| s.get(dim)).and_then(|d| usize::try_from(d).ok());
+    if scales != 1 && extent != Some(scales) {
+        return Some(&SCALES);
+    }
+    None
 }
 
 /// Control-flow operators must not call their own subgraph, directly or not: a runtime

@@ -2,7 +2,8 @@
 //! trait impls come from `graph_views!`; this file holds what is Circle's own.
 
 use super::{BuiltinOperator, BuiltinOptions, CallOptions, Model, Operator, OperatorCode, SubGraph, Tensor};
-use crate::graph::{ElementType, FormatRules, OperatorKind, Site, CALLED_SUBGRAPH};
+use crate::graph::{affine_refusal, Checked, Checker, ElementType, FormatRules, OperatorKind, Site, TensorView};
+use crate::graph::{ModelView, CALLED_SUBGRAPH, VARIABLE_DATA};
 use crate::wire::Vector;
 
 /// `Operator.builtin_options`' value slot (a test checks it against the schema).
@@ -50,6 +51,22 @@ impl<'a> FormatRules<'a> for Model<'a> {
     fn element_size(tensor: &Tensor<'a>) -> (i8, Option<u64>) {
         let t = tensor.type_();
         (t.0, super::model::type_size(t))
+    }
+
+    /// Circle's readers (ONE's loaders, like LiteRT's from which they descend) refuse
+    /// inconsistent scales, zero points and quantized dimensions, and variable tensors with
+    /// constant data: FORMATS.md 1.5 holds as rules.
+    fn quantization_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, _count: usize) -> Checked {
+        let at = tensor.raw().position();
+        let buffer = tensor.buffer();
+        if tensor.is_variable() && buffer != 0 && self.buffer_data(buffer).is_ok_and(|d| !d.is_empty()) {
+            return Err(c.fail(&VARIABLE_DATA, at));
+        }
+        let Some(q) = TensorView::quantization(tensor) else { return Ok(()) };
+        match affine_refusal(&q, Tensor::shape(tensor)) {
+            Some(site) => Err(c.fail(site, at)),
+            None => Ok(()),
+        }
     }
 
     /// Revision 0's only control-flow operator is CALL. Reads only that member of the options

@@ -11,6 +11,8 @@ mod graph;
 mod model;
 mod quant;
 mod rules;
+mod runtime;
+mod runtime_ops;
 
 pub use crate::graph::{ModelView, OperatorView, SubGraphView, TensorView, Warning};
 pub use generated::*;

@@ -8,11 +8,11 @@ use super::{BuiltinOptions, BuiltinOptions2, DimensionType, SparseIndexVector, S
 use super::{CallOnceOptions, CallOptions, IfOptions, WhileOptions};
 use super::{StableHLOCompositeOptions, StablehloCaseOptions, StablehloCustomCallOptions, StablehloReduceOptions};
 use super::{StablehloReduceWindowOptions, StablehloScatterOptions, StablehloSortOptions, StablehloWhileOptions};
-use crate::error::ErrorKind;
+use crate::error::{Error, ErrorKind};
 use crate::graph::checker::path::{BUFFER, FORMAT, INNER, OPERATORS, OUTER, QUANTIZATION};
 use crate::graph::checker::path::{SUBGRAPHS, TENSORS};
 use crate::graph::checker::path_fields;
-use crate::graph::{Checked, Checker, FormatRules, Site, Warning, CALLED_SUBGRAPH};
+use crate::graph::{Checked, Checker, FormatRules, Runtime, Site, Warning, CALLED_SUBGRAPH};
 use crate::wire::{TableVector, UnionMember, Vector};
 
 /// TFLite's own path codes, in the order of their fields in [`PATHS`].
@@ -28,12 +28,21 @@ const DETAILS: u8 = FORMAT + 8;
 const SIGNATURE_INPUTS: u8 = FORMAT + 9;
 const SIGNATURE_OUTPUTS: u8 = FORMAT + 10;
 const METADATA_BUFFER: u8 = FORMAT + 11;
+/// `Tensor.type`, for the runtime profiles.
+pub(super) const TENSOR_TYPE: u8 = FORMAT + 12;
+/// `OperatorCode.builtin_code`, for the runtime profiles.
+pub(super) const BUILTIN_CODE: u8 = FORMAT + 13;
+/// `Tensor.shape`, for the runtime profiles.
+pub(super) const SHAPE: u8 = FORMAT + 14;
+/// `Operator.custom_options`, for the runtime profiles.
+pub(super) const CUSTOM_OPTIONS: u8 = FORMAT + 15;
 
 /// The fields of the path codes: the shared ones, then TFLite's own.
 static PATHS: &[[u8; 2]] = path_fields!(crate::tflite;
     Tensor.sparsity, Model.signature_defs, SignatureDef.subgraph_index, TensorMap.tensor_index, Model.metadata,
     Operator.builtin_options_2, SparsityParameters.dim_metadata, SparsityParameters.traversal_order,
-    QuantizationParameters.details, SignatureDef.inputs, SignatureDef.outputs, Metadata.buffer,
+    QuantizationParameters.details, SignatureDef.inputs, SignatureDef.outputs, Metadata.buffer, Tensor.type,
+    OperatorCode.builtin_code, Tensor.shape, Operator.custom_options,
 );
 
 macro_rules! sites {
@@ -140,6 +149,15 @@ impl<'a> FormatRules<'a> for Model<'a> {
 
     fn graph_rules(&self, c: &mut Checker<'a, Self>, subgraphs: &TableVector<'a, SubGraph<'a>>) -> Checked {
         signature_rules(*self, c, subgraphs)
+    }
+
+    fn runtime_rules(
+        &self,
+        c: &mut Checker<'a, Self>,
+        runtime: Runtime,
+        each: &mut Option<&mut dyn FnMut(Error)>,
+    ) -> Checked {
+        super::runtime::rules(*self, c, runtime, each)
     }
 
     /// Metadata names repeated within [`DUPLICATE_WINDOW`] entries, each entry charged as
@@ -498,6 +516,7 @@ mod tests {
     #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // in tests a panic is a failure
     fn path_codes_name_their_fields() {
         use super::TRAVERSAL_ORDER;
+        use super::{BUILTIN_CODE, CUSTOM_OPTIONS, SHAPE, TENSOR_TYPE};
         use super::{BUILTIN_OPTIONS_2, DETAILS, DIM_METADATA, FORMAT, METADATA, METADATA_BUFFER, PATHS};
         use super::{SIGNATURE_DEFS, SIGNATURE_INPUTS, SIGNATURE_OUTPUTS, SPARSITY, SUBGRAPH_INDEX, TENSOR_INDEX};
         use crate::verify::VerifyTable;
@@ -514,6 +533,10 @@ mod tests {
             (SIGNATURE_INPUTS, "inputs"),
             (SIGNATURE_OUTPUTS, "outputs"),
             (METADATA_BUFFER, "buffer"),
+            (TENSOR_TYPE, "type"),
+            (BUILTIN_CODE, "builtin_code"),
+            (SHAPE, "shape"),
+            (CUSTOM_OPTIONS, "custom_options"),
         ];
         let schema = crate::tflite::Model::schema();
         for (code, name) in codes {
