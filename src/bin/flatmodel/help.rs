@@ -7,7 +7,8 @@ use std::io::Write;
 /// The general usage, printed by `flatmodel --help`, `flatmodel help` and after usage errors.
 pub const USAGE: &str = "\
 usage:
-  flatmodel verify FILE...            check files (structure and model rules), one line each
+  flatmodel verify [--runtime R] FILE...
+                                      check files (structure and model rules), one line each
   flatmodel inspect FILE [--json] [--tensors]
                                       what a model takes, holds and needs
   flatmodel dump FILE                 the model's flatbuffer as JSON (flatc's conventions)
@@ -30,18 +31,24 @@ struct Page {
 const PAGES: &[Page] = &[
     Page {
         name: "verify",
-        usage: "usage: flatmodel verify [-q|--quiet] FILE...",
+        usage: "usage: flatmodel verify [-q|--quiet] [--runtime litert|tflm] FILE...",
         text: "\
 Checks each FILE or nnpackage completely: the flatbuffer structure, the format's model rules
 (indices, data ranges, quantization, dataflow, control-flow cycles) and what surrounds the
 flatbuffer (headers, segments, sections). Every FILE gets one line, `ok (...)`, `invalid: REASON`
 (the byte offset and schema path of the fault) or `error: ...` when it cannot be read, followed
-by one indented line per warning (what a runtime may object to). --quiet leaves out the ok lines.
+by one line per warning (what a runtime may object to). --quiet leaves out the ok lines.
+
+A TFLite model that one runtime refuses and another runs is valid; the refusal is a warning
+naming the runtime and the check. --runtime litert (LiteRT's interpreter) or --runtime tflm
+(TensorFlow Lite Micro) applies that runtime's own load-time checks: a model it would refuse is
+invalid. Custom operators and each kernel's own checks are out of their scope.
 
 Exit status: 2 if any FILE could not be read, else 1 if any is invalid, else 0.
 
 example:
-  flatmodel verify models/*.tflite",
+  flatmodel verify models/*.tflite
+  flatmodel verify --runtime tflm person_detect.tflite",
     },
     Page {
         name: "inspect",

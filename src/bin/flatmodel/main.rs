@@ -108,8 +108,22 @@ struct Args {
     json: bool,
     tensors: bool,
     quiet: bool,
+    runtime: Option<flatmodel::graph::Runtime>,
     help: bool,
     out: Option<OsString>,
+}
+
+/// The runtime `--runtime` names.
+fn runtime(value: OsString) -> Result<flatmodel::graph::Runtime, Failure> {
+    let key = value.to_string_lossy();
+    flatmodel::graph::Runtime::from_key(&key).ok_or_else(|| {
+        let keys: Vec<&str> = flatmodel::graph::Runtime::ALL.iter().map(|r| r.key()).collect();
+        Failure::new(format!(
+            "unknown runtime '{key}': --runtime takes {}\n{}",
+            keys.join(" or "),
+            help::usage_of("verify")
+        ))
+    })
 }
 
 fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
@@ -134,6 +148,7 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
             Long("json") if matches!(command, "inspect") => a.json = true,
             Long("tensors") if matches!(command, "inspect") => a.tensors = true,
             Short('q') | Long("quiet") if matches!(command, "verify") => a.quiet = true,
+            Long("runtime") if matches!(command, "verify") => a.runtime = Some(runtime(parser.value()?)?),
             Short('o') | Long("output") if matches!(command, "extract") => a.out = Some(parser.value()?),
             Long("help") | Short('h') => a.help = true,
             Value(v) => a.positional.push(v),
@@ -161,7 +176,7 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
         "verify" if a.positional.is_empty() => {
             Err(Failure::new(format!("verify needs at least one FILE\n{}", help::usage_of(command))))
         }
-        "verify" => verify::run(out, &a.positional, a.quiet),
+        "verify" => verify::run(out, &a.positional, a.quiet, a.runtime),
         "inspect" => inspect::run(out, &one(&a)?, a.json, a.tensors),
         "dump" => dump::run(out, &one(&a)?),
         "path" => match a.positional.as_slice() {

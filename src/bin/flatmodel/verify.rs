@@ -1,11 +1,12 @@
-//! `flatmodel verify FILE...`: one line per file (and one per warning); the exit status is the
-//! worst outcome of them all, so one unreadable or invalid file never hides the others.
+//! `flatmodel verify [--runtime R] FILE...`: one line per file (and one per warning); the exit
+//! status is the worst outcome of them all, so one unreadable or invalid file never hides the
+//! others. With `--runtime`, a TFLite model that runtime would refuse is invalid.
 
 use crate::open::{self, Graph, Kind, Target};
 use crate::output::Out;
 use crate::warnings::Warnings;
 use crate::{package, Failure, Outcome};
-use flatmodel::graph::{ModelView, Warning};
+use flatmodel::graph::{ModelView, Runtime, Warning};
 use flatmodel::{circle, tflite, Format};
 use std::ffi::OsString;
 use std::io::Write;
@@ -18,11 +19,12 @@ pub struct Verdict {
     pub warnings: Warnings,
 }
 
-/// Verifies each file as the format its bytes show.
-pub fn run(out: &mut Out, files: &[OsString], quiet: bool) -> Result<Outcome, Failure> {
+/// Verifies each file as the format its bytes show, TFLite models also against `runtime`'s
+/// checks when one is given.
+pub fn run(out: &mut Out, files: &[OsString], quiet: bool, runtime: Option<Runtime>) -> Result<Outcome, Failure> {
     let mut worst = Outcome::Ok;
     for path in files {
-        let outcome = match one(out, path, quiet) {
+        let outcome = match one(out, path, quiet, runtime) {
             Err(Failure::Message(message)) => {
                 let name = path.to_string_lossy();
                 let reason = message.strip_prefix(&format!("{name}: ")).unwrap_or(&message);
@@ -36,12 +38,18 @@ pub fn run(out: &mut Out, files: &[OsString], quiet: bool) -> Result<Outcome, Fa
     Ok(worst)
 }
 
-fn one(out: &mut Out, path: &OsString, quiet: bool) -> Result<Outcome, Failure> {
+fn one(out: &mut Out, path: &OsString, quiet: bool, runtime: Option<Runtime>) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let verdict = match open::target(path)? {
-        Target::Package => return package::verify(out, path, quiet),
-        Target::NotModel(reason) => Err(reason),
-        Target::File(input) => check(input.bytes()),
+    let verdict = match (open::target(path)?, runtime) {
+        (Target::Package, None) => return package::verify(out, path, quiet),
+        (Target::NotModel(reason), _) => Err(reason),
+        (Target::File(input), None) => check(input.bytes()),
+        (Target::File(input), Some(runtime)) => match flatmodel::detect(input.bytes()) {
+            Some(Format::Tflite) => check_for(input.bytes(), runtime),
+            None => check(input.bytes()),
+            Some(other) => return Err(not_tflite(runtime, &format!("a {other:?} file"))),
+        },
+        (Target::Package, Some(runtime)) => return Err(not_tflite(runtime, "an nnpackage")),
     };
     match verdict {
         Ok(verdict) => {
@@ -71,6 +79,21 @@ pub fn check(bytes: &[u8]) -> Result<Verdict, String> {
             None => Err(open::unknown_format(bytes)),
         },
     }
+}
+
+/// The error of `--runtime` on a file of another format, `what`.
+fn not_tflite(runtime: Runtime, what: &str) -> Failure {
+    Failure::Message(format!("--runtime {} applies to TFLite models, and this is {what}", runtime.key()))
+}
+
+/// Verifies TFLite `bytes` fully and against `runtime`'s own checks: the model, or why it is
+/// invalid or refused. The warnings leave out that runtime's refusals (there are none).
+fn check_for(bytes: &[u8], runtime: Runtime) -> Result<Verdict, String> {
+    let model = tflite::Model::parse(bytes).map_err(|e| e.to_string())?;
+    model.check_runtime(runtime).map_err(|e| format!("{runtime} refuses the model: {e}"))?;
+    let mut verdict = describe("TFLite", model, |f| model.for_each_warning(f));
+    verdict.summary.push_str(&format!(", {runtime} loads it"));
+    Ok(verdict)
 }
 
 /// The warnings of a TFLite or Circle model whose rules were already checked (a package's
