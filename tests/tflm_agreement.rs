@@ -1,0 +1,82 @@
+//! Agreement with TensorFlow Lite Micro's interpreter (the `tflite-micro` Python package, which
+//! `.ci/run` installs): for every TFLite file of the corpus and of `testdata/`,
+//! `flatmodel verify --runtime tflm` exits 0 where TFLite Micro builds the interpreter and
+//! allocates its tensors, and 1 where it refuses or crashes. Refusals outside the profile's
+//! scope are left out and counted: custom operators (a firmware registers its own) and the
+//! checks a kernel makes when it prepares. Skipped when the package does not import.
+
+mod support;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Why TFLite Micro's refusal is outside the profile, if it is, from what it printed.
+fn out_of_scope(log: &str) -> Option<&'static str> {
+    if log.contains("Failed to get registration from op code CUSTOM") {
+        return Some("custom operator");
+    }
+    // A tensor TFLite Micro cannot size fails the kernel that touches it: in scope.
+    if log.contains("failed to prepare") && !log.contains("Failed to populate") {
+        return Some("kernel preparation");
+    }
+    None
+}
+
+/// TFLite Micro's verdicts on `files`, from `tests/tflm/verdicts.py`: (verdict, log) each.
+fn tflm_verdicts(files: &[PathBuf]) -> Vec<(String, String)> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tflm/verdicts.py");
+    let out = Command::new("python3").arg(script).args(files).output().expect("python3 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), files.len());
+    lines.iter().map(|v| (v["verdict"].as_str().unwrap().to_string(), v["log"].as_str().unwrap().to_string())).collect()
+}
+
+/// `flatmodel verify --runtime tflm FILE`'s exit code.
+fn ours(file: &Path) -> i32 {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_flatmodel")).args(["verify", "-q", "--runtime", "tflm"]).arg(file).output();
+    out.unwrap().status.code().expect("an exit code, not a signal")
+}
+
+#[test]
+fn verify_runtime_tflm_agrees_with_tflite_micro() {
+    let importable = Command::new("python3").args(["-c", "import tflite_micro"]).status().is_ok_and(|s| s.success());
+    if !importable {
+        eprintln!("the tflite-micro Python package does not import: skipping");
+        return;
+    }
+    let mut files = support::files_with_suffix(&support::testdata().join("tflite"), ".tflite");
+    if let Some(corpus) = support::corpus() {
+        files.extend(support::files_with_suffix(&corpus.join("tflite"), ".tflite"));
+    }
+    let (mut compared, mut skipped, mut refused) = (0, Vec::new(), 0);
+    let mut disagreements = Vec::new();
+    for (file, (verdict, log)) in files.iter().zip(tflm_verdicts(&files)) {
+        let expected = match verdict.as_str() {
+            "ok" => 0,
+            _ => match out_of_scope(&log) {
+                Some(why) => {
+                    skipped.push(format!("{} ({why})", file.display()));
+                    continue;
+                }
+                None => 1,
+            },
+        };
+        compared += 1;
+        refused += expected;
+        let code = ours(file);
+        if code != expected {
+            disagreements
+                .push(format!("{}: TFLite Micro {verdict}, flatmodel exits {code}; it printed: {log}", file.display()));
+        }
+    }
+    eprintln!("compared {compared} ({refused} refused), out of scope {}: {skipped:#?}", skipped.len());
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert!(compared >= 8, "compared only {compared}");
+    if support::corpus().is_some() {
+        assert!(compared >= 40 && refused >= 8, "compared {compared}, {refused} refused");
+    }
+}
