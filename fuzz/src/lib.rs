@@ -9,7 +9,7 @@ pub mod mutator;
 pub mod rng;
 
 use flatmodel::dump::{dump_table, Dumpable};
-use flatmodel::graph::{ModelView, SubGraphView};
+use flatmodel::graph::{ModelView, Runtime, SubGraphView, Warning};
 use flatmodel::nnpackage::{FileBytes, Limits, Manifest, Package};
 use flatmodel::schema::{Walk, Walker};
 use flatmodel::verify::Options;
@@ -43,9 +43,24 @@ pub fn tflite(data: &[u8]) -> Option<Walker> {
     graph_helpers(model, valid, |op| {
         let _ = model.operator_code(op).map(|c| c.builtin_operator());
     });
-    let warnings = model.for_each_warning(|_| {});
+    // Each runtime's first refusal among the warnings, and its verdict: the same error.
+    let mut first: Vec<(Runtime, flatmodel::Error)> = Vec::new();
+    let warnings = model.for_each_warning(|w| {
+        if let Warning::RuntimeRefuses { runtime, error } = w {
+            if !first.iter().any(|(r, _)| *r == runtime) {
+                first.push((runtime, error));
+            }
+        }
+    });
     if valid {
         debug_assert!(warnings.is_ok(), "the warnings of a valid model must fit the rules' budget");
+    }
+    for runtime in Runtime::ALL {
+        let verdict = model.check_runtime(runtime);
+        if valid {
+            let refusal = first.iter().find(|(r, _)| *r == runtime).map(|(_, e)| *e);
+            debug_assert_eq!(verdict.err(), refusal, "{runtime}: the verdict is the first refusal warned of");
+        }
     }
     let _ = model.min_runtime_version();
     let _ = model.metadata_bytes_with_identifier("TFLITE_METADATA", *b"M001");
