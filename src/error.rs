@@ -277,7 +277,12 @@ impl fmt::Display for Location {
             f.write_str(".…")?;
         }
         for (name, index) in self.segments() {
-            write!(f, ".{name}")?;
+            // A segment that qualifies the one before it (`metadata[2](TFLITE_METADATA)`, the
+            // entry's name) follows it without a dot.
+            match name {
+                PathName::Name(qualifier) if qualifier.starts_with('(') => f.write_str(qualifier)?,
+                _ => write!(f, ".{name}")?,
+            }
             if let Some(i) = index {
                 write!(f, "[{i}]")?;
             }

@@ -59,7 +59,10 @@
 //! - [`dump`]: JSON output following flatc's conventions, driven by the descriptors.
 //! - [`graph`]: the model graph TFLite and Circle share (tensor data, custom options, the
 //!   model rules), written once over traits both formats implement.
-//! - [`tflite`]: the TFLite schema's views and the helpers a runtime needs.
+//! - [`tflite`]: the TFLite schema's views and the helpers a runtime needs, and its runtime
+//!   profiles ([`tflite::Model::check_runtime`]: what LiteRT or TFLite Micro would refuse).
+//! - [`tflite_metadata`], [`conversion_metadata`]: the flatbuffers a TFLite model nests in its
+//!   metadata (tflite-support's `M001`, the converter's record), verified with the model.
 //! - [`circle`]: Circle's views and its operator-code rule.
 //! - [`cvimodel`]: Sophgo's cvimodel: its header, the verified `cvi.model` body, sections
 //!   resolved to bytes, LZ4 blocks checked without inflating them (inflated with the `lz4`
@@ -67,7 +70,8 @@
 //! - [`vkgraph`]: ExecuTorch's Vulkan delegate: the `VH00` blob, its VkGraph and constants.
 //! - [`pte`]: ExecuTorch programs: extended header, segments, delegates, named data.
 //! - `nnpackage` (feature `nnpackage`, with `std`): Samsung ONE's model packages, a directory
-//!   or zip holding a JSON MANIFEST and models, checked end to end.
+//!   or zip holding a JSON MANIFEST and models, checked end to end; its zip reader also reads
+//!   the associated files tflite-support appends to a model.
 #![no_std]
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -98,7 +102,7 @@ pub mod wire;
 
 pub use container::Parsed;
 pub use error::{Error, ErrorKind, Location, PathName, Result, MAX_PATH};
-pub use formats::{circle, cvimodel, pte, tflite, vkgraph};
+pub use formats::{circle, conversion_metadata, cvimodel, pte, tflite, tflite_metadata, vkgraph};
 pub use formats::{detect, Format};
 
 /// The README's examples, compiled as doctests so they cannot go stale.

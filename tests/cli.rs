@@ -53,7 +53,14 @@ fn library_verdict(bytes: &[u8]) -> Option<String> {
     if !matches!(flatmodel::detect(bytes), Some(flatmodel::Format::Tflite)) {
         return Some(String::new());
     }
-    Model::parse(bytes).err().map(|e| e.to_string())
+    let model = match Model::parse(bytes) {
+        Ok(model) => model,
+        Err(e) => return Some(e.to_string()),
+    };
+    // The command line verifies the flatbuffers nested in metadata (its `cli` feature has
+    // `nested-metadata`); a library built without the feature verifies them when read.
+    let nested = model.support_metadata().and_then(Result::err);
+    nested.or_else(|| model.conversion_metadata().and_then(Result::err)).map(|e| e.to_string())
 }
 
 fn library_dump(bytes: &[u8]) -> Value {

@@ -1,9 +1,11 @@
 //! The formats: detection from the bytes, and one module per format.
 
 pub mod circle;
+pub mod conversion_metadata;
 pub mod cvimodel;
 pub mod pte;
 pub mod tflite;
+pub mod tflite_metadata;
 pub mod vkgraph;
 
 /// A format recognised from its bytes.

@@ -105,6 +105,13 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> + VerifyTable {
         Ok(())
     }
 
+    /// Verifies the flatbuffers the model nests (in metadata entries), after every other rule
+    /// passed: each with a budget of its own from `options`, its error located through the
+    /// model.
+    fn nested_rules(&self, _options: &Options) -> Result<(), Error> {
+        Ok(())
+    }
+
     /// Calls `f` for format-specific advisory findings, charging `c` for the work; the rules
     /// must have charged at least as much for the same model (so a model they accepted never
     /// runs out here).
@@ -168,11 +175,12 @@ pub(crate) static VARIABLE_DATA: Site = Site::new(
 /// Where a called subgraph out of range in `Operator.builtin_options` is reported.
 pub(crate) static CALLED_SUBGRAPH: Site = Site::new(RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, BUILTIN_OPTIONS, 0]);
 
-/// Checks every rule; the first broken one is the error.
+/// Checks every rule, then the nested flatbuffers; the first broken one is the error.
 pub(crate) fn check<'a, M: FormatRules<'a>>(model: M, options: &Options) -> Result<(), Error> {
     let mut c = Checker::new(model, options);
     let outcome = check_all(&mut c);
-    c.finish(outcome)
+    c.finish(outcome)?;
+    model.nested_rules(options)
 }
 
 #[inline(never)]

@@ -21,6 +21,7 @@
 //! Model files are read by a [`Loader`]: [`read_file`] copies them into memory, since the
 //! library forbids `unsafe` and so cannot map them; the `flatmodel` tool passes one that maps.
 
+mod associated;
 mod config;
 mod connect;
 mod error;
@@ -30,6 +31,7 @@ mod path;
 mod source;
 mod zip;
 
+pub use associated::AssociatedFiles;
 pub use config::Config;
 pub use error::{PackageError, PackageErrorKind};
 pub use manifest::{Connection, IoRef, Manifest, ModelType, Version, MANIFEST};

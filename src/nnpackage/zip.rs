@@ -96,6 +96,12 @@ fn find_eocd(b: &[u8]) -> Result<usize, Problem> {
     Err(zip_err("zip archive: no end of central directory record (truncated, or not a zip)".into()))
 }
 
+/// Whether `b` ends with a zip archive's end-of-central-directory record (whose comment ends
+/// the bytes exactly).
+pub fn ends_with_archive(b: &[u8]) -> bool {
+    find_eocd(b).is_ok()
+}
+
 impl Archive {
     /// Reads and checks the central directory of `b`: at most `max_entries` entries, each
     /// named by a path that stays inside the package, no two with the same name.

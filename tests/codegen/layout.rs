@@ -92,13 +92,22 @@ const KNOWN_ATTRIBUTES: &[&str] = &[
 ];
 const KNOWN_ATTRIBUTE_PREFIXES: &[&str] = &["native_", "cpp_", "rust_", "ts_", "java_", "go_", "swift_"];
 
-/// The accessor name for a schema field name.
+/// The accessor name for a schema field name: in snake case (`sentencePiece_model` is
+/// `sentence_piece_model`, as flatc's Rust code names it), with `_` after a keyword.
 pub fn accessor(name: &str) -> String {
-    if RUST_KEYWORDS.contains(&name) {
-        format!("{name}_")
-    } else {
-        name.to_string()
+    let mut snake = String::with_capacity(name.len() + 4);
+    let mut previous: Option<char> = None;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() && previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit()) {
+            snake.push('_');
+        }
+        snake.push(c.to_ascii_lowercase());
+        previous = Some(c);
     }
+    if RUST_KEYWORDS.contains(&snake.as_str()) {
+        snake.push('_');
+    }
+    snake
 }
 
 /// The Rust type and size of an fbs scalar type name.
@@ -1029,6 +1038,10 @@ mod tests {
             "t.fbs:2: `T` is declared twice (namespaces are dropped in generated code)"
         );
         assert_eq!(error("table T { raw:int; }"), "t.fbs:1: accessor `raw` clashes with another method of `T`");
+        assert_eq!(
+            (super::accessor("sentencePiece_model"), super::accessor("Self"), super::accessor("dim2D")),
+            ("sentence_piece_model".to_string(), "self_".to_string(), "dim2_d".to_string())
+        );
         assert_eq!(
             error("table T { type:int; type_:int; }"),
             "t.fbs:1: accessor `type_` clashes with another method of `T`"

@@ -25,6 +25,8 @@ const SCHEMAS: &[(&str, &str)] = &[
     ("src/formats/vkgraph/schema.fbs", "src/formats/vkgraph/generated.rs"),
     ("src/formats/pte/schema.fbs", "src/formats/pte/generated.rs"),
     ("src/formats/cvimodel/schema.fbs", "src/formats/cvimodel/generated.rs"),
+    ("src/formats/tflite_metadata/schema.fbs", "src/formats/tflite_metadata/generated.rs"),
+    ("src/formats/conversion_metadata/schema.fbs", "src/formats/conversion_metadata/generated.rs"),
 ];
 
 fn manifest_dir() -> PathBuf {

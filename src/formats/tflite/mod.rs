@@ -8,6 +8,7 @@
 
 mod generated;
 mod graph;
+mod metadata;
 mod model;
 mod quant;
 mod rules;

@@ -151,6 +151,12 @@ impl<'a> FormatRules<'a> for Model<'a> {
         signature_rules(*self, c, subgraphs)
     }
 
+    /// With the `nested-metadata` feature, `TFLITE_METADATA` and `CONVERSION_METADATA`.
+    #[cfg(feature = "nested-metadata")]
+    fn nested_rules(&self, options: &crate::verify::Options) -> Result<(), Error> {
+        super::metadata::nested_rules(self, options)
+    }
+
     fn runtime_rules(
         &self,
         c: &mut Checker<'a, Self>,
