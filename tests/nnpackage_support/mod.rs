@@ -152,7 +152,13 @@ fn raw_deflate(data: &[u8]) -> Vec<u8> {
 
 /// A zip archive of `entries`: local headers and data, the central directory, its end record.
 pub fn zip(entries: &[ZipEntry]) -> Vec<u8> {
-    let mut out = Vec::new();
+    zip_after(&[], entries)
+}
+
+/// `prefix` followed by a zip archive of `entries` whose offsets count from the start of
+/// `prefix` (as Python's `zipfile` appends to a file, and tflite-support to a model).
+pub fn zip_after(prefix: &[u8], entries: &[ZipEntry]) -> Vec<u8> {
+    let mut out = prefix.to_vec();
     let mut central = Vec::new();
     for e in entries {
         let body = if e.deflate { raw_deflate(&e.data) } else { e.data.clone() };

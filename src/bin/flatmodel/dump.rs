@@ -1,4 +1,5 @@
-//! `flatmodel dump FILE`: the root table as JSON, streamed to standard output.
+//! `flatmodel dump FILE [metadata:NAME]`: the root table, or the flatbuffer nested in a
+//! metadata entry, as JSON, streamed to standard output.
 //!
 //! The dump runs twice: a dry run that only counts, which refuses a dump disproportionate to
 //! the file before anything is printed, then the real one straight to the output. Memory stays
@@ -12,18 +13,17 @@ use flatmodel::verify::Options;
 use std::ffi::OsString;
 use std::io::Write;
 
-/// Writes the model in `path` as JSON to `out`.
-pub fn run(out: &mut Out, path: &OsString) -> Result<Outcome, Failure> {
+/// Writes the model in `path`, or with `what` the nested flatbuffer it names, as JSON to `out`.
+pub fn run(out: &mut Out, path: &OsString, what: Option<&str>) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
     let input = match open::model_file(out, path, "dump")? {
         Ok(input) => input,
         Err(outcome) => return Ok(outcome),
     };
-    let root: Result<Root<'_>, String> = match open::kind(input.bytes()) {
-        Kind::Graph(Graph::Tflite(m)) => Ok(Dumpable::new(m)),
-        Kind::Graph(Graph::Circle(m)) => Ok(Dumpable::new(m)),
-        Kind::Container(container) => (container.root)(input.bytes()),
-        Kind::Invalid(reason) => Err(reason),
+    let kind = open::kind(input.bytes());
+    let root: Result<Root<'_>, String> = match (kind, what) {
+        (kind, Some(what)) => nested(kind, what)?,
+        (kind, None) => whole(kind, input.bytes()),
     };
     let root = match root {
         Ok(root) => root,
@@ -43,4 +43,45 @@ pub fn run(out: &mut Out, path: &OsString) -> Result<Outcome, Failure> {
     written.map_err(|e| Failure::new(format!("{name}: {e}")))?;
     out.flush()?;
     Ok(Outcome::Ok)
+}
+
+/// The file's root table, or why the file is invalid.
+fn whole<'a>(kind: Kind<'a>, bytes: &'a [u8]) -> Result<Root<'a>, String> {
+    match kind {
+        Kind::Graph(Graph::Tflite(m)) => Ok(Dumpable::new(m)),
+        Kind::Graph(Graph::Circle(m)) => Ok(Dumpable::new(m)),
+        Kind::Container(container) => (container.root)(bytes),
+        Kind::Invalid(reason) => Err(reason),
+    }
+}
+
+/// The verified root of the flatbuffer `what` (`metadata:NAME`) names in the model, why it or
+/// the file is invalid, or (the outer error) a usage error.
+fn nested<'a>(kind: Kind<'a>, what: &str) -> Result<Result<Root<'a>, String>, Failure> {
+    let Some(name) = what.strip_prefix("metadata:") else {
+        return Err(Failure::new(format!("dump takes FILE [metadata:NAME], not '{what}'")));
+    };
+    match kind {
+        Kind::Graph(Graph::Tflite(m)) if name == flatmodel::tflite_metadata::METADATA_NAME => {
+            Ok(found(name, m.support_metadata().map(|v| v.map(Dumpable::new))))
+        }
+        Kind::Graph(Graph::Tflite(m)) if name == flatmodel::conversion_metadata::METADATA_NAME => {
+            Ok(found(name, m.conversion_metadata().map(|v| v.map(Dumpable::new))))
+        }
+        Kind::Invalid(reason) => Ok(Err(reason)),
+        _ => Err(Failure::new(format!(
+            "metadata:{name} names no flatbuffer flatmodel reads in this file (TFLite models: metadata:{} or \
+             metadata:{})",
+            flatmodel::tflite_metadata::METADATA_NAME,
+            flatmodel::conversion_metadata::METADATA_NAME
+        ))),
+    }
+}
+
+/// The verified root of a nested flatbuffer, or why there is none.
+fn found<'a>(name: &str, root: Option<Result<Root<'a>, flatmodel::Error>>) -> Result<Root<'a>, String> {
+    match root {
+        Some(verified) => verified.map_err(|e| e.to_string()),
+        None => Err(format!("the model has no metadata entry named {name}")),
+    }
 }

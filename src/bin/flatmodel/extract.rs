@@ -17,6 +17,7 @@ pub fn run(out: &mut Out, path: &OsString, what: &str, to: &OsString) -> Result<
         Err(outcome) => return Ok(outcome),
     };
     let data = match open::kind(input.bytes()) {
+        Kind::Graph(Graph::Tflite(_)) if what.starts_with("associated:") => associated(&name, input.bytes(), what)?,
         Kind::Graph(model) => Ok(graph_bytes(&name, model, what)?),
         Kind::Container(container) => (container.extract)(&name, input.bytes(), what)?,
         Kind::Invalid(reason) => Err(reason),
@@ -32,7 +33,8 @@ pub fn run(out: &mut Out, path: &OsString, what: &str, to: &OsString) -> Result<
     }
 }
 
-/// The bytes `what` names in a TFLite or Circle model: `buffer:N` or `metadata:NAME`.
+/// The bytes `what` names in a TFLite or Circle model: `buffer:N` or `metadata:NAME`
+/// (`associated:NAME` is [`associated`]'s).
 fn graph_bytes<'a>(name: &str, model: Graph<'a>, what: &str) -> Result<Cow<'a, [u8]>, Failure> {
     let data = match (what.split_once(':'), model) {
         (Some(("buffer", n)), model) => {
@@ -49,9 +51,30 @@ fn graph_bytes<'a>(name: &str, model: Graph<'a>, what: &str) -> Result<Cow<'a, [
         (Some(("metadata", _)), Graph::Circle(_)) => {
             return Err(Failure::new(format!("{name}: Circle revision 0 has no named metadata; use buffer:N")))
         }
-        _ => return Err(Failure::new(format!("'{what}': expected buffer:N or metadata:NAME"))),
+        _ => return Err(Failure::new(format!("'{what}': expected buffer:N, metadata:NAME or associated:NAME"))),
     };
     Ok(Cow::Borrowed(data))
+}
+
+/// The associated file `what` (`associated:NAME`) names in the archive appended to a TFLite
+/// model: its bytes, why the archive is corrupt (the inner error), or that there is no such
+/// file (the outer one).
+fn associated<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<Cow<'a, [u8]>, String>, Failure> {
+    let file = what.strip_prefix("associated:").unwrap_or(what);
+    let archive = match flatmodel::nnpackage::AssociatedFiles::read(bytes) {
+        Ok(Some(archive)) => archive,
+        Ok(None) => return Err(Failure::new(format!("{name}: no associated files (no zip archive after the model)"))),
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let limit = flatmodel::verify::Options::DEFAULT.max_inflated_size;
+    match archive.extract(file, limit) {
+        Ok(Some(data)) => Ok(Ok(data)),
+        Ok(None) => {
+            let names: Vec<&str> = archive.names().collect();
+            Err(Failure::new(format!("{name}: no associated file '{file}' (it has: {})", names.join(", "))))
+        }
+        Err(e) => Ok(Err(e.to_string())),
+    }
 }
 
 /// Writes `data` to a temporary file beside `out`, then renames it over `out`: `data` may be

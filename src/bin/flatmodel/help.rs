@@ -11,7 +11,8 @@ usage:
                                       check files (structure and model rules), one line each
   flatmodel inspect FILE [--json] [--tensors]
                                       what a model takes, holds and needs
-  flatmodel dump FILE                 the model's flatbuffer as JSON (flatc's conventions)
+  flatmodel dump FILE [metadata:NAME] the model's flatbuffer, or one nested in its metadata, as JSON
+                                      (flatc's conventions)
   flatmodel extract FILE WHAT -o OUT  write the bytes WHAT names (OUT '-' is standard output)
   flatmodel path FORMAT TEXT          name the field numbers (#N) in an error path of a
                                       numeric-paths build
@@ -65,15 +66,19 @@ example:
     },
     Page {
         name: "dump",
-        usage: "usage: flatmodel dump FILE",
+        usage: "usage: flatmodel dump FILE [metadata:NAME]",
         text: "\
 Prints the file's flatbuffer as JSON with flatc's conventions (`flatc --json --strict-json
 --defaults-json`): the TFLite or Circle Model, the .pte Program, a blob's VkGraph or a
-cvimodel's Model. The output streams; a dump disproportionate to the file (tables shared by
-many offsets) is refused with exit status 1 before anything is printed.
+cvimodel's Model. metadata:NAME prints instead the flatbuffer nested in the model's metadata
+entry NAME, verified first: TFLITE_METADATA (tflite-support's ModelMetadata, M001) or
+CONVERSION_METADATA (the converter's record). The output
+streams; a dump disproportionate to the file (tables shared by many offsets) is refused with
+exit status 1 before anything is printed.
 
 example:
-  flatmodel dump model.tflite > model.json",
+  flatmodel dump model.tflite > model.json
+  flatmodel dump model.tflite metadata:TFLITE_METADATA",
     },
     Page {
         name: "extract",

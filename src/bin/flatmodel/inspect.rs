@@ -65,7 +65,10 @@ fn summarise(model: Graph<'_>, tensors: bool) -> Result<Value, OverBudget> {
             let mut s = graph_summary("TFLite", m, tensors, &mut budget)?;
             tflite_extras(&m, &mut s, &mut budget)?;
             let rules = tflite::Model::parse(m.file()).err();
-            let warnings = Warnings::collect(|f| m.for_each_warning(f));
+            let mut warnings = Warnings::collect(|f| m.for_each_warning(f));
+            if let Some(w) = crate::associated::warning(m.file()) {
+                warnings.push(w);
+            }
             Ok(with_verdict(s, rules, warnings))
         }
         Graph::Circle(m) => {
@@ -199,6 +202,27 @@ fn tflite_extras(model: &tflite::Model<'_>, s: &mut Map<String, Value>, budget: 
         metadata.push(json!({"name": m.name(), "buffer": m.buffer()}));
     }
     s.insert("min_runtime_version".into(), json!(model.min_runtime_version()));
+    match model.support_metadata() {
+        Some(Ok(meta)) => {
+            s.insert("support_metadata".into(), crate::support_metadata::summary(&meta, budget)?);
+        }
+        Some(Err(e)) => {
+            s.insert("support_metadata".into(), json!({ "error": e.to_string() }));
+        }
+        None => {}
+    }
+    if let Some(files) = crate::associated::summary(model.file(), budget)? {
+        s.insert("associated_files".into(), files);
+    }
+    match model.conversion_metadata() {
+        Some(Ok(record)) => {
+            s.insert("conversion_metadata".into(), crate::conversion::summary(&record));
+        }
+        Some(Err(e)) => {
+            s.insert("conversion_metadata".into(), json!({ "error": e.to_string() }));
+        }
+        None => {}
+    }
     s.insert("signatures".into(), json!(signatures));
     s.insert("metadata".into(), json!(metadata));
     Ok(())
@@ -320,6 +344,21 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
     if let Some(meta) = s.get("metadata").and_then(Value::as_array) {
         let meta: Vec<String> = meta.iter().map(|m| str_of(&m["name"])).collect();
         writeln!(out, "  metadata:            {}", if meta.is_empty() { "-".into() } else { meta.join(", ") })?;
+    }
+    if let Some(files) = s.get("associated_files") {
+        crate::associated::print(out, files)?;
+    }
+    if let Some(record) = s.get("conversion_metadata") {
+        match record.get("error").and_then(Value::as_str) {
+            Some(e) => writeln!(out, "  converted by:        invalid record: {e}")?,
+            None => crate::conversion::print(out, record)?,
+        }
+    }
+    if let Some(meta) = s.get("support_metadata") {
+        match meta.get("error").and_then(Value::as_str) {
+            Some(e) => writeln!(out, "  model metadata:      invalid: {e}")?,
+            None => crate::support_metadata::print(out, meta)?,
+        }
     }
     if let Some(meta) = s.get("metadata_buffer") {
         writeln!(out, "  metadata buffers:    {meta}")?;

@@ -5,7 +5,9 @@
 //! with the status it had so far (0 for `inspect`, `dump` and `extract`).
 #![deny(unsafe_code)]
 
+mod associated;
 mod budget;
+mod conversion;
 mod cvimodel;
 mod dump;
 mod executorch;
@@ -17,6 +19,7 @@ mod open;
 mod output;
 mod package;
 mod path;
+mod support_metadata;
 mod verify;
 mod warnings;
 
@@ -178,7 +181,11 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
         }
         "verify" => verify::run(out, &a.positional, a.quiet, a.runtime),
         "inspect" => inspect::run(out, &one(&a)?, a.json, a.tensors),
-        "dump" => dump::run(out, &one(&a)?),
+        "dump" => match a.positional.as_slice() {
+            [file] => dump::run(out, file, None),
+            [file, what] => dump::run(out, file, Some(&what.to_string_lossy())),
+            _ => Err(Failure::new(format!("dump takes FILE [metadata:NAME]\n{}", help::usage_of(command)))),
+        },
         "path" => match a.positional.as_slice() {
             [format, text] => path::run(out, &format.to_string_lossy(), &text.to_string_lossy()),
             _ => Err(Failure::new(format!("path takes FORMAT TEXT\n{}", help::usage_of(command)))),

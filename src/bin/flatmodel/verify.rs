@@ -68,7 +68,7 @@ pub fn check(bytes: &[u8]) -> Result<Verdict, String> {
     match flatmodel::detect(bytes) {
         Some(Format::Tflite) => {
             let model = tflite::Model::parse(bytes).map_err(|e| e.to_string())?;
-            Ok(describe("TFLite", model, |f| model.for_each_warning(f)))
+            Ok(tflite_verdict(model))
         }
         Some(Format::Circle) => {
             let model = circle::Model::parse(bytes).map_err(|e| e.to_string())?;
@@ -91,9 +91,18 @@ fn not_tflite(runtime: Runtime, what: &str) -> Failure {
 fn check_for(bytes: &[u8], runtime: Runtime) -> Result<Verdict, String> {
     let model = tflite::Model::parse(bytes).map_err(|e| e.to_string())?;
     model.check_runtime(runtime).map_err(|e| format!("{runtime} refuses the model: {e}"))?;
-    let mut verdict = describe("TFLite", model, |f| model.for_each_warning(f));
+    let mut verdict = tflite_verdict(model);
     verdict.summary.push_str(&format!(", {runtime} loads it"));
     Ok(verdict)
+}
+
+/// A valid TFLite model's verdict: its warnings, and a corrupt archive of associated files.
+fn tflite_verdict(model: tflite::Model<'_>) -> Verdict {
+    let mut verdict = describe("TFLite", model, |f| model.for_each_warning(f));
+    if let Some(w) = crate::associated::warning(model.file()) {
+        verdict.warnings.push(w);
+    }
+    verdict
 }
 
 /// The warnings of a TFLite or Circle model whose rules were already checked (a package's
