@@ -62,6 +62,19 @@ pub fn tflite(data: &[u8]) -> Option<Walker> {
             debug_assert_eq!(verdict.err(), refusal, "{runtime}: the verdict is the first refusal warned of");
         }
     }
+    // The nested metadata flatbuffers: verified (the model rules verified them already), walked.
+    if let Some(meta) = model.support_metadata() {
+        debug_assert!(!valid || meta.is_ok(), "a valid model's TFLITE_METADATA verifies");
+        if let Ok(meta) = meta {
+            meta.walk(&mut walker);
+        }
+    }
+    if let Some(record) = model.conversion_metadata() {
+        debug_assert!(!valid || record.is_ok(), "a valid model's CONVERSION_METADATA verifies");
+        if let Ok(record) = record {
+            record.walk(&mut walker);
+        }
+    }
     let _ = model.min_runtime_version();
     let _ = model.metadata_bytes_with_identifier("TFLITE_METADATA", *b"M001");
     if let Some(key) = model.signature_defs().and_then(|s| s.get(0)).and_then(|s| s.signature_key()) {
