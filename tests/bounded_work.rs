@@ -5,7 +5,7 @@
 
 mod support;
 
-use flatmodel::graph::Warning;
+use flatmodel::graph::{Runtime, Warning};
 use flatmodel::schema::{walk_bounded, Walk, Walker};
 use flatmodel::tflite::Model;
 use flatmodel::verify::Options;
@@ -73,8 +73,15 @@ fn warnings_fit_the_smallest_budget_the_rules_accept() {
     let mut found = Vec::new();
     model.for_each_warning_with(&budget(high), |w| found.push(w)).expect("within the rules' budget");
     assert_eq!(found, [Warning::DuplicateMetadataName]);
+    // The runtime profiles fit it too, whatever their verdict.
+    for runtime in Runtime::ALL {
+        let verdict = model.check_runtime_with(runtime, &budget(high));
+        assert!(verdict.map_or_else(|e| e.kind() != ErrorKind::ApparentSizeLimit, |()| true), "{runtime}");
+    }
     // A budget too small for the walk stops it.
     let err = model.for_each_warning_with(&budget(60 * 80), |_| {}).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ApparentSizeLimit);
+    let err = model.check_runtime_with(Runtime::Tflm, &budget(60 * 80)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::ApparentSizeLimit);
 }
 
