@@ -140,7 +140,7 @@ fn same_refused_tensors(model: &Model<'_>, error: &str) -> Result<(), String> {
     let mut refused = BTreeSet::new();
     model
         .for_each_warning(|w| {
-            if let Warning::RuntimeRefuses { runtime: Runtime::LiteRt, error } = w {
+            if let Warning::RuntimeRefuses { runtime: Runtime::LiteRt, error, .. } = w {
                 let at = error.location().to_string();
                 let index = at.split("tensors[").nth(1).and_then(|r| r.split(']').next()?.parse::<u64>().ok());
                 refused.extend(index);

@@ -204,16 +204,27 @@ fn refusals_are_warnings_with_the_runtime_and_the_error_check_runtime_returns() 
     subgraph(&mut m).operators.as_mut().unwrap()[0].custom_options = Some(vec![1]);
     let data = bytes(&m);
     let parsed = tflite::Model::parse(&data).unwrap();
-    let mut refusals = Vec::new();
+    let (mut refusals, mut texts) = (Vec::new(), Vec::new());
     parsed
         .for_each_warning(|w| {
-            if let Warning::RuntimeRefuses { runtime, error } = w {
-                refusals.push((runtime, error));
+            if let Warning::RuntimeRefuses { runtime, error, operator } = w {
+                refusals.push((runtime, error, operator));
+                texts.push(w.to_string());
             }
         })
         .unwrap();
     let first = |r| parsed.check_runtime(r).unwrap_err();
-    assert_eq!(refusals, [(Runtime::LiteRt, first(Runtime::LiteRt)), (Runtime::Tflm, first(Runtime::Tflm))]);
-    let text = Warning::RuntimeRefuses { runtime: Runtime::LiteRt, error: first(Runtime::LiteRt) }.to_string();
-    assert!(text.starts_with("Model.subgraphs[0].tensors[4].is_variable: LiteRT refuses the model"), "{text}");
+    // The operator a TFLite Micro refusal is about is named (sine_float's operators are all
+    // fully connected).
+    let expected = [
+        (Runtime::LiteRt, first(Runtime::LiteRt), None),
+        (Runtime::Tflm, first(Runtime::Tflm), Some("FULLY_CONNECTED")),
+    ];
+    assert_eq!(refusals, expected);
+    assert!(
+        texts[0].starts_with("Model.subgraphs[0].tensors[4].is_variable: LiteRT refuses the model"),
+        "{}",
+        texts[0]
+    );
+    assert!(texts[1].contains("custom_options: FULLY_CONNECTED (byte"), "{}", texts[1]);
 }

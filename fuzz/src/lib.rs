@@ -46,7 +46,7 @@ pub fn tflite(data: &[u8]) -> Option<Walker> {
     // Each runtime's first refusal among the warnings, and its verdict: the same error.
     let mut first: Vec<(Runtime, flatmodel::Error)> = Vec::new();
     let warnings = model.for_each_warning(|w| {
-        if let Warning::RuntimeRefuses { runtime, error } = w {
+        if let Warning::RuntimeRefuses { runtime, error, .. } = w {
             if !first.iter().any(|(r, _)| *r == runtime) {
                 first.push((runtime, error));
             }

@@ -5,6 +5,7 @@
 //! `?` on the way out tests a flag rather than copying an [`Error`] (which costs code at every
 //! step on small targets).
 
+use super::runtime::Refusals;
 use super::FormatRules;
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Options, SchemaLayout, VerifyTable};
@@ -210,17 +211,23 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
     /// A runtime's refusal at `site` and byte `at`: the walk's failure when `each` is `None`
     /// (the first refusal is the verdict), else reported to `each` as an error, the walk going
     /// on.
-    pub(crate) fn refuse(
+    pub(crate) fn refuse(&mut self, site: &'static Site, at: usize, each: &mut Refusals<'_>) -> Checked {
+        self.refuse_about(site, at, None, each)
+    }
+
+    /// [`Checker::refuse`] of something about the operator named `operator`.
+    pub(crate) fn refuse_about(
         &mut self,
         site: &'static Site,
         at: usize,
-        each: &mut Option<&mut dyn FnMut(Error)>,
+        operator: Option<&'static str>,
+        each: &mut Refusals<'_>,
     ) -> Checked {
         let failed = self.fail(site, at);
         match each {
             None => Err(failed),
             Some(each) => {
-                each(self.kept_error());
+                each(self.kept_error(), operator);
                 self.failed = None;
                 Ok(())
             }

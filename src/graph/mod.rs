@@ -23,6 +23,7 @@ pub(crate) use checker::{Checked, Checker, Site};
 pub(crate) use impls::{graph_views, model_container};
 pub use rules::Warning;
 pub(crate) use rules::{affine_refusal, check, runtime_check, warnings, FormatRules, CALLED_SUBGRAPH, VARIABLE_DATA};
+pub(crate) use runtime::Refusals;
 pub use runtime::Runtime;
 pub use view::{BufferRef, ElementType, OperatorKind, QuantView};
 

@@ -13,6 +13,7 @@ use super::checker::path::{BUILTIN_OPTIONS, LARGE_CUSTOM_OPTIONS, OPERATORS, OPE
 use super::checker::path::{ELEMENT, INNER, OPERATOR_INPUTS, OPERATOR_OUTPUTS, OUTER};
 use super::checker::path::{QUANTIZED_DIMENSION, SCALE, SUBGRAPHS, TENSORS, VERSION, ZERO_POINT};
 use super::checker::{Checked, Checker, Failed, Site};
+use super::runtime::Refusals;
 use super::scratch::{with_scratch, BitSet};
 use super::{ModelView, OperatorView, QuantView, Runtime, SubGraphView, TensorView};
 use crate::error::{Error, ErrorKind};
@@ -48,6 +49,8 @@ pub enum Warning {
         runtime: Runtime,
         /// The check that fails and where.
         error: Error,
+        /// The operator the check is about (a missing kernel's), by its schema name.
+        operator: Option<&'static str>,
     },
 }
 
@@ -96,12 +99,7 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> + VerifyTable {
     /// Applies `runtime`'s own load-time checks, reporting each refusal with
     /// [`Checker::refuse`] and `each`; charges `c` no more than the rules charge for the same
     /// model (a unit per tensor, operator and operator code).
-    fn runtime_rules(
-        &self,
-        _c: &mut Checker<'a, Self>,
-        _runtime: Runtime,
-        _each: &mut Option<&mut dyn FnMut(Error)>,
-    ) -> Checked {
+    fn runtime_rules(&self, _c: &mut Checker<'a, Self>, _runtime: Runtime, _each: &mut Refusals<'_>) -> Checked {
         Ok(())
     }
 
@@ -214,7 +212,7 @@ pub(crate) fn warnings<'a, M: FormatRules<'a>>(
     c.finish(outcome)?;
     for runtime in Runtime::ALL {
         let mut c = Checker::new(model, options);
-        let mut report = |error| f(Warning::RuntimeRefuses { runtime, error });
+        let mut report = |error, operator| f(Warning::RuntimeRefuses { runtime, error, operator });
         let outcome = model.runtime_rules(&mut c, runtime, &mut Some(&mut report));
         c.finish(outcome)?;
     }

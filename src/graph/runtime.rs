@@ -35,6 +35,10 @@ impl Runtime {
     }
 }
 
+/// Where a runtime walk reports each refusal: `None` to stop at the first (the walk's error),
+/// else a callback taking the error and the name of the operator it is about, if any.
+pub(crate) type Refusals<'e> = Option<&'e mut dyn FnMut(crate::Error, Option<&'static str>)>;
+
 impl fmt::Display for Runtime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

@@ -21,14 +21,13 @@ impl fmt::Display for Warning {
                  verifier rejects this; its interpreter loads it, and NPU compilers such as Vela use such tensors \
                  as scratch memory)"
             ),
-            Warning::RuntimeRefuses { runtime, error } => write!(
-                f,
-                "{}: {runtime} refuses the model: {} (byte {}; `flatmodel verify --runtime {}` fails on it)",
-                error.location(),
-                error.kind(),
-                error.offset(),
-                runtime.key()
-            ),
+            Warning::RuntimeRefuses { runtime, error, operator } => {
+                write!(f, "{}: {runtime} refuses the model: {}", error.location(), error.kind())?;
+                if let Some(name) = operator {
+                    write!(f, ": {name}")?;
+                }
+                write!(f, " (byte {}; `flatmodel verify --runtime {}` fails on it)", error.offset(), runtime.key())
+            }
         }
     }
 }

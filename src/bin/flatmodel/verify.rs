@@ -90,10 +90,24 @@ fn not_tflite(runtime: Runtime, what: &str) -> Failure {
 /// invalid or refused. The warnings leave out that runtime's refusals (there are none).
 fn check_for(bytes: &[u8], runtime: Runtime) -> Result<Verdict, String> {
     let model = tflite::Model::parse(bytes).map_err(|e| e.to_string())?;
-    model.check_runtime(runtime).map_err(|e| format!("{runtime} refuses the model: {e}"))?;
+    if let Err(e) = model.check_runtime(runtime) {
+        return Err(format!("{runtime} refuses the model: {e}{}", operator_of(model, runtime, e)));
+    }
     let mut verdict = tflite_verdict(model);
     verdict.summary.push_str(&format!(", {runtime} loads it"));
     Ok(verdict)
+}
+
+/// `: NAME` for the operator `runtime`'s refusal `error` of `model` is about, if it is about one.
+fn operator_of(model: tflite::Model<'_>, runtime: Runtime, error: flatmodel::Error) -> String {
+    let mut name = None;
+    let _ = model.for_each_warning(|w| match w {
+        Warning::RuntimeRefuses { runtime: r, error: e, operator } if r == runtime && e == error && name.is_none() => {
+            name = operator;
+        }
+        _ => {}
+    });
+    name.map(|n| format!(": {n}")).unwrap_or_default()
 }
 
 /// A valid TFLite model's verdict: its warnings, and a corrupt archive of associated files.

@@ -8,7 +8,7 @@ use super::{BuiltinOptions, BuiltinOptions2, DimensionType, SparseIndexVector, S
 use super::{CallOnceOptions, CallOptions, IfOptions, WhileOptions};
 use super::{StableHLOCompositeOptions, StablehloCaseOptions, StablehloCustomCallOptions, StablehloReduceOptions};
 use super::{StablehloReduceWindowOptions, StablehloScatterOptions, StablehloSortOptions, StablehloWhileOptions};
-use crate::error::{Error, ErrorKind};
+use crate::error::ErrorKind;
 use crate::graph::checker::path::{BUFFER, FORMAT, INNER, OPERATORS, OUTER, QUANTIZATION};
 use crate::graph::checker::path::{SUBGRAPHS, TENSORS};
 use crate::graph::checker::path_fields;
@@ -153,7 +153,7 @@ impl<'a> FormatRules<'a> for Model<'a> {
 
     /// With the `nested-metadata` feature, `TFLITE_METADATA` and `CONVERSION_METADATA`.
     #[cfg(feature = "nested-metadata")]
-    fn nested_rules(&self, options: &crate::verify::Options) -> Result<(), Error> {
+    fn nested_rules(&self, options: &crate::verify::Options) -> Result<(), crate::Error> {
         super::metadata::nested_rules(self, options)
     }
 
@@ -161,7 +161,7 @@ impl<'a> FormatRules<'a> for Model<'a> {
         &self,
         c: &mut Checker<'a, Self>,
         runtime: Runtime,
-        each: &mut Option<&mut dyn FnMut(Error)>,
+        each: &mut crate::graph::Refusals<'_>,
     ) -> Checked {
         super::runtime::rules(*self, c, runtime, each)
     }

@@ -73,7 +73,7 @@ sites! {
 }
 
 /// Where each refusal goes: `None` to stop at the first, else a callback per refusal.
-type Each<'e> = Option<&'e mut dyn FnMut(Error)>;
+type Each<'e> = crate::graph::Refusals<'e>;
 
 /// `runtime`'s checks of `model`, each refusal reported through [`Checker::refuse`].
 pub(super) fn rules<'a>(
@@ -104,7 +104,7 @@ fn litert_operator_codes<'a>(model: Model<'a>, c: &mut Checker<'a, Model<'a>>, e
         let op = code.builtin_operator();
         if op != BuiltinOperator::CUSTOM && !LITERT_BUILTINS.resolves(op, code.version()) {
             c.outer = i;
-            c.refuse(&LITERT_OP, code.raw().position(), each)?;
+            c.refuse_about(&LITERT_OP, code.raw().position(), op.name(), each)?;
         }
     }
     Ok(())
@@ -242,9 +242,9 @@ fn tflm_operators_with<'a>(
                 if let Some(r) = reported.as_mut() {
                     r.insert(index);
                 }
-                c.refuse(&TFLM_OP, at, each)?;
+                c.refuse_about(&TFLM_OP, at, builtin.name(), each)?;
             } else if op.custom_options().is_some() {
-                c.refuse(&BUILTIN_CUSTOM_OPTIONS, at, each)?;
+                c.refuse_about(&BUILTIN_CUSTOM_OPTIONS, at, builtin.name(), each)?;
             }
         }
     }
