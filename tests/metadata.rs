@@ -132,3 +132,16 @@ fn dump_of_the_nested_flatbuffers_equals_flatc() {
     }
     assert!(checked >= 4, "found {checked} references");
 }
+
+#[test]
+fn dump_of_a_missing_entry_is_a_usage_error() {
+    let path = support::testdata().join("tflite/tf_convnet_fp16.tflite");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flatmodel"))
+        .arg("dump")
+        .arg(&path)
+        .arg("metadata:TFLITE_METADATA")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no metadata entry named 'TFLITE_METADATA'"));
+}

@@ -63,10 +63,10 @@ fn nested<'a>(kind: Kind<'a>, what: &str) -> Result<Result<Root<'a>, String>, Fa
     };
     match kind {
         Kind::Graph(Graph::Tflite(m)) if name == flatmodel::tflite_metadata::METADATA_NAME => {
-            Ok(found(name, m.support_metadata().map(|v| v.map(Dumpable::new))))
+            found(name, m.support_metadata().map(|v| v.map(Dumpable::new)))
         }
         Kind::Graph(Graph::Tflite(m)) if name == flatmodel::conversion_metadata::METADATA_NAME => {
-            Ok(found(name, m.conversion_metadata().map(|v| v.map(Dumpable::new))))
+            found(name, m.conversion_metadata().map(|v| v.map(Dumpable::new)))
         }
         Kind::Invalid(reason) => Ok(Err(reason)),
         _ => Err(Failure::new(format!(
@@ -78,10 +78,14 @@ fn nested<'a>(kind: Kind<'a>, what: &str) -> Result<Result<Root<'a>, String>, Fa
     }
 }
 
-/// The verified root of a nested flatbuffer, or why there is none.
-fn found<'a>(name: &str, root: Option<Result<Root<'a>, flatmodel::Error>>) -> Result<Root<'a>, String> {
+/// The verified root of a nested flatbuffer, why it is invalid, or (the outer error, as
+/// `extract` says it) that the model has no such entry.
+fn found<'a>(
+    name: &str,
+    root: Option<Result<Root<'a>, flatmodel::Error>>,
+) -> Result<Result<Root<'a>, String>, Failure> {
     match root {
-        Some(verified) => verified.map_err(|e| e.to_string()),
-        None => Err(format!("the model has no metadata entry named {name}")),
+        Some(verified) => Ok(verified.map_err(|e| e.to_string())),
+        None => Err(Failure::new(format!("the model has no metadata entry named '{name}'"))),
     }
 }
