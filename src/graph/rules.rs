@@ -75,9 +75,9 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> + VerifyTable {
         Ok(())
     }
 
-    /// Rules on a tensor's quantization beyond scales and zero points (the tensor at
-    /// [`Checker::outer`] and [`Checker::inner`] of the subgraph, which has `count` tensors).
-    fn quantization_rules(&self, _c: &mut Checker<'a, Self>, _tensor: &Self::Tensor, _count: usize) -> Checked {
+    /// The format's own rules on a tensor (the one at [`Checker::outer`] and [`Checker::inner`]
+    /// of the subgraph, which has `count` tensors, whose constant data is `data`).
+    fn tensor_rules(&self, _c: &mut Checker<'a, Self>, _tensor: &Self::Tensor, _count: usize, _data: &[u8]) -> Checked {
         Ok(())
     }
 
@@ -304,7 +304,6 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGra
     indices_in_range(c, sg.outputs(), count, at, &SUBGRAPH_OUTPUT)?;
     for t in 0..count {
         let Some(tensor) = tensors.and_then(|v| v.get(t)) else { continue };
-        c.charge(1)?;
         c.inner = t;
         tensor_rules(c, &tensor, count)?;
     }
@@ -394,9 +393,9 @@ fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tens
         _ => &[],
     };
     let shape = tensor.shape();
-    // Read here or by the runtime profiles, which walk every shape.
-    c.charge(shape.map_or(0, |s| s.len()))?;
-    model.quantization_rules(c, tensor, count)?;
+    // The tensor and its shape (read here, or by the runtime profiles, which walk every shape).
+    c.charge(shape.map_or(0, |s| s.len()).saturating_add(1))?;
+    model.tensor_rules(c, tensor, count, data)?;
     if data.is_empty() || model.data_rules(c, tensor, data)? {
         return Ok(());
     }

@@ -24,11 +24,8 @@ impl<'a> AssociatedFiles<'a> {
     /// end with a zip archive's end record, an error when it does but the archive is corrupt.
     /// Reads the central directory only (linear in its size).
     pub fn read(file: &'a [u8]) -> Result<Option<Self>, PackageError> {
-        if !super::zip::ends_with_archive(file) {
-            return Ok(None);
-        }
-        let archive = Archive::read(file, MAX_ENTRIES).map_err(|p| p.at(AT))?;
-        Ok(Some(AssociatedFiles { file, archive }))
+        let archive = Archive::read_appended(file, MAX_ENTRIES).map_err(|p| p.at(AT))?;
+        Ok(archive.map(|archive| AssociatedFiles { file, archive }))
     }
 
     /// The files' names, in archive order.

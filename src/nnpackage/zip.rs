@@ -96,17 +96,24 @@ fn find_eocd(b: &[u8]) -> Result<usize, Problem> {
     Err(zip_err("zip archive: no end of central directory record (truncated, or not a zip)".into()))
 }
 
-/// Whether `b` ends with a zip archive's end-of-central-directory record (whose comment ends
-/// the bytes exactly).
-pub fn ends_with_archive(b: &[u8]) -> bool {
-    find_eocd(b).is_ok()
-}
-
 impl Archive {
     /// Reads and checks the central directory of `b`: at most `max_entries` entries, each
     /// named by a path that stays inside the package, no two with the same name.
     pub fn read(b: &[u8], max_entries: usize) -> Result<Archive, Problem> {
-        let eocd = find_eocd(b)?;
+        Archive::read_at(b, find_eocd(b)?, max_entries)
+    }
+
+    /// [`Archive::read`] of an archive appended to other bytes (its offsets counted from the
+    /// start of `b`): `Ok(None)` when `b` does not end with an end-of-central-directory record.
+    pub fn read_appended(b: &[u8], max_entries: usize) -> Result<Option<Archive>, Problem> {
+        match find_eocd(b) {
+            Ok(eocd) => Archive::read_at(b, eocd, max_entries).map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// The archive whose end-of-central-directory record is at byte `eocd` of `b`.
+    fn read_at(b: &[u8], eocd: usize, max_entries: usize) -> Result<Archive, Problem> {
         let field = |off: usize| u16_at(b, plus(eocd, off).unwrap_or(usize::MAX)).unwrap_or(0);
         let field32 = |off: usize| u32_at(b, plus(eocd, off).unwrap_or(usize::MAX)).unwrap_or(0);
         let (disk, cd_disk, on_disk, count) = (field(4), field(6), field(8), field(10));

@@ -26,8 +26,12 @@ pub fn summary(bytes: &[u8], budget: &mut Budget) -> Result<Option<Value>, OverB
 /// The warning for a corrupt archive appended to `bytes`: the model stays valid, its
 /// associated files cannot be read.
 pub fn warning(bytes: &[u8]) -> Option<String> {
-    let e = AssociatedFiles::read(bytes).err()?;
-    Some(format!("{e} (the zip archive appended to the model is corrupt; the model itself is valid)"))
+    AssociatedFiles::read(bytes).err().map(|e| warning_text(&e.to_string()))
+}
+
+/// The warning for an appended archive that is corrupt because of `error`.
+pub fn warning_text(error: &str) -> String {
+    format!("{error} (the zip archive appended to the model is corrupt; the model itself is valid)")
 }
 
 /// `associated files: labels.txt (1,024 bytes), ...` under `inspect`'s other lines.

@@ -66,8 +66,8 @@ fn summarise(model: Graph<'_>, tensors: bool) -> Result<Value, OverBudget> {
             tflite_extras(&m, &mut s, &mut budget)?;
             let rules = tflite::Model::parse(m.file()).err();
             let mut warnings = Warnings::collect(|f| m.for_each_warning(f));
-            if let Some(w) = crate::associated::warning(m.file()) {
-                warnings.push(w);
+            if let Some(e) = s.get("associated_files").and_then(|a| a["error"].as_str()) {
+                warnings.push(crate::associated::warning_text(e));
             }
             Ok(with_verdict(s, rules, warnings))
         }

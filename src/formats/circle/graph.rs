@@ -3,7 +3,7 @@
 
 use super::{BuiltinOperator, BuiltinOptions, CallOptions, Model, Operator, OperatorCode, SubGraph, Tensor};
 use crate::graph::{affine_refusal, Checked, Checker, ElementType, FormatRules, OperatorKind, Site, TensorView};
-use crate::graph::{ModelView, CALLED_SUBGRAPH, VARIABLE_DATA};
+use crate::graph::{CALLED_SUBGRAPH, VARIABLE_DATA};
 use crate::wire::Vector;
 
 /// `Operator.builtin_options`' value slot (a test checks it against the schema).
@@ -56,10 +56,9 @@ impl<'a> FormatRules<'a> for Model<'a> {
     /// Circle's readers (ONE's loaders, like LiteRT's from which they descend) refuse
     /// inconsistent scales, zero points and quantized dimensions, and variable tensors with
     /// constant data: FORMATS.md 1.5 holds as rules.
-    fn quantization_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, _count: usize) -> Checked {
+    fn tensor_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, _count: usize, data: &[u8]) -> Checked {
         let at = tensor.raw().position();
-        let buffer = tensor.buffer();
-        if tensor.is_variable() && buffer != 0 && self.buffer_data(buffer).is_ok_and(|d| !d.is_empty()) {
+        if tensor.is_variable() && !data.is_empty() {
             return Err(c.fail(&VARIABLE_DATA, at));
         }
         let Some(q) = TensorView::quantization(tensor) else { return Ok(()) };

@@ -114,7 +114,7 @@ impl<'a> FormatRules<'a> for Model<'a> {
     }
 
     /// Block-wise and multi-axis details name other tensors of the subgraph (-1: none).
-    fn quantization_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, count: usize) -> Checked {
+    fn tensor_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, count: usize, _data: &[u8]) -> Checked {
         let Some(q) = Tensor::quantization(tensor) else { return Ok(()) };
         let (table, tag) = (q.raw(), q.details_type());
         let named = match table.union_member::<QuantizationDetails, BlockwiseQuantization>(DETAILS_SLOT, tag) {
