@@ -208,7 +208,7 @@ fn listing<'a, M: ModelView<'a>>(model: M) -> Vec<String> {
 
 // ---- crafted Circle files (slots from circle.fbs: Model version 0, operator_codes 1,
 // subgraphs 2, buffers 4; OperatorCode builtin_code 0, custom_code 1, version 2,
-// extended_builtin_code 3; SubGraph tensors..operators 0..3; Tensor shape 0, type 1;
+// builtin_code (int32) 3; SubGraph tensors..operators 0..3; Tensor shape 0, type 1;
 // Operator opcode_index 0, inputs 1, outputs 2, builtin_options_type 3, builtin_options 4) ----
 
 /// An operator code: slot 0's byte, the extended int32 code, the custom code.
@@ -311,8 +311,8 @@ fn operator_codes_follow_circles_rule_not_tflites_max() {
     // TFLite's max() rule would read slot 0 = -2 with builtin_code 0 as 0 (ADD).
     let model = circle::Model::parse(&bytes).unwrap();
     let code = model.operator_codes().unwrap().get(1).unwrap();
-    assert_eq!(code.builtin_code().0, -2);
-    assert_eq!(code.builtin_operator_code(), -2);
+    assert_eq!(code.deprecated_builtin_code(), -2);
+    assert_eq!(code.builtin_operator(), circle::BuiltinOperator::INSTANCE_NORM);
 }
 
 #[test]

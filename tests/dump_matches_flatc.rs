@@ -9,22 +9,53 @@ use flatmodel::{circle, pte, tflite, vkgraph};
 use serde_json::Value;
 use std::path::Path;
 
-/// Fields a newer revision adds, with their defaults: references dumped with the older schema
-/// cannot show them; ours may, when they hold the default.
-type NewerFields = &'static [(&'static str, i64)];
+/// Fields with their defaults (as JSON text) that one side of a comparison may lack: a
+/// reference dumped with an older schema cannot show a newer field, and a Circle file whose
+/// content does not tell its revision is dumped with one revision's names.
+type Defaults = &'static [(&'static str, &'static str)];
+
+/// What a comparison lets differ: fields only ours may show, and fields only flatc's may show,
+/// each only while it holds the default given.
+struct Allowed {
+    extra: Defaults,
+    missing: Defaults,
+}
 
 /// The LiteRT revision after v2.15 (FORMATS.md 1.7).
-const TFLITE_NEWER: NewerFields = &[("external_buffer", 0), ("debug_metadata_index", -1)];
+const TFLITE_NEWER: Allowed =
+    Allowed { extra: &[("external_buffer", "0"), ("debug_metadata_index", "-1")], missing: &[] };
 
-/// The later Circle revisions' fields the project's `circle.fbs` names (FORMATS.md 2).
-const CIRCLE_NEWER: NewerFields = &[
-    ("quantized_dimension", 0),
-    ("extended_builtin_code", 0),
-    ("large_custom_options_offset", 0),
-    ("large_custom_options_size", 0),
-    ("offset", 0),
-    ("size", 0),
-];
+/// Nothing may differ.
+const EXACT: Allowed = Allowed { extra: &[], missing: &[] };
+
+/// Circle 0.10 against references made with ONE's `res/CircleSchema/0.10` schema, which the
+/// project's (ONE's later 0.10 file) extends by `debug_metadata_index` (corpus README).
+const CIRCLE_LATER: Allowed = Allowed { extra: &[("debug_metadata_index", "-1")], missing: &[] };
+
+/// A Circle file whose content does not tell its revision (`circle::Revision::Undetermined`)
+/// is dumped with 0.10's names; against a revision-0 reference, the 0.10 scalars revision 0
+/// lacks may show in ours at their defaults, and revision 0's `data_format` (deprecated in
+/// 0.10, so not dumped) may show in flatc's at its default.
+const CIRCLE_UNDETERMINED: Allowed = Allowed {
+    extra: &[
+        ("debug_metadata_index", "-1"),
+        ("deprecated_builtin_code", "0"),
+        ("has_rank", "false"),
+        ("compression_type", "\"NONE\""),
+        ("quantized_dimension", "0"),
+        ("large_custom_options_offset", "0"),
+        ("large_custom_options_size", "0"),
+        ("builtin_options_2_type", "\"NONE\""),
+        ("offset", "0"),
+        ("size", "0"),
+    ],
+    missing: &[("data_format", "\"CHANNELS_LAST\"")],
+};
+
+/// Whether `allowed` lists field `name` with default `value`.
+fn listed(allowed: Defaults, name: &str, value: &Value) -> bool {
+    allowed.iter().any(|(n, default)| *n == name && serde_json::from_str::<Value>(default).ok().as_ref() == Some(value))
+}
 
 fn same_number(ours: &serde_json::Number, theirs: &serde_json::Number) -> bool {
     if let (Some(a), Some(b)) = (ours.as_i64(), theirs.as_i64()) {
@@ -38,19 +69,19 @@ fn same_number(ours: &serde_json::Number, theirs: &serde_json::Number) -> bool {
     (a - b).abs() <= 5e-7 + 1e-6 * b.abs()
 }
 
-fn compare(ours: &Value, theirs: &Value, path: &str, newer: NewerFields) -> Result<(), String> {
+fn compare(ours: &Value, theirs: &Value, path: &str, allowed: &Allowed) -> Result<(), String> {
     match (ours, theirs) {
         (Value::Object(a), Value::Object(b)) => {
             for (k, v) in b {
-                let Some(mine) = a.get(k) else { return Err(format!("{path}.{k}: missing in ours")) };
-                compare(mine, v, &format!("{path}.{k}"), newer)?;
+                match a.get(k) {
+                    Some(mine) => compare(mine, v, &format!("{path}.{k}"), allowed)?,
+                    None if listed(allowed.missing, k, v) => {}
+                    None => return Err(format!("{path}.{k}: missing in ours")),
+                }
             }
             for (k, v) in a {
-                if !b.contains_key(k) {
-                    let allowed = newer.iter().any(|(name, default)| k == name && v.as_i64() == Some(*default));
-                    if !allowed {
-                        return Err(format!("{path}.{k}: only in ours ({v})"));
-                    }
+                if !b.contains_key(k) && !listed(allowed.extra, k, v) {
+                    return Err(format!("{path}.{k}: only in ours ({v})"));
                 }
             }
             Ok(())
@@ -60,7 +91,7 @@ fn compare(ours: &Value, theirs: &Value, path: &str, newer: NewerFields) -> Resu
                 return Err(format!("{path}: length {} vs flatc's {}", a.len(), b.len()));
             }
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                compare(x, y, &format!("{path}[{i}]"), newer)?;
+                compare(x, y, &format!("{path}[{i}]"), allowed)?;
             }
             Ok(())
         }
@@ -70,20 +101,33 @@ fn compare(ours: &Value, theirs: &Value, path: &str, newer: NewerFields) -> Resu
     }
 }
 
-/// A format's dump, by file suffix.
+/// A format's dump, by file suffix, and what may differ from a file's reference.
 struct Format {
     suffix: &'static str,
     dump: fn(&[u8]) -> Value,
-    newer: NewerFields,
+    allowed: fn(&[u8]) -> &'static Allowed,
 }
 
-const TFLITE: Format = Format { suffix: ".tflite", dump: dump_tflite, newer: TFLITE_NEWER };
-const CIRCLE: Format = Format { suffix: ".circle", dump: dump_circle, newer: CIRCLE_NEWER };
+const TFLITE: Format = Format { suffix: ".tflite", dump: dump_tflite, allowed: |_| &TFLITE_NEWER };
+const CIRCLE: Format = Format { suffix: ".circle", dump: dump_circle, allowed: circle_allowed };
+/// The corpus's Circle 0.10 files: their references use 0.10's names even where the content
+/// reads as revision 0 (operator codes copied from a pre-2.4 TFLite file), so the dump is asked
+/// for 0.10's names.
+const CIRCLE_0_10: Format = Format { suffix: ".circle", dump: dump_circle_0_10, allowed: |_| &CIRCLE_LATER };
 /// A cvimodel's reference covers its flatbuffer body only.
-const CVIMODEL: Format = Format { suffix: ".cvimodel", dump: dump_cvimodel, newer: &[] };
-const VH00: Format = Format { suffix: ".vh00", dump: dump_vkgraph, newer: &[] };
-const VK00: Format = Format { suffix: ".vk00.bin", dump: dump_vkgraph, newer: &[] };
-const PTE: Format = Format { suffix: ".pte", dump: dump_pte, newer: &[] };
+const CVIMODEL: Format = Format { suffix: ".cvimodel", dump: dump_cvimodel, allowed: |_| &EXACT };
+const VH00: Format = Format { suffix: ".vh00", dump: dump_vkgraph, allowed: |_| &EXACT };
+const VK00: Format = Format { suffix: ".vk00.bin", dump: dump_vkgraph, allowed: |_| &EXACT };
+const PTE: Format = Format { suffix: ".pte", dump: dump_pte, allowed: |_| &EXACT };
+
+/// A revision-0 file dumps with revision 0's schema, exactly; a later one with 0.10's.
+fn circle_allowed(bytes: &[u8]) -> &'static Allowed {
+    match circle::Model::parse_structure(bytes).expect("structurally valid").revision() {
+        circle::Revision::Zero => &EXACT,
+        circle::Revision::Later => &CIRCLE_LATER,
+        circle::Revision::Undetermined => &CIRCLE_UNDETERMINED,
+    }
+}
 
 fn to_json(text: &str) -> Value {
     serde_json::from_str(text).expect("the dump is JSON")
@@ -108,7 +152,15 @@ fn dump_cvimodel(bytes: &[u8]) -> Value {
 fn dump_circle(bytes: &[u8]) -> Value {
     let model = circle::Model::parse_structure(bytes).expect("structurally valid");
     let mut text = String::new();
-    flatmodel::dump::dump_table(&mut text, flatmodel::dump::Dumpable::new(model), &Options::DEFAULT).unwrap();
+    flatmodel::dump::dump_table(&mut text, model.dump_root().unwrap(), &Options::DEFAULT).unwrap();
+    to_json(&text)
+}
+
+fn dump_circle_0_10(bytes: &[u8]) -> Value {
+    let model = circle::Model::parse_structure(bytes).expect("structurally valid");
+    let root = model.dump_root_as(circle::Revision::Later).unwrap();
+    let mut text = String::new();
+    flatmodel::dump::dump_table(&mut text, root, &Options::DEFAULT).unwrap();
     to_json(&text)
 }
 
@@ -137,7 +189,7 @@ fn check_dir(dir: &Path, format: &Format) -> usize {
         let Some(reference) = reference else { continue };
         let bytes = std::fs::read(&model).unwrap();
         let theirs = support::read_json(&reference);
-        if let Err(e) = compare(&(format.dump)(&bytes), &theirs, "", format.newer) {
+        if let Err(e) = compare(&(format.dump)(&bytes), &theirs, "", (format.allowed)(&bytes)) {
             failures.push(format!("{}: {e}", model.display()));
         }
         checked += 1;
@@ -187,18 +239,46 @@ fn corpus_circle_dumps_equal_flatc() {
 }
 
 #[test]
+fn corpus_circle_0_10_dumps_equal_flatc() {
+    let Some(corpus) = support::corpus() else {
+        eprintln!("FLATMODEL_CORPUS not set: skipping");
+        return;
+    };
+    let checked = check_dir(&corpus.join("circle-0.10"), &CIRCLE_0_10);
+    assert!(checked >= 30, "checked {checked}");
+    // Where the content shows a later revision, the names chosen by content are 0.10's too.
+    let mut later = 0;
+    for file in support::files_with_suffix(&corpus.join("circle-0.10"), ".circle") {
+        let bytes = std::fs::read(&file).unwrap();
+        let model = circle::Model::parse_structure(&bytes).unwrap();
+        if model.revision() == circle::Revision::Later {
+            assert_eq!(dump_circle(&bytes), dump_circle_0_10(&bytes), "{}", file.display());
+            later += 1;
+        }
+    }
+    assert!(later >= 30, "{later} files show a later revision");
+}
+
+#[test]
 fn comparison_catches_differences() {
     // The comparison itself must be able to fail.
     let a: Value = serde_json::json!({"x": [1, 2.0000001], "name": "a"});
-    assert!(compare(&a, &serde_json::json!({"x": [1, 2.0], "name": "a"}), "", TFLITE_NEWER).is_ok());
-    assert!(compare(&a, &serde_json::json!({"x": [1, 2.1], "name": "a"}), "", TFLITE_NEWER).is_err());
-    assert!(compare(&a, &serde_json::json!({"x": [1], "name": "a"}), "", TFLITE_NEWER).is_err());
-    assert!(compare(&a, &serde_json::json!({"x": [1, 2.0]}), "", TFLITE_NEWER).is_err());
+    assert!(compare(&a, &serde_json::json!({"x": [1, 2.0], "name": "a"}), "", &TFLITE_NEWER).is_ok());
+    assert!(compare(&a, &serde_json::json!({"x": [1, 2.1], "name": "a"}), "", &TFLITE_NEWER).is_err());
+    assert!(compare(&a, &serde_json::json!({"x": [1], "name": "a"}), "", &TFLITE_NEWER).is_err());
+    assert!(compare(&a, &serde_json::json!({"x": [1, 2.0]}), "", &TFLITE_NEWER).is_err());
     let newer = serde_json::json!({"external_buffer": 0});
-    assert!(compare(&newer, &serde_json::json!({}), "", TFLITE_NEWER).is_ok());
-    assert!(compare(&newer, &serde_json::json!({}), "", CIRCLE_NEWER).is_err());
-    assert!(compare(&serde_json::json!({"external_buffer": 7}), &serde_json::json!({}), "", TFLITE_NEWER).is_err());
-    assert!(compare(&serde_json::json!({"size": 0}), &serde_json::json!({}), "", CIRCLE_NEWER).is_ok());
+    assert!(compare(&newer, &serde_json::json!({}), "", &TFLITE_NEWER).is_ok());
+    assert!(compare(&newer, &serde_json::json!({}), "", &CIRCLE_UNDETERMINED).is_err());
+    assert!(compare(&serde_json::json!({"external_buffer": 7}), &serde_json::json!({}), "", &TFLITE_NEWER).is_err());
+    assert!(compare(&serde_json::json!({"size": 0}), &serde_json::json!({}), "", &CIRCLE_UNDETERMINED).is_ok());
+    // A missing field passes only where allowed, and only at its default.
+    let r0 = serde_json::json!({"data_format": "CHANNELS_LAST"});
+    assert!(compare(&serde_json::json!({}), &r0, "", &CIRCLE_UNDETERMINED).is_ok());
+    assert!(compare(&serde_json::json!({}), &r0, "", &EXACT).is_err());
+    let first = serde_json::json!({"data_format": "CHANNELS_FIRST"});
+    assert!(compare(&serde_json::json!({}), &first, "", &CIRCLE_UNDETERMINED).is_err());
+    assert!(compare(&serde_json::json!({"has_rank": true}), &serde_json::json!({}), "", &CIRCLE_UNDETERMINED).is_err());
 }
 
 #[test]

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 const SCHEMAS: &[(&str, &str)] = &[
     ("src/formats/tflite/schema.fbs", "src/formats/tflite/generated.rs"),
     ("src/formats/circle/schema.fbs", "src/formats/circle/generated.rs"),
+    ("src/formats/circle/revision0/schema.fbs", "src/formats/circle/revision0/generated.rs"),
     ("src/formats/vkgraph/schema.fbs", "src/formats/vkgraph/generated.rs"),
     ("src/formats/pte/schema.fbs", "src/formats/pte/generated.rs"),
     ("src/formats/cvimodel/schema.fbs", "src/formats/cvimodel/generated.rs"),

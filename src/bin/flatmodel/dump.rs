@@ -8,22 +8,33 @@
 use crate::open::{self, Graph, Kind, Root};
 use crate::output::{Counter, FmtWriter, Out};
 use crate::{Failure, Outcome};
+use flatmodel::circle;
 use flatmodel::dump::{dump_table, DumpError, Dumpable};
 use flatmodel::verify::Options;
 use std::ffi::OsString;
 use std::io::Write;
 
-/// Writes the model in `path`, or with `what` the nested flatbuffer it names, as JSON to `out`.
-pub fn run(out: &mut Out, path: &OsString, what: Option<&str>) -> Result<Outcome, Failure> {
+/// Writes the model in `path`, or with `what` the nested flatbuffer it names, as JSON to `out`;
+/// a Circle model by the names of `revision`'s schema when given, else of the one its content
+/// shows.
+pub fn run(
+    out: &mut Out,
+    path: &OsString,
+    what: Option<&str>,
+    revision: Option<circle::Revision>,
+) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
     let input = match open::model_file(out, path, "dump")? {
         Ok(input) => input,
         Err(outcome) => return Ok(outcome),
     };
     let kind = open::kind(input.bytes());
+    if revision.is_some() && (what.is_some() || !matches!(kind, Kind::Graph(Graph::Circle(_)))) {
+        return Err(Failure::new(format!("{name}: --circle-revision applies to the model of a Circle file")));
+    }
     let root: Result<Root<'_>, String> = match (kind, what) {
         (kind, Some(what)) => nested(kind, what)?,
-        (kind, None) => whole(kind, input.bytes()),
+        (kind, None) => whole(kind, input.bytes(), revision),
     };
     let root = match root {
         Ok(root) => root,
@@ -45,11 +56,16 @@ pub fn run(out: &mut Out, path: &OsString, what: Option<&str>) -> Result<Outcome
     Ok(Outcome::Ok)
 }
 
-/// The file's root table, or why the file is invalid.
-fn whole<'a>(kind: Kind<'a>, bytes: &'a [u8]) -> Result<Root<'a>, String> {
+/// The file's root table (a Circle model's by `revision`'s names, when given), or why the file
+/// is invalid.
+fn whole<'a>(kind: Kind<'a>, bytes: &'a [u8], revision: Option<circle::Revision>) -> Result<Root<'a>, String> {
     match kind {
         Kind::Graph(Graph::Tflite(m)) => Ok(Dumpable::new(m)),
-        Kind::Graph(Graph::Circle(m)) => Ok(Dumpable::new(m)),
+        Kind::Graph(Graph::Circle(m)) => match revision {
+            Some(revision) => m.dump_root_as(revision),
+            None => m.dump_root(),
+        }
+        .map_err(|e| e.to_string()),
         Kind::Container(container) => (container.root)(bytes),
         Kind::Invalid(reason) => Err(reason),
     }

@@ -11,7 +11,8 @@ usage:
                                       check files (structure and model rules), one line each
   flatmodel inspect FILE [--json] [--tensors]
                                       what a model takes, holds and needs
-  flatmodel dump FILE [metadata:NAME] the model's flatbuffer, or one nested in its metadata, as JSON
+  flatmodel dump FILE [metadata:NAME] [--circle-revision 0|0.10]
+                                      the model's flatbuffer, or one nested in its metadata, as JSON
                                       (flatc's conventions)
   flatmodel extract FILE WHAT -o OUT  write the bytes WHAT names (OUT '-' is standard output)
   flatmodel path FORMAT TEXT          name the field numbers (#N) in an error path of a
@@ -66,7 +67,7 @@ example:
     },
     Page {
         name: "dump",
-        usage: "usage: flatmodel dump FILE [metadata:NAME]",
+        usage: "usage: flatmodel dump FILE [metadata:NAME] [--circle-revision 0|0.10]",
         text: "\
 Prints the file's flatbuffer as JSON with flatc's conventions (`flatc --json --strict-json
 --defaults-json`): the TFLite or Circle Model, the .pte Program, a blob's VkGraph or a
@@ -76,9 +77,14 @@ CONVERSION_METADATA (the converter's record). The output
 streams; a dump disproportionate to the file (tables shared by many offsets) is refused with
 exit status 1 before anything is printed.
 
+A Circle file is printed with the field names of the schema revision its content shows
+(revision 0 for operator codes in slot 0 alone or a stored data_format, otherwise 0.10, the
+names of ONE's circle_schema.fbs of each); --circle-revision 0 or 0.10 chooses the names.
+
 example:
   flatmodel dump model.tflite > model.json
-  flatmodel dump model.tflite metadata:TFLITE_METADATA",
+  flatmodel dump model.tflite metadata:TFLITE_METADATA
+  flatmodel dump model.circle --circle-revision 0.10",
     },
     Page {
         name: "extract",

@@ -112,6 +112,7 @@ struct Args {
     tensors: bool,
     quiet: bool,
     runtime: Option<flatmodel::graph::Runtime>,
+    circle_revision: Option<flatmodel::circle::Revision>,
     help: bool,
     out: Option<OsString>,
 }
@@ -127,6 +128,18 @@ fn runtime(value: OsString) -> Result<flatmodel::graph::Runtime, Failure> {
             help::usage_of("verify")
         ))
     })
+}
+
+/// The Circle schema revision `--circle-revision` names.
+fn circle_revision(value: OsString) -> Result<flatmodel::circle::Revision, Failure> {
+    match value.to_string_lossy().as_ref() {
+        "0" => Ok(flatmodel::circle::Revision::Zero),
+        "0.10" => Ok(flatmodel::circle::Revision::Later),
+        other => Err(Failure::new(format!(
+            "unknown Circle revision '{other}': --circle-revision takes 0 or 0.10\n{}",
+            help::usage_of("dump")
+        ))),
+    }
 }
 
 fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
@@ -152,6 +165,9 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
             Long("tensors") if matches!(command, "inspect") => a.tensors = true,
             Short('q') | Long("quiet") if matches!(command, "verify") => a.quiet = true,
             Long("runtime") if matches!(command, "verify") => a.runtime = Some(runtime(parser.value()?)?),
+            Long("circle-revision") if matches!(command, "dump") => {
+                a.circle_revision = Some(circle_revision(parser.value()?)?)
+            }
             Short('o') | Long("output") if matches!(command, "extract") => a.out = Some(parser.value()?),
             Long("help") | Short('h') => a.help = true,
             Value(v) => a.positional.push(v),
@@ -182,8 +198,8 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
         "verify" => verify::run(out, &a.positional, a.quiet, a.runtime),
         "inspect" => inspect::run(out, &one(&a)?, a.json, a.tensors),
         "dump" => match a.positional.as_slice() {
-            [file] => dump::run(out, file, None),
-            [file, what] => dump::run(out, file, Some(&what.to_string_lossy())),
+            [file] => dump::run(out, file, None, a.circle_revision),
+            [file, what] => dump::run(out, file, Some(&what.to_string_lossy()), a.circle_revision),
             _ => Err(Failure::new(format!("dump takes FILE [metadata:NAME]\n{}", help::usage_of(command)))),
         },
         "path" => match a.positional.as_slice() {

@@ -7,28 +7,8 @@ crate::fb_enum! {
     /// ```text
     /// The type of data stored in a tensor.
     /// ```
-    /// Defined at `schema.fbs:30`.
+    /// Defined at `schema.fbs:53`.
     TensorType: i8 {
-        /// ```text
-        /// Circle 0.9 (FORMATS.md 2): GGML block quantization (github.com/ggerganov/ggml)
-        /// ```
-        GGML_Q8_1 = -5,
-        /// ```text
-        /// Circle 0.9 (FORMATS.md 2)
-        /// ```
-        GGML_Q8_0 = -4,
-        /// ```text
-        /// Circle 0.9 (FORMATS.md 2)
-        /// ```
-        GGML_Q4_1 = -3,
-        /// ```text
-        /// Circle 0.9 (FORMATS.md 2)
-        /// ```
-        GGML_Q4_0 = -2,
-        /// ```text
-        /// Circle 0.8 (FORMATS.md 2)
-        /// ```
-        UINT4 = -1,
         FLOAT32 = 0,
         FLOAT16 = 1,
         INT32 = 2,
@@ -39,6 +19,36 @@ crate::fb_enum! {
         INT16 = 7,
         COMPLEX64 = 8,
         INT8 = 9,
+        FLOAT64 = 10,
+        COMPLEX128 = 11,
+        UINT64 = 12,
+        /// ```text
+        /// Experimental: Resource and variant types are experimental, that are subject
+        /// to change. Do not implement custom kernels using resource & variant types
+        /// now.
+        /// ```
+        RESOURCE = 13,
+        VARIANT = 14,
+        UINT32 = 15,
+        UINT16 = 16,
+        INT4 = 17,
+        BFLOAT16 = 18,
+        UINT4 = -1,
+        /// ```text
+        /// GGML_Q{X}_{Y} follow the GGML quantization spec (https://github.com/ggerganov/ggml).
+        /// GGML_Q{X}_{Y} are used only for weights, not for activations.
+        /// Quantization parameters are placed with weight value in buffer following ggml's struct,
+        /// so they are not in QuantizationParameters
+        /// ```
+        GGML_Q4_0 = -2,
+        GGML_Q4_1 = -3,
+        GGML_Q8_0 = -4,
+        GGML_Q8_1 = -5,
+        /// ```text
+        /// MX dtypes
+        /// ```
+        MXFP4 = -6,
+        MXINT8 = -7,
     }
 }
 
@@ -47,9 +57,22 @@ crate::fb_table! {
     /// Custom quantization parameters for experimenting with new quantization
     /// techniques.
     /// ```
-    /// Defined at `schema.fbs:55`.
+    /// Defined at `schema.fbs:96`.
     CustomQuantization = 0 {
         custom "custom" @0: vector(u8),
+    }
+}
+
+crate::fb_table! {
+    /// ```text
+    /// Parameters for MX (Microscaling) quantization
+    /// ```
+    /// Defined at `schema.fbs:101`.
+    MXQuantization = 1 {
+        /// ```text
+        /// axis of mx quantization
+        /// ```
+        axis "axis" @0: scalar(i32, 0),
     }
 }
 
@@ -57,9 +80,34 @@ crate::fb_union! {
     /// ```text
     /// Represents a specific quantization technique's parameters.
     /// ```
-    /// Defined at `schema.fbs:60`.
+    /// Defined at `schema.fbs:107`.
     QuantizationDetails = 0 {
         1 => CustomQuantization,
+        2 => MXQuantization,
+        3 => BlockwiseQuantization,
+    }
+}
+
+crate::fb_table! {
+    /// ```text
+    /// Parameters for blockwise quantization.
+    /// ```
+    /// Defined at `schema.fbs:114`.
+    BlockwiseQuantization = 2 {
+        /// ```text
+        /// index to the scale tensor, the tensor can be found in tensors array in
+        /// subgraph.
+        /// ```
+        scales "scales" @0: scalar(i32, 0),
+        /// ```text
+        /// index to the zero point tensor. If zero_points is -1, the zero point is
+        /// assumed to be 0, following the convention of optional tensors in tflite.
+        /// ```
+        zero_points "zero_points" @1: scalar(i32, 0),
+        /// ```text
+        /// The block size of the tensor.
+        /// ```
+        block_size "block_size" @2: scalar(i32, 0),
     }
 }
 
@@ -67,19 +115,19 @@ crate::fb_table! {
     /// ```text
     /// Parameters for converting a quantized tensor back to float.
     /// ```
-    /// Defined at `schema.fbs:65`.
-    QuantizationParameters = 1 {
+    /// Defined at `schema.fbs:126`.
+    QuantizationParameters = 3 {
         /// ```text
         /// These four parameters are the asymmetric linear quantization parameters.
         /// Given a quantized value q, the corresponding float value f should be:
         ///   f = scale * (q - zero_point)
         /// For other quantization types, the QuantizationDetails below is used.
-        /// For importing back into tensorflow.
+        /// NOTE min/max values are valid if
+        /// 1. length of min/max == 0 or
+        /// 2. length of min/max == length of scale/zero_point
+        /// Otherwise, min/max are not valid (undefined behavior).
         /// ```
         min "min" @0: vector(f32),
-        /// ```text
-        /// For importing back into tensorflow.
-        /// ```
         max "max" @1: vector(f32),
         /// ```text
         /// For dequantizing the tensor's values.
@@ -87,21 +135,171 @@ crate::fb_table! {
         scale "scale" @2: vector(f32),
         zero_point "zero_point" @3: vector(i64),
         /// ```text
-        /// If this is not none, the quantization parameters above are ignored and the
-        /// value of the QuantizationDetails union below should be used.
+        /// If this is not none, the other quantization parameters (i.e. min, max,
+        /// scale, zero_point fields above) are ignored and the value of the
+        /// QuantizationDetails union should be used.
         /// ```
         details "details" @5: union(QuantizationDetails, details_type),
         /// ```text
-        /// Circle 0.1+ (TFLite base, FORMATS.md 2)
-        /// The dimension of the shape that per-axis scales and zero points follow.
+        /// Specifies the dimension of the Tensor's shape that the scales and
+        /// zero_points correspond to. For example, a tensor t, with dims=[4, 3, 2, 1]
+        /// with quantization params:
+        ///   scale=[1.0, 2.0, 3.0], zero_point=[1, 2, 3], quantization_dimension=1
+        /// will be quantized across the second dimension of t.
+        ///   t[:, 0, :, :] will have scale[0]=1.0, zero_point[0]=1
+        ///   t[:, 1, :, :] will have scale[1]=2.0, zero_point[0]=2
+        ///   t[:, 2, :, :] will have scale[2]=3.0, zero_point[0]=3
         /// ```
         quantized_dimension "quantized_dimension" @6: scalar(i32, 0),
     }
 }
 
+crate::fb_enum! {
+    /// ```text
+    /// The storage type for a dimension. Currently we support:
+    ///   1. DENSE: each coordinate in this dimension is stored implicitly.
+    ///   2. SPARSE_CSR: only the coordinates with non-zero elements are stored. The
+    ///      compression technique is the same what CSR uses.
+    /// More types like a sparse dimension with a different compression technique
+    /// could be added to the list in the future.
+    /// ```
+    /// Defined at `schema.fbs:182`.
+    DimensionType: i8 {
+        DENSE = 0,
+        SPARSE_CSR = 1,
+    }
+}
+
 crate::fb_table! {
-    /// Defined at `schema.fbs:84`.
-    Tensor = 2 {
+    /// Defined at `schema.fbs:187`.
+    Int32Vector = 4 {
+        values "values" @0: vector(i32),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:191`.
+    Uint16Vector = 5 {
+        values "values" @0: vector(u16),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:195`.
+    Uint8Vector = 6 {
+        values "values" @0: vector(u8),
+    }
+}
+
+crate::fb_union! {
+    /// ```text
+    /// Variable-typed buffer to store the index metadata for a sparse dimension.
+    /// The widest type is Int32 instead of UInt32 because tensor's shape is a int32
+    /// vector. We don't want the per-dimensional index to overflow that range.
+    /// ```
+    /// Defined at `schema.fbs:202`.
+    SparseIndexVector = 1 {
+        1 => Int32Vector,
+        2 => Uint16Vector,
+        3 => Uint8Vector,
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:208`.
+    DimensionMetadata = 7 {
+        /// ```text
+        /// Whether a dimension is dense or sparse.
+        /// ```
+        format "format" @0: enumeration(DimensionType, i8, 0),
+        /// ```text
+        /// Index metadata used for a dimension.
+        ///   - If format is DimensionType.DENSE then we use the dense_size field to
+        ///     store the size of that dimension. Each index in that dimension is
+        ///     stored implicitly.
+        ///   - If format is DimensionType.SPARSE_CSR then we use array_segments and
+        ///     array_indices to encode that dimension. array_segments represents how
+        ///     to segment the indices array, each segment corresponds to one element
+        ///     in the previous dimension. array_indices represents the index of the
+        ///     non-zero elements within this dimension (as those in the CSR matrix
+        ///     format, where the first array is row pointers and the second array is
+        ///     column indices).
+        /// ```
+        dense_size "dense_size" @1: scalar(i32, 0),
+        array_segments "array_segments" @3: union(SparseIndexVector, array_segments_type),
+        array_indices "array_indices" @5: union(SparseIndexVector, array_indices_type),
+    }
+}
+
+crate::fb_table! {
+    /// ```text
+    /// Parameters to encode a sparse TfLite tensor.
+    /// ```
+    /// Defined at `schema.fbs:228`.
+    SparsityParameters = 8 {
+        /// ```text
+        /// The traversal order of the dimensions defined in the `shape` field of the
+        /// conceptual dense tensor. For a n-dimensional tensors with dims (d0, d1,
+        /// ..., dn-1),
+        ///   - if not block sparse, the traversal_order is just a permutation of (d0,
+        ///     ..., dn-1). For example, a 2-D matrix stored in row-major order would
+        ///     have traversal_order = (d0, d1).
+        ///   - if block sparse with a k-dimensional block (0 <= k <= n), the
+        ///     traversal_order has n + k elements. The first n elements are still a
+        ///     permutation of (d0, ..., dn-1). The lask k elements are a permutation
+        ///     of (dn, ..., dn+k-1), defining how to traverse a block internally. For
+        ///     example, a 2-D matrix with 2-D blocks, both stored in row-major order
+        ///     would have traversal_order = (d0, d1, d2, d3).
+        /// ```
+        traversal_order "traversal_order" @0: vector(i32),
+        /// ```text
+        /// For an n-dimensional tensor with a k-dimensional block (0 <= k <= n),
+        /// stores how a block dimension in (dn, ..., dn+k-1) maps to the original
+        /// tensor dimension in (d0, ..., dn).
+        /// It's stored in the order of (dn, ..., dn+k-1).
+        /// If not block-sparse, this field is NULL.
+        /// ```
+        block_map "block_map" @1: vector(i32),
+        /// ```text
+        /// In the traversal order defined above, the metadata needed for
+        /// each dimension to locate the non-zero values in the original dense tensor.
+        /// The size of the dim_metadata array = the size of the traversal_order array
+        /// = n + k.
+        /// ```
+        dim_metadata "dim_metadata" @2: table_vector(DimensionMetadata),
+    }
+}
+
+crate::fb_table! {
+    /// ```text
+    /// The nested tensor type for VARIANT type.
+    /// ```
+    /// Defined at `schema.fbs:256`.
+    VariantSubType = 9 {
+        /// ```text
+        /// The tensor shape.
+        /// ```
+        shape "shape" @0: vector(i32),
+        type_ "type" @1: enumeration(TensorType, i8, 0),
+        /// ```text
+        /// If false, the rank or the number of tensor dimensions is unknown.
+        /// If false, "shape" must be [].
+        /// ```
+        has_rank "has_rank" @2: scalar(bool, false),
+    }
+}
+
+crate::fb_enum! {
+    /// Defined at `schema.fbs:265`.
+    CompressionType: i8 {
+        NONE = 0,
+        HUFFMAN = 1,
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:270`.
+    Tensor = 10 {
         /// ```text
         /// The tensor shape. The meaning of each entry is operator-specific but
         /// builtin ops use: [batch size, height, width, number of channels] (That's
@@ -128,6 +326,35 @@ crate::fb_table! {
         /// ```
         quantization "quantization" @4: table(QuantizationParameters),
         is_variable "is_variable" @5: scalar(bool, false),
+        /// ```text
+        /// Parameters to encode a sparse tensor. See the example in
+        /// tensorflow/lite/testdata/sparse_tensor.json.
+        /// Optional.
+        /// ```
+        sparsity "sparsity" @6: table(SparsityParameters),
+        /// ```text
+        /// Encodes `shape` with unknown dimensions. Unknown dimensions are
+        /// represented with -1.
+        /// Optional.
+        /// ```
+        shape_signature "shape_signature" @7: vector(i32),
+        /// ```text
+        /// This field is added to distinguish between scalars and tensors of unknown
+        /// ranks (both of which shape is []).
+        /// For scalars (rank = 0), shape = [] and has_rank = true.
+        /// For tensors with known rank (rank > 0) and shape, shape = [...] and
+        /// has_rank = true.
+        /// For tensors with unknown rank and shape, shape = [] and has_rank = false.
+        /// ```
+        has_rank "has_rank" @8: scalar(bool, false),
+        /// ```text
+        /// The nested Tensor types for VARIANT type. This is always empty for
+        /// non-VARIANT types. This is optional because the nested type can be omitted.
+        /// Currently only 1 subtype is supported. The field is defined as an array for
+        /// flexibility of supporting multiple subtypes in the future.
+        /// ```
+        variant_tensors "variant_tensors" @9: table_vector(VariantSubType),
+        compression_type "compression_type" @10: enumeration(CompressionType, i8, 0),
     }
 }
 
@@ -137,45 +364,24 @@ crate::fb_enum! {
     /// ones, but not by much. Moreover, while custom operators accept an opaque
     /// object containing configuration parameters, builtins have a predetermined
     /// set of acceptable options.
+    /// LINT.IfChange
     /// ```
-    /// Defined at `schema.fbs:109`.
-    BuiltinOperator: i8 {
-        /// ```text
-        /// Circle 0.10 (FORMATS.md 2): loads another model file named in its options
-        /// ```
+    /// Defined at `schema.fbs:320`.
+    BuiltinOperator: i32 {
+        ATTENTION = -9,
         RUN_MODEL = -8,
-        /// ```text
-        /// Circle 0.9 (FORMATS.md 2)
-        /// ```
         ROPE = -7,
-        /// ```text
-        /// Circle 0.9 (FORMATS.md 2)
-        /// ```
         RMS_NORM = -6,
-        /// ```text
-        /// Circle 0.8 (FORMATS.md 2)
-        /// ```
         GRU = -5,
-        /// ```text
-        /// Circle 0.2 (FORMATS.md 2); 252 when slot 0 was read as a ubyte
-        /// ```
         BCQ_GATHER = -4,
-        /// ```text
-        /// Circle 0.2 (FORMATS.md 2); 253 when slot 0 was read as a ubyte
-        /// ```
         BCQ_FULLY_CONNECTED = -3,
-        /// ```text
-        /// Circle revision 0 (FORMATS.md 2); 254 when slot 0 was read as a ubyte
-        /// ```
         INSTANCE_NORM = -2,
         ADD = 0,
         AVERAGE_POOL_2D = 1,
         CONCATENATION = 2,
         CONV_2D = 3,
         DEPTHWISE_CONV_2D = 4,
-        /// ```text
-        /// DEPTH_TO_SPACE = 5,
-        /// ```
+        DEPTH_TO_SPACE = 5,
         DEQUANTIZE = 6,
         EMBEDDING_LOOKUP = 7,
         FLOOR = 8,
@@ -204,9 +410,6 @@ crate::fb_enum! {
         SPACE_TO_DEPTH = 26,
         SVDF = 27,
         TANH = 28,
-        /// ```text
-        /// TODO(aselle): Consider rename to CONCATENATE_EMBEDDINGS
-        /// ```
         CONCAT_EMBEDDINGS = 29,
         SKIP_GRAM = 30,
         CALL = 31,
@@ -286,10 +489,241 @@ crate::fb_enum! {
         MIRROR_PAD = 100,
         ABS = 101,
         SPLIT_V = 102,
-        /// ```text
-        /// Circle 0.4+ (FORMATS.md 2): the code is in OperatorCode.extended_builtin_code
-        /// ```
+        UNIQUE = 103,
+        CEIL = 104,
+        REVERSE_V2 = 105,
+        ADD_N = 106,
+        GATHER_ND = 107,
+        COS = 108,
+        WHERE = 109,
+        RANK = 110,
+        ELU = 111,
+        REVERSE_SEQUENCE = 112,
+        MATRIX_DIAG = 113,
+        QUANTIZE = 114,
+        MATRIX_SET_DIAG = 115,
+        ROUND = 116,
+        HARD_SWISH = 117,
+        IF = 118,
+        WHILE = 119,
+        NON_MAX_SUPPRESSION_V4 = 120,
+        NON_MAX_SUPPRESSION_V5 = 121,
+        SCATTER_ND = 122,
+        SELECT_V2 = 123,
+        DENSIFY = 124,
+        SEGMENT_SUM = 125,
+        BATCH_MATMUL = 126,
         PLACEHOLDER_FOR_GREATER_OP_CODES = 127,
+        CUMSUM = 128,
+        CALL_ONCE = 129,
+        BROADCAST_TO = 130,
+        RFFT2D = 131,
+        CONV_3D = 132,
+        IMAG = 133,
+        REAL = 134,
+        COMPLEX_ABS = 135,
+        HASHTABLE = 136,
+        HASHTABLE_FIND = 137,
+        HASHTABLE_IMPORT = 138,
+        HASHTABLE_SIZE = 139,
+        REDUCE_ALL = 140,
+        CONV_3D_TRANSPOSE = 141,
+        VAR_HANDLE = 142,
+        READ_VARIABLE = 143,
+        ASSIGN_VARIABLE = 144,
+        BROADCAST_ARGS = 145,
+        RANDOM_STANDARD_NORMAL = 146,
+        BUCKETIZE = 147,
+        RANDOM_UNIFORM = 148,
+        MULTINOMIAL = 149,
+        GELU = 150,
+        DYNAMIC_UPDATE_SLICE = 151,
+        RELU_0_TO_1 = 152,
+        UNSORTED_SEGMENT_PROD = 153,
+        UNSORTED_SEGMENT_MAX = 154,
+        UNSORTED_SEGMENT_SUM = 155,
+        ATAN2 = 156,
+        UNSORTED_SEGMENT_MIN = 157,
+        SIGN = 158,
+        BITCAST = 159,
+        BITWISE_XOR = 160,
+        RIGHT_SHIFT = 161,
+        /// ```text
+        /// All Operators start with STABLEHLO_ prefixes are subject to change
+        /// Many of the ops below can not be executed by runtime
+        /// WARNING: Do not have runtime support
+        /// ```
+        STABLEHLO_LOGISTIC = 162,
+        /// ```text
+        /// WARNING: No runtime support yet
+        /// ```
+        STABLEHLO_ADD = 163,
+        /// ```text
+        /// WARNING: No runtime support yet
+        /// ```
+        STABLEHLO_DIVIDE = 164,
+        /// ```text
+        /// WARNING: No runtime support yet
+        /// ```
+        STABLEHLO_MULTIPLY = 165,
+        /// ```text
+        /// WARNING: No runtime support yet
+        /// ```
+        STABLEHLO_MAXIMUM = 166,
+        /// ```text
+        /// WARNING: No runtime support yet
+        /// ```
+        STABLEHLO_RESHAPE = 167,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_CLAMP = 168,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_CONCATENATE = 169,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_BROADCAST_IN_DIM = 170,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_CONVOLUTION = 171,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_SLICE = 172,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_CUSTOM_CALL = 173,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_REDUCE = 174,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_ABS = 175,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_AND = 176,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_COSINE = 177,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_EXPONENTIAL = 178,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_FLOOR = 179,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_LOG = 180,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_MINIMUM = 181,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_NEGATE = 182,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_OR = 183,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_POWER = 184,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_REMAINDER = 185,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_RSQRT = 186,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_SELECT = 187,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_SUBTRACT = 188,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_TANH = 189,
+        STABLEHLO_SCATTER = 190,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_COMPARE = 191,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_CONVERT = 192,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_DYNAMIC_SLICE = 193,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_DYNAMIC_UPDATE_SLICE = 194,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_PAD = 195,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_IOTA = 196,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_DOT_GENERAL = 197,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_REDUCE_WINDOW = 198,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_SORT = 199,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_WHILE = 200,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_GATHER = 201,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_TRANSPOSE = 202,
+        DILATE = 203,
+        STABLEHLO_RNG_BIT_GENERATOR = 204,
+        REDUCE_WINDOW = 205,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_COMPOSITE = 206,
+        STABLEHLO_SHIFT_LEFT = 207,
+        /// ```text
+        /// WARNING: No runtime support
+        /// ```
+        STABLEHLO_CBRT = 208,
+        STABLEHLO_CASE = 209,
     }
 }
 
@@ -297,8 +731,8 @@ crate::fb_union! {
     /// ```text
     /// Options for the builtin operators.
     /// ```
-    /// Defined at `schema.fbs:239`.
-    BuiltinOptions = 1 {
+    /// Defined at `schema.fbs:551`.
+    BuiltinOptions = 2 {
         1 => Conv2DOptions,
         2 => DepthwiseConv2DOptions,
         3 => ConcatEmbeddingsOptions,
@@ -378,6 +812,54 @@ crate::fb_union! {
         77 => MirrorPadOptions,
         78 => AbsOptions,
         79 => SplitVOptions,
+        80 => UniqueOptions,
+        81 => ReverseV2Options,
+        82 => AddNOptions,
+        83 => GatherNdOptions,
+        84 => CosOptions,
+        85 => WhereOptions,
+        86 => RankOptions,
+        87 => ReverseSequenceOptions,
+        88 => MatrixDiagOptions,
+        89 => QuantizeOptions,
+        90 => MatrixSetDiagOptions,
+        91 => HardSwishOptions,
+        92 => IfOptions,
+        93 => WhileOptions,
+        94 => DepthToSpaceOptions,
+        95 => NonMaxSuppressionV4Options,
+        96 => NonMaxSuppressionV5Options,
+        97 => ScatterNdOptions,
+        98 => SelectV2Options,
+        99 => DensifyOptions,
+        100 => SegmentSumOptions,
+        101 => BatchMatMulOptions,
+        102 => CumsumOptions,
+        103 => CallOnceOptions,
+        104 => BroadcastToOptions,
+        105 => Rfft2dOptions,
+        106 => Conv3DOptions,
+        107 => HashtableOptions,
+        108 => HashtableFindOptions,
+        109 => HashtableImportOptions,
+        110 => HashtableSizeOptions,
+        111 => VarHandleOptions,
+        112 => ReadVariableOptions,
+        113 => AssignVariableOptions,
+        114 => RandomOptions,
+        115 => BucketizeOptions,
+        116 => GeluOptions,
+        117 => DynamicUpdateSliceOptions,
+        118 => UnsortedSegmentProdOptions,
+        119 => UnsortedSegmentMaxOptions,
+        120 => UnsortedSegmentMinOptions,
+        121 => UnsortedSegmentSumOptions,
+        122 => ATan2Options,
+        123 => SignOptions,
+        124 => BitcastOptions,
+        125 => BitwiseXorOptions,
+        126 => RightShiftOptions,
+        247 => AttentionOptions,
         248 => RunModelOptions,
         249 => RoPEOptions,
         250 => RmsNormOptions,
@@ -388,16 +870,300 @@ crate::fb_union! {
     }
 }
 
+crate::fb_union! {
+    /// Defined at `schema.fbs:688`.
+    BuiltinOptions2 = 3 {
+        1 => StablehloConcatenateOptions,
+        2 => StablehloBroadcastInDimOptions,
+        3 => StablehloSliceOptions,
+        4 => StablehloConvolutionOptions,
+        5 => StablehloCustomCallOptions,
+        6 => StablehloReduceOptions,
+        7 => StablehloScatterOptions,
+        8 => StablehloCompareOptions,
+        9 => StablehloDynamicSliceOptions,
+        10 => StablehloPadOptions,
+        11 => StablehloIotaOptions,
+        12 => StablehloDotGeneralOptions,
+        13 => StablehloReduceWindowOptions,
+        14 => StablehloSortOptions,
+        15 => StablehloWhileOptions,
+        16 => StablehloGatherOptions,
+        17 => StablehloTransposeOptions,
+        18 => DilateOptions,
+        19 => StablehloRngBitGeneratorOptions,
+        20 => ReduceWindowOptions,
+        21 => StableHLOCompositeOptions,
+        22 => StablehloShiftLeftOptions,
+        23 => StablehloCaseOptions,
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:714`.
+    StablehloGatherOptions = 11 {
+        offset_dims "offset_dims" @0: vector(i64),
+        collapsed_slice_dims "collapsed_slice_dims" @1: vector(i64),
+        start_index_map "start_index_map" @2: vector(i64),
+        index_vector_dim "index_vector_dim" @3: scalar(i64, 0),
+        slice_sizes "slice_sizes" @4: vector(i64),
+        indices_are_sorted "indices_are_sorted" @5: scalar(bool, false),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:723`.
+    StablehloTransposeOptions = 12 {
+        permutation "permutation" @0: vector(i64),
+    }
+}
+
 crate::fb_enum! {
-    /// Defined at `schema.fbs:335`.
+    /// Defined at `schema.fbs:727`.
+    StablehloPrecisionConfig: u32 {
+        DEFAULT = 0,
+        HIGH = 1,
+        HIGHEST = 2,
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:733`.
+    StablehloDotGeneralOptions = 13 {
+        lhs_batching_dimensions "lhs_batching_dimensions" @0: vector(i64),
+        rhs_batching_dimensions "rhs_batching_dimensions" @1: vector(i64),
+        lhs_contracting_dimensions "lhs_contracting_dimensions" @2: vector(i64),
+        rhs_contracting_dimensions "rhs_contracting_dimensions" @3: vector(i64),
+        precision_config "precision_config" @4: enum_vector(StablehloPrecisionConfig),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:741`.
+    StablehloReduceWindowOptions = 14 {
+        window_dimensions "window_dimensions" @0: vector(i64),
+        window_strides "window_strides" @1: vector(i64),
+        base_dilations "base_dilations" @2: vector(i64),
+        window_dilations "window_dilations" @3: vector(i64),
+        padding "padding" @4: vector(i64),
+        body_subgraph_index "body_subgraph_index" @5: scalar(i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:750`.
+    StablehloWhileOptions = 15 {
+        cond_subgraph_index "cond_subgraph_index" @0: scalar(i32, 0),
+        body_subgraph_index "body_subgraph_index" @1: scalar(i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:755`.
+    StablehloSortOptions = 16 {
+        dimension "dimension" @0: scalar(i64, 0),
+        is_stable "is_stable" @1: scalar(bool, false),
+        comparator_subgraph_index "comparator_subgraph_index" @2: scalar(i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:761`.
+    StablehloConcatenateOptions = 17 {
+        dimension "dimension" @0: scalar(i64, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:765`.
+    StablehloBroadcastInDimOptions = 18 {
+        broadcast_dimensions "broadcast_dimensions" @0: vector(i64),
+    }
+}
+
+crate::fb_enum! {
+    /// Defined at `schema.fbs:769`.
+    StablehloComparisonDirection: u32 {
+        STABLEHLO_COMPARISON_DIRECTION_EQ = 0,
+        STABLEHLO_COMPARISON_DIRECTION_NE = 1,
+        STABLEHLO_COMPARISON_DIRECTION_GE = 2,
+        STABLEHLO_COMPARISON_DIRECTION_GT = 3,
+        STABLEHLO_COMPARISON_DIRECTION_LE = 4,
+        STABLEHLO_COMPARISON_DIRECTION_LT = 5,
+    }
+}
+
+crate::fb_enum! {
+    /// Defined at `schema.fbs:779`.
+    StablehloComparisonType: u32 {
+        STABLEHLO_COMPARISON_TYPE_NOTYPE = 0,
+        STABLEHLO_COMPARISON_TYPE_FLOAT = 1,
+        STABLEHLO_COMPARISON_TYPE_FLOAT_TOTAL_ORDER = 2,
+        STABLEHLO_COMPARISON_TYPE_SIGNED = 3,
+        STABLEHLO_COMPARISON_TYPE_UNSIGNED = 4,
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:787`.
+    StablehloCompareOptions = 19 {
+        comparison_direction "comparison_direction" @0: enumeration(StablehloComparisonDirection, u32, 0),
+        compare_type "compare_type" @1: enumeration(StablehloComparisonType, u32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:792`.
+    StablehloDynamicSliceOptions = 20 {
+        slice_sizes "slice_sizes" @0: vector(i64),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:796`.
+    StablehloPadOptions = 21 {
+        edge_padding_low "edge_padding_low" @0: vector(i64),
+        edge_padding_high "edge_padding_high" @1: vector(i64),
+        interior_padding "interior_padding" @2: vector(i64),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:802`.
+    StablehloIotaOptions = 22 {
+        iota_dimension "iota_dimension" @0: scalar(i64, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:806`.
+    StablehloCustomCallOptions = 23 {
+        call_target_name "call_target_name" @0: string(),
+        has_side_effect "has_side_effect" @1: scalar(bool, false),
+        backend_config "backend_config" @2: string(),
+        /// ```text
+        /// will be decprecated
+        /// ```
+        api_version "api_version" @3: scalar(i32, 0),
+        /// ```text
+        /// should point to subgraphs of the computations
+        /// ```
+        called_computations "called_computations" @4: vector(i32),
+        custom_attributes "custom_attributes" @5: vector(u8),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:815`.
+    StablehloReduceOptions = 24 {
+        dimensions "dimensions" @0: vector(i64),
+        body_subgraph_index "body_subgraph_index" @1: scalar(i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:820`.
+    StablehloSliceOptions = 25 {
+        start_indices "start_indices" @0: vector(i64),
+        limit_indices "limit_indices" @1: vector(i64),
+        strides "strides" @2: vector(i64),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:826`.
+    StablehloConvolutionOptions = 26 {
+        window_strides "window_strides" @0: vector(i64),
+        padding "padding" @1: vector(i64),
+        lhs_dilation "lhs_dilation" @2: vector(i64),
+        rhs_dilation "rhs_dilation" @3: vector(i64),
+        window_reversal "window_reversal" @4: vector(bool),
+        input_batch_dimension "input_batch_dimension" @5: scalar(i64, 0),
+        input_feature_dimension "input_feature_dimension" @6: scalar(i64, 0),
+        input_spatial_dimensions "input_spatial_dimensions" @7: vector(i64),
+        kernel_input_feature_dimension "kernel_input_feature_dimension" @8: scalar(i64, 0),
+        kernel_output_feature_dimension "kernel_output_feature_dimension" @9: scalar(i64, 0),
+        kernel_spatial_dimensions "kernel_spatial_dimensions" @10: vector(i64),
+        output_batch_dimension "output_batch_dimension" @11: scalar(i64, 0),
+        output_feature_dimension "output_feature_dimension" @12: scalar(i64, 0),
+        output_spatial_dimensions "output_spatial_dimensions" @13: vector(i64),
+        feature_group_count "feature_group_count" @14: scalar(i64, 0),
+        batch_group_count "batch_group_count" @15: scalar(i64, 0),
+        precision_config "precision_config" @16: enum_vector(StablehloPrecisionConfig),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:846`.
+    StablehloScatterOptions = 27 {
+        indices_are_sorted "indices_are_sorted" @0: scalar(bool, false),
+        update_window_dims "update_window_dims" @1: vector(i64),
+        inserted_window_dims "inserted_window_dims" @2: vector(i64),
+        scatter_dims_to_operand_dims "scatter_dims_to_operand_dims" @3: vector(i64),
+        index_vector_dim "index_vector_dim" @4: scalar(i64, 0),
+        unique_indices "unique_indices" @5: scalar(bool, false),
+        update_computation_subgraph_index "update_computation_subgraph_index" @6: scalar(i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:856`.
+    StablehloCaseOptions = 28 {
+        branch_subgraph_indices "branch_subgraph_indices" @0: vector(i32),
+    }
+}
+
+crate::fb_enum! {
+    /// Defined at `schema.fbs:860`.
+    RngAlgorithm: i8 {
+        /// ```text
+        /// An algorithm auto-selected by the system according to device type.
+        /// ```
+        DEFAULT = 0,
+        /// ```text
+        /// The Philox algorithm, as described in paper
+        /// ['Parallel Random Numbers: As Easy as 1, 2, 3']
+        /// (https://www.thesalmons.org/john/random123/papers/random123sc11.pdf)
+        /// ```
+        PHILOX = 1,
+        /// ```text
+        /// The ThreeFry algorithm, as described in paper
+        /// ['Parallel Random Numbers: As Easy as 1, 2, 3']
+        /// (https://www.thesalmons.org/john/random123/papers/random123sc11.pdf)
+        /// ```
+        THREEFRY = 2,
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:873`.
+    StablehloRngBitGeneratorOptions = 29 {
+        algorithm "algorithm" @0: enumeration(RngAlgorithm, i8, 0),
+    }
+}
+
+crate::fb_enum! {
+    /// ```text
+    /// LINT.IfChange
+    /// ```
+    /// Defined at `schema.fbs:878`.
     Padding: i8 {
+        /// ```text
+        /// LINT.IfChange
+        /// ```
         SAME = 0,
+        /// ```text
+        /// LINT.IfChange
+        /// ```
         VALID = 1,
     }
 }
 
 crate::fb_enum! {
-    /// Defined at `schema.fbs:337`.
+    /// ```text
+    /// LINT.IfChange
+    /// ```
+    /// Defined at `schema.fbs:882`.
     ActivationFunctionType: i8 {
         NONE = 0,
         RELU = 1,
@@ -409,20 +1175,42 @@ crate::fb_enum! {
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:346`.
-    Conv2DOptions = 3 {
+    /// Defined at `schema.fbs:892`.
+    Conv2DOptions = 30 {
         padding "padding" @0: enumeration(Padding, i8, 0),
         stride_w "stride_w" @1: scalar(i32, 0),
         stride_h "stride_h" @2: scalar(i32, 0),
         fused_activation_function "fused_activation_function" @3: enumeration(ActivationFunctionType, i8, 0),
         dilation_w_factor "dilation_w_factor" @4: scalar(i32, 1),
         dilation_h_factor "dilation_h_factor" @5: scalar(i32, 1),
+        /// ```text
+        /// Parameters for Conv2D version 8 or above.
+        /// When set, quantized_bias_type defines the dtype for both bias and accumulator.
+        /// ```
+        quantized_bias_type "quantized_bias_type" @6: enumeration(TensorType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:355`.
-    Pool2DOptions = 4 {
+    /// ```text
+    /// Options for both Conv3D and Conv3DTranspose.
+    /// ```
+    /// Defined at `schema.fbs:905`.
+    Conv3DOptions = 31 {
+        padding "padding" @0: enumeration(Padding, i8, 0),
+        stride_d "stride_d" @1: scalar(i32, 0),
+        stride_w "stride_w" @2: scalar(i32, 0),
+        stride_h "stride_h" @3: scalar(i32, 0),
+        fused_activation_function "fused_activation_function" @4: enumeration(ActivationFunctionType, i8, 0),
+        dilation_d_factor "dilation_d_factor" @5: scalar(i32, 1),
+        dilation_w_factor "dilation_w_factor" @6: scalar(i32, 1),
+        dilation_h_factor "dilation_h_factor" @7: scalar(i32, 1),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:916`.
+    Pool2DOptions = 32 {
         padding "padding" @0: enumeration(Padding, i8, 0),
         stride_w "stride_w" @1: scalar(i32, 0),
         stride_h "stride_h" @2: scalar(i32, 0),
@@ -433,14 +1221,19 @@ crate::fb_table! {
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:364`.
-    DepthwiseConv2DOptions = 5 {
+    /// Defined at `schema.fbs:925`.
+    DepthwiseConv2DOptions = 33 {
         /// ```text
         /// Parameters for DepthwiseConv version 1 or above.
         /// ```
         padding "padding" @0: enumeration(Padding, i8, 0),
         stride_w "stride_w" @1: scalar(i32, 0),
         stride_h "stride_h" @2: scalar(i32, 0),
+        /// ```text
+        /// `depth_multiplier` is redundant. It's used by CPU kernels in
+        /// TensorFlow 2.0 or below, but ignored in versions above.
+        /// See comments in lite/c/builtin_op_data.h for more details.
+        /// ```
         depth_multiplier "depth_multiplier" @3: scalar(i32, 0),
         fused_activation_function "fused_activation_function" @4: enumeration(ActivationFunctionType, i8, 0),
         /// ```text
@@ -452,8 +1245,8 @@ crate::fb_table! {
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:376`.
-    ConcatEmbeddingsOptions = 6 {
+    /// Defined at `schema.fbs:940`.
+    ConcatEmbeddingsOptions = 34 {
         num_channels "num_channels" @0: scalar(i32, 0),
         num_columns_per_channel "num_columns_per_channel" @1: vector(i32),
         /// ```text
@@ -464,7 +1257,7 @@ crate::fb_table! {
 }
 
 crate::fb_enum! {
-    /// Defined at `schema.fbs:382`.
+    /// Defined at `schema.fbs:946`.
     LSHProjectionType: i8 {
         UNKNOWN = 0,
         SPARSE = 1,
@@ -473,17 +1266,22 @@ crate::fb_enum! {
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:388`.
-    LSHProjectionOptions = 7 {
+    /// Defined at `schema.fbs:952`.
+    LSHProjectionOptions = 35 {
         type_ "type" @0: enumeration(LSHProjectionType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:392`.
-    SVDFOptions = 8 {
+    /// Defined at `schema.fbs:956`.
+    SVDFOptions = 36 {
         rank "rank" @0: scalar(i32, 0),
         fused_activation_function "fused_activation_function" @1: enumeration(ActivationFunctionType, i8, 0),
+        /// ```text
+        /// For weights-only quantization, use asymmetric quantization for non
+        /// constant inputs at evaluation time.
+        /// ```
+        asymmetric_quantize_inputs "asymmetric_quantize_inputs" @2: scalar(bool, false),
     }
 }
 
@@ -491,9 +1289,10 @@ crate::fb_table! {
     /// ```text
     /// An implementation of TensorFlow RNNCell.
     /// ```
-    /// Defined at `schema.fbs:398`.
-    RNNOptions = 9 {
+    /// Defined at `schema.fbs:965`.
+    RNNOptions = 37 {
         fused_activation_function "fused_activation_function" @0: enumeration(ActivationFunctionType, i8, 0),
+        asymmetric_quantize_inputs "asymmetric_quantize_inputs" @1: scalar(bool, false),
     }
 }
 
@@ -501,10 +1300,11 @@ crate::fb_table! {
     /// ```text
     /// An implementation of TensorFlow dynamic_rnn with RNNCell.
     /// ```
-    /// Defined at `schema.fbs:403`.
-    SequenceRNNOptions = 10 {
+    /// Defined at `schema.fbs:971`.
+    SequenceRNNOptions = 38 {
         time_major "time_major" @0: scalar(bool, false),
         fused_activation_function "fused_activation_function" @1: enumeration(ActivationFunctionType, i8, 0),
+        asymmetric_quantize_inputs "asymmetric_quantize_inputs" @2: scalar(bool, false),
     }
 }
 
@@ -512,19 +1312,24 @@ crate::fb_table! {
     /// ```text
     /// An implementation of TensorFlow bidrectional_dynamic_rnn with RNNCell.
     /// ```
-    /// Defined at `schema.fbs:409`.
-    BidirectionalSequenceRNNOptions = 11 {
+    /// Defined at `schema.fbs:978`.
+    BidirectionalSequenceRNNOptions = 39 {
         time_major "time_major" @0: scalar(bool, false),
         fused_activation_function "fused_activation_function" @1: enumeration(ActivationFunctionType, i8, 0),
         merge_outputs "merge_outputs" @2: scalar(bool, false),
+        asymmetric_quantize_inputs "asymmetric_quantize_inputs" @3: scalar(bool, false),
     }
 }
 
 crate::fb_enum! {
-    /// Defined at `schema.fbs:415`.
+    /// ```text
+    /// LINT.IfChange
+    /// ```
+    /// Defined at `schema.fbs:986`.
     FullyConnectedOptionsWeightsFormat: i8 {
         DEFAULT = 0,
         SHUFFLED4x16INT8 = 1,
+        SHUFFLED16x1FLOAT32 = 127,
     }
 }
 
@@ -532,8 +1337,8 @@ crate::fb_table! {
     /// ```text
     /// An implementation of TensorFlow fully_connected (a.k.a Dense) layer.
     /// ```
-    /// Defined at `schema.fbs:421`.
-    FullyConnectedOptions = 12 {
+    /// Defined at `schema.fbs:994`.
+    FullyConnectedOptions = 40 {
         /// ```text
         /// Parameters for FullyConnected version 1 or above.
         /// ```
@@ -542,12 +1347,29 @@ crate::fb_table! {
         /// Parameters for FullyConnected version 2 or above.
         /// ```
         weights_format "weights_format" @1: enumeration(FullyConnectedOptionsWeightsFormat, i8, 0),
+        /// ```text
+        /// Parameters for FullyConnected version 5 or above.
+        /// If set to true, then the number of dimension is preserved. Furthermore,
+        /// all but the last dimension of the input and output shapes will be equal.
+        /// ```
+        keep_num_dims "keep_num_dims" @2: scalar(bool, false),
+        /// ```text
+        /// Parameters for FullyConnected version 7 or above.
+        /// If set to true, then weights-only op will use asymmetric quantization for
+        /// inputs.
+        /// ```
+        asymmetric_quantize_inputs "asymmetric_quantize_inputs" @3: scalar(bool, false),
+        /// ```text
+        /// Parameters for FullyConnected version 11 or above.
+        /// When set, quantized_bias_type defines the dtype for both bias and accumulator.
+        /// ```
+        quantized_bias_type "quantized_bias_type" @4: enumeration(TensorType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:429`.
-    SoftmaxOptions = 13 {
+    /// Defined at `schema.fbs:1016`.
+    SoftmaxOptions = 41 {
         beta "beta" @0: scalar(f32, 0.0),
     }
 }
@@ -556,37 +1378,44 @@ crate::fb_table! {
     /// ```text
     /// An implementation of TensorFlow concat.
     /// ```
-    /// Defined at `schema.fbs:434`.
-    ConcatenationOptions = 14 {
+    /// Defined at `schema.fbs:1021`.
+    ConcatenationOptions = 42 {
         axis "axis" @0: scalar(i32, 0),
         fused_activation_function "fused_activation_function" @1: enumeration(ActivationFunctionType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:439`.
-    AddOptions = 15 {
+    /// Defined at `schema.fbs:1026`.
+    AddOptions = 43 {
+        fused_activation_function "fused_activation_function" @0: enumeration(ActivationFunctionType, i8, 0),
+        /// ```text
+        /// Parameters supported by version 3.
+        /// ```
+        pot_scale_int16 "pot_scale_int16" @1: scalar(bool, true),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1032`.
+    MulOptions = 44 {
         fused_activation_function "fused_activation_function" @0: enumeration(ActivationFunctionType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:443`.
-    MulOptions = 16 {
+    /// Defined at `schema.fbs:1036`.
+    L2NormOptions = 45 {
+        /// ```text
+        /// This field is currently ignored in the L2 Norm Op.
+        /// ```
         fused_activation_function "fused_activation_function" @0: enumeration(ActivationFunctionType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:447`.
-    L2NormOptions = 17 {
-        fused_activation_function "fused_activation_function" @0: enumeration(ActivationFunctionType, i8, 0),
-    }
-}
-
-crate::fb_table! {
-    /// Defined at `schema.fbs:451`.
-    LocalResponseNormalizationOptions = 18 {
+    /// Defined at `schema.fbs:1041`.
+    LocalResponseNormalizationOptions = 46 {
         radius "radius" @0: scalar(i32, 0),
         bias "bias" @1: scalar(f32, 0.0),
         alpha "alpha" @2: scalar(f32, 0.0),
@@ -595,7 +1424,10 @@ crate::fb_table! {
 }
 
 crate::fb_enum! {
-    /// Defined at `schema.fbs:458`.
+    /// ```text
+    /// LINT.IfChange
+    /// ```
+    /// Defined at `schema.fbs:1049`.
     LSTMKernelType: i8 {
         /// ```text
         /// Full LSTM kernel which supports peephole and projection.
@@ -612,8 +1444,8 @@ crate::fb_table! {
     /// ```text
     /// An implementation of TensorFlow LSTMCell and CoupledInputForgetGateLSTMCell
     /// ```
-    /// Defined at `schema.fbs:466`.
-    LSTMOptions = 19 {
+    /// Defined at `schema.fbs:1058`.
+    LSTMOptions = 47 {
         /// ```text
         /// Parameters for LSTM version 1 or above.
         /// ```
@@ -631,6 +1463,10 @@ crate::fb_table! {
         /// Basic kernel is only supported in version 2 or above.
         /// ```
         kernel_type "kernel_type" @3: enumeration(LSTMKernelType, i8, 0),
+        /// ```text
+        /// Parameters for LSTM version 4 or above.
+        /// ```
+        asymmetric_quantize_inputs "asymmetric_quantize_inputs" @4: scalar(bool, false),
     }
 }
 
@@ -638,8 +1474,8 @@ crate::fb_table! {
     /// ```text
     /// An implementation of TensorFlow dynamic_rnn with LSTMCell.
     /// ```
-    /// Defined at `schema.fbs:478`.
-    UnidirectionalSequenceLSTMOptions = 20 {
+    /// Defined at `schema.fbs:1073`.
+    UnidirectionalSequenceLSTMOptions = 48 {
         fused_activation_function "fused_activation_function" @0: enumeration(ActivationFunctionType, i8, 0),
         /// ```text
         /// Optional, 0.0 means no clipping
@@ -653,12 +1489,23 @@ crate::fb_table! {
         /// If true then first dimension is sequence, otherwise batch.
         /// ```
         time_major "time_major" @3: scalar(bool, false),
+        /// ```text
+        /// Parameter for Unidirectional Sequence LSTM version 3.
+        /// ```
+        asymmetric_quantize_inputs "asymmetric_quantize_inputs" @4: scalar(bool, false),
+        /// ```text
+        /// Parameter for unidirectional sequence RNN version 4.
+        /// ```
+        diagonal_recurrent_tensors "diagonal_recurrent_tensors" @5: scalar(bool, false),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:487`.
-    BidirectionalSequenceLSTMOptions = 21 {
+    /// Defined at `schema.fbs:1088`.
+    BidirectionalSequenceLSTMOptions = 49 {
+        /// ```text
+        /// Parameters supported by version 1:
+        /// ```
         fused_activation_function "fused_activation_function" @0: enumeration(ActivationFunctionType, i8, 0),
         /// ```text
         /// Optional, 0.0 means no clipping
@@ -672,22 +1519,35 @@ crate::fb_table! {
         /// If true, store the outputs of both directions into the first output.
         /// ```
         merge_outputs "merge_outputs" @3: scalar(bool, false),
+        /// ```text
+        /// Parameters supported by version 2:
+        /// If true then first dimension is sequence, otherwise batch.
+        /// Version 1 implementations assumed time_major to be true, so this default
+        /// value should never change.
+        /// ```
+        time_major "time_major" @4: scalar(bool, true),
+        /// ```text
+        /// Parameters for version 3 or above.
+        /// ```
+        asymmetric_quantize_inputs "asymmetric_quantize_inputs" @5: scalar(bool, false),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:496`.
-    ResizeBilinearOptions = 22 {
+    /// Defined at `schema.fbs:1107`.
+    ResizeBilinearOptions = 50 {
         new_height "new_height" @0: scalar(i32, 0) deprecated,
         new_width "new_width" @1: scalar(i32, 0) deprecated,
         align_corners "align_corners" @2: scalar(bool, false),
+        half_pixel_centers "half_pixel_centers" @3: scalar(bool, false),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:502`.
-    ResizeNearestNeighborOptions = 23 {
+    /// Defined at `schema.fbs:1114`.
+    ResizeNearestNeighborOptions = 51 {
         align_corners "align_corners" @0: scalar(bool, false),
+        half_pixel_centers "half_pixel_centers" @1: scalar(bool, false),
     }
 }
 
@@ -695,8 +1555,8 @@ crate::fb_table! {
     /// ```text
     /// A call operation options
     /// ```
-    /// Defined at `schema.fbs:507`.
-    CallOptions = 24 {
+    /// Defined at `schema.fbs:1120`.
+    CallOptions = 52 {
         /// ```text
         /// The subgraph index that needs to be called.
         /// ```
@@ -705,39 +1565,39 @@ crate::fb_table! {
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:512`.
-    PadOptions = 25 {
+    /// Defined at `schema.fbs:1125`.
+    PadOptions = 53 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:515`.
-    PadV2Options = 26 {
+    /// Defined at `schema.fbs:1128`.
+    PadV2Options = 54 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:518`.
-    ReshapeOptions = 27 {
+    /// Defined at `schema.fbs:1131`.
+    ReshapeOptions = 55 {
         new_shape "new_shape" @0: vector(i32),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:522`.
-    SpaceToBatchNDOptions = 28 {
+    /// Defined at `schema.fbs:1135`.
+    SpaceToBatchNDOptions = 56 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:525`.
-    BatchToSpaceNDOptions = 29 {
+    /// Defined at `schema.fbs:1138`.
+    BatchToSpaceNDOptions = 57 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:528`.
-    SkipGramOptions = 30 {
+    /// Defined at `schema.fbs:1141`.
+    SkipGramOptions = 58 {
         ngram_size "ngram_size" @0: scalar(i32, 0),
         max_skip_size "max_skip_size" @1: scalar(i32, 0),
         include_all_ngrams "include_all_ngrams" @2: scalar(bool, false),
@@ -745,34 +1605,45 @@ crate::fb_table! {
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:534`.
-    SpaceToDepthOptions = 31 {
+    /// Defined at `schema.fbs:1147`.
+    SpaceToDepthOptions = 59 {
         block_size "block_size" @0: scalar(i32, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:538`.
-    SubOptions = 32 {
+    /// Defined at `schema.fbs:1151`.
+    DepthToSpaceOptions = 60 {
+        block_size "block_size" @0: scalar(i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1155`.
+    SubOptions = 61 {
+        fused_activation_function "fused_activation_function" @0: enumeration(ActivationFunctionType, i8, 0),
+        /// ```text
+        /// Parameters supported by version 5
+        /// ```
+        pot_scale_int16 "pot_scale_int16" @1: scalar(bool, true),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1161`.
+    DivOptions = 62 {
         fused_activation_function "fused_activation_function" @0: enumeration(ActivationFunctionType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:542`.
-    DivOptions = 33 {
-        fused_activation_function "fused_activation_function" @0: enumeration(ActivationFunctionType, i8, 0),
-    }
-}
-
-crate::fb_table! {
-    /// Defined at `schema.fbs:546`.
-    TopKV2Options = 34 {
+    /// Defined at `schema.fbs:1165`.
+    TopKV2Options = 63 {
     }
 }
 
 crate::fb_enum! {
-    /// Defined at `schema.fbs:549`.
+    /// Defined at `schema.fbs:1168`.
     CombinerType: i8 {
         SUM = 0,
         MEAN = 1,
@@ -781,195 +1652,222 @@ crate::fb_enum! {
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:555`.
-    EmbeddingLookupSparseOptions = 35 {
+    /// Defined at `schema.fbs:1174`.
+    EmbeddingLookupSparseOptions = 64 {
         combiner "combiner" @0: enumeration(CombinerType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:559`.
-    GatherOptions = 36 {
+    /// Defined at `schema.fbs:1178`.
+    GatherOptions = 65 {
         axis "axis" @0: scalar(i32, 0),
+        /// ```text
+        /// Parameters for Gather version 5 or above.
+        /// ```
+        batch_dims "batch_dims" @1: scalar(i32, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:563`.
-    TransposeOptions = 37 {
+    /// Defined at `schema.fbs:1184`.
+    TransposeOptions = 66 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:566`.
-    ExpOptions = 38 {
+    /// Defined at `schema.fbs:1187`.
+    ExpOptions = 67 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:569`.
-    ReducerOptions = 39 {
+    /// Defined at `schema.fbs:1190`.
+    CosOptions = 68 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1193`.
+    ReducerOptions = 69 {
         keep_dims "keep_dims" @0: scalar(bool, false),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:573`.
-    SqueezeOptions = 40 {
+    /// Defined at `schema.fbs:1197`.
+    SqueezeOptions = 70 {
         squeeze_dims "squeeze_dims" @0: vector(i32),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:577`.
-    SplitOptions = 41 {
+    /// Defined at `schema.fbs:1201`.
+    SplitOptions = 71 {
         num_splits "num_splits" @0: scalar(i32, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:581`.
-    SplitVOptions = 42 {
+    /// Defined at `schema.fbs:1205`.
+    SplitVOptions = 72 {
         num_splits "num_splits" @0: scalar(i32, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:585`.
-    StridedSliceOptions = 43 {
+    /// Defined at `schema.fbs:1209`.
+    StridedSliceOptions = 73 {
         begin_mask "begin_mask" @0: scalar(i32, 0),
         end_mask "end_mask" @1: scalar(i32, 0),
         ellipsis_mask "ellipsis_mask" @2: scalar(i32, 0),
         new_axis_mask "new_axis_mask" @3: scalar(i32, 0),
         shrink_axis_mask "shrink_axis_mask" @4: scalar(i32, 0),
+        /// ```text
+        /// If true, then the end tensor is an offset of the begin tensor.
+        /// ```
+        offset "offset" @5: scalar(bool, false),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:593`.
-    LogSoftmaxOptions = 44 {
+    /// Defined at `schema.fbs:1219`.
+    LogSoftmaxOptions = 74 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:596`.
-    CastOptions = 45 {
+    /// Defined at `schema.fbs:1222`.
+    CastOptions = 75 {
         in_data_type "in_data_type" @0: enumeration(TensorType, i8, 0),
         out_data_type "out_data_type" @1: enumeration(TensorType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:601`.
-    DequantizeOptions = 46 {
+    /// Defined at `schema.fbs:1227`.
+    DequantizeOptions = 76 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:604`.
-    MaximumMinimumOptions = 47 {
+    /// Defined at `schema.fbs:1230`.
+    MaximumMinimumOptions = 77 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:607`.
-    TileOptions = 48 {
+    /// Defined at `schema.fbs:1233`.
+    TileOptions = 78 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:610`.
-    ArgMaxOptions = 49 {
+    /// Defined at `schema.fbs:1236`.
+    ArgMaxOptions = 79 {
         output_type "output_type" @0: enumeration(TensorType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:614`.
-    ArgMinOptions = 50 {
+    /// Defined at `schema.fbs:1240`.
+    ArgMinOptions = 80 {
         output_type "output_type" @0: enumeration(TensorType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:618`.
-    GreaterOptions = 51 {
+    /// Defined at `schema.fbs:1244`.
+    GreaterOptions = 81 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:621`.
-    GreaterEqualOptions = 52 {
+    /// Defined at `schema.fbs:1247`.
+    GreaterEqualOptions = 82 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:624`.
-    LessOptions = 53 {
+    /// Defined at `schema.fbs:1250`.
+    LessOptions = 83 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:627`.
-    LessEqualOptions = 54 {
+    /// Defined at `schema.fbs:1253`.
+    LessEqualOptions = 84 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:630`.
-    NegOptions = 55 {
+    /// Defined at `schema.fbs:1256`.
+    NegOptions = 85 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:633`.
-    SelectOptions = 56 {
+    /// Defined at `schema.fbs:1259`.
+    SelectOptions = 86 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:636`.
-    SliceOptions = 57 {
+    /// Defined at `schema.fbs:1262`.
+    SliceOptions = 87 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:639`.
-    TransposeConvOptions = 58 {
+    /// Defined at `schema.fbs:1265`.
+    TransposeConvOptions = 88 {
+        /// ```text
+        /// Parameters supported by version 1, 2, 3:
+        /// ```
         padding "padding" @0: enumeration(Padding, i8, 0),
         stride_w "stride_w" @1: scalar(i32, 0),
         stride_h "stride_h" @2: scalar(i32, 0),
+        /// ```text
+        /// Parameters supported by version 4:
+        /// ```
+        fused_activation_function "fused_activation_function" @3: enumeration(ActivationFunctionType, i8, 0),
+        /// ```text
+        /// Parameters for TransposeConv version 5 or above.
+        /// If set, use this for bias and accumulator.
+        /// When set, quantized_bias_type defines the dtype for both bias and accumulator.
+        /// ```
+        quantized_bias_type "quantized_bias_type" @4: enumeration(TensorType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:645`.
-    ExpandDimsOptions = 59 {
+    /// Defined at `schema.fbs:1280`.
+    ExpandDimsOptions = 89 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:648`.
-    SparseToDenseOptions = 60 {
+    /// Defined at `schema.fbs:1283`.
+    SparseToDenseOptions = 90 {
         validate_indices "validate_indices" @0: scalar(bool, false),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:652`.
-    EqualOptions = 61 {
+    /// Defined at `schema.fbs:1287`.
+    EqualOptions = 91 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:655`.
-    NotEqualOptions = 62 {
+    /// Defined at `schema.fbs:1290`.
+    NotEqualOptions = 92 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:658`.
-    ShapeOptions = 63 {
+    /// Defined at `schema.fbs:1293`.
+    ShapeOptions = 93 {
         /// ```text
         /// Optional output type of the operation (int32 or int64). Defaults to int32.
         /// ```
@@ -978,14 +1876,20 @@ crate::fb_table! {
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:663`.
-    PowOptions = 64 {
+    /// Defined at `schema.fbs:1298`.
+    RankOptions = 94 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:666`.
-    FakeQuantOptions = 65 {
+    /// Defined at `schema.fbs:1301`.
+    PowOptions = 95 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1304`.
+    FakeQuantOptions = 96 {
         /// ```text
         /// Parameters supported by version 1:
         /// ```
@@ -1000,103 +1904,112 @@ crate::fb_table! {
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:676`.
-    PackOptions = 66 {
+    /// Defined at `schema.fbs:1314`.
+    PackOptions = 97 {
         values_count "values_count" @0: scalar(i32, 0),
         axis "axis" @1: scalar(i32, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:681`.
-    LogicalOrOptions = 67 {
+    /// Defined at `schema.fbs:1319`.
+    LogicalOrOptions = 98 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:684`.
-    OneHotOptions = 68 {
+    /// Defined at `schema.fbs:1322`.
+    OneHotOptions = 99 {
         axis "axis" @0: scalar(i32, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:688`.
-    AbsOptions = 69 {
+    /// Defined at `schema.fbs:1326`.
+    AbsOptions = 100 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:692`.
-    LogicalAndOptions = 70 {
+    /// Defined at `schema.fbs:1330`.
+    HardSwishOptions = 101 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:695`.
-    LogicalNotOptions = 71 {
+    /// Defined at `schema.fbs:1333`.
+    LogicalAndOptions = 102 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:698`.
-    UnpackOptions = 72 {
+    /// Defined at `schema.fbs:1336`.
+    LogicalNotOptions = 103 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1339`.
+    UnpackOptions = 104 {
         num "num" @0: scalar(i32, 0),
         axis "axis" @1: scalar(i32, 0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:703`.
-    FloorDivOptions = 73 {
+    /// Defined at `schema.fbs:1344`.
+    FloorDivOptions = 105 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:706`.
-    SquareOptions = 74 {
+    /// Defined at `schema.fbs:1347`.
+    SquareOptions = 106 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:709`.
-    ZerosLikeOptions = 75 {
+    /// Defined at `schema.fbs:1350`.
+    ZerosLikeOptions = 107 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:712`.
-    FillOptions = 76 {
+    /// Defined at `schema.fbs:1353`.
+    FillOptions = 108 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:715`.
-    FloorModOptions = 77 {
+    /// Defined at `schema.fbs:1356`.
+    FloorModOptions = 109 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:718`.
-    RangeOptions = 78 {
+    /// Defined at `schema.fbs:1359`.
+    RangeOptions = 110 {
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:721`.
-    LeakyReluOptions = 79 {
+    /// Defined at `schema.fbs:1362`.
+    LeakyReluOptions = 111 {
         alpha "alpha" @0: scalar(f32, 0.0),
     }
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:725`.
-    SquaredDifferenceOptions = 80 {
+    /// Defined at `schema.fbs:1366`.
+    SquaredDifferenceOptions = 112 {
     }
 }
 
 crate::fb_enum! {
-    /// Defined at `schema.fbs:728`.
+    /// ```text
+    /// LINT.IfChange
+    /// ```
+    /// Defined at `schema.fbs:1370`.
     MirrorPadMode: i8 {
         /// ```text
         /// Doesn't include borders.
@@ -1110,48 +2023,327 @@ crate::fb_enum! {
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:735`.
-    MirrorPadOptions = 81 {
+    /// Defined at `schema.fbs:1378`.
+    MirrorPadOptions = 113 {
         mode "mode" @0: enumeration(MirrorPadMode, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// ```text
-    /// Circle 0.10 (FORMATS.md 2). FORMATS.md does not give this table's fields:
-    /// it is verified as a table and dumped without them.
-    /// ```
-    /// Defined at `schema.fbs:741`.
-    RunModelOptions = 82 {
+    /// Defined at `schema.fbs:1382`.
+    UniqueOptions = 114 {
+        idx_out_type "idx_out_type" @0: enumeration(TensorType, i8, 2),
     }
 }
 
 crate::fb_table! {
-    /// ```text
-    /// Circle 0.9 (FORMATS.md 2). Fields not given by FORMATS.md, as above.
-    /// ```
-    /// Defined at `schema.fbs:745`.
-    RoPEOptions = 83 {
+    /// Defined at `schema.fbs:1386`.
+    ReverseV2Options = 115 {
     }
 }
 
 crate::fb_table! {
-    /// ```text
-    /// Circle 0.9 (FORMATS.md 2)
-    /// ```
-    /// Defined at `schema.fbs:749`.
-    RmsNormOptions = 84 {
-        epsilon "epsilon" @0: scalar(f32, 0.0),
-        fused_activation_function "fused_activation_function" @1: enumeration(ActivationFunctionType, i8, 0),
+    /// Defined at `schema.fbs:1389`.
+    AddNOptions = 116 {
     }
 }
 
 crate::fb_table! {
-    /// ```text
-    /// Circle 0.8 (FORMATS.md 2)
-    /// ```
-    /// Defined at `schema.fbs:755`.
-    GRUOptions = 85 {
+    /// Defined at `schema.fbs:1392`.
+    GatherNdOptions = 117 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1395`.
+    WhereOptions = 118 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1398`.
+    ReverseSequenceOptions = 119 {
+        seq_dim "seq_dim" @0: scalar(i32, 0),
+        batch_dim "batch_dim" @1: scalar(i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1403`.
+    MatrixDiagOptions = 120 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1406`.
+    QuantizeOptions = 121 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1409`.
+    MatrixSetDiagOptions = 122 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1412`.
+    IfOptions = 123 {
+        then_subgraph_index "then_subgraph_index" @0: scalar(i32, 0),
+        else_subgraph_index "else_subgraph_index" @1: scalar(i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1417`.
+    CallOnceOptions = 124 {
+        init_subgraph_index "init_subgraph_index" @0: scalar(i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1421`.
+    WhileOptions = 125 {
+        cond_subgraph_index "cond_subgraph_index" @0: scalar(i32, 0),
+        body_subgraph_index "body_subgraph_index" @1: scalar(i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1426`.
+    NonMaxSuppressionV4Options = 126 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1429`.
+    NonMaxSuppressionV5Options = 127 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1432`.
+    ScatterNdOptions = 128 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1435`.
+    SelectV2Options = 129 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1438`.
+    DensifyOptions = 130 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1441`.
+    SegmentSumOptions = 131 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1444`.
+    BatchMatMulOptions = 132 {
+        adjoint_lhs "adjoint_lhs" @0: scalar(bool, false),
+        adjoint_rhs "adjoint_rhs" @1: scalar(bool, false),
+        /// ```text
+        /// Parameters for BatchMatMul version 4 or above.
+        /// If set to true, then weights-only op will use asymmetric quantization for
+        /// inputs.
+        /// ```
+        asymmetric_quantize_inputs "asymmetric_quantize_inputs" @2: scalar(bool, false),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1453`.
+    CumsumOptions = 133 {
+        exclusive "exclusive" @0: scalar(bool, false),
+        reverse "reverse" @1: scalar(bool, false),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1458`.
+    BroadcastToOptions = 134 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1461`.
+    Rfft2dOptions = 135 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1464`.
+    HashtableOptions = 136 {
+        /// ```text
+        /// The identity of hash tables. This identity will be used across different
+        /// subgraphs in the same interpreter instance.
+        /// ```
+        table_id "table_id" @0: scalar(i32, 0),
+        key_dtype "key_dtype" @1: enumeration(TensorType, i8, 0),
+        value_dtype "value_dtype" @2: enumeration(TensorType, i8, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1472`.
+    HashtableFindOptions = 137 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1475`.
+    HashtableImportOptions = 138 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1478`.
+    HashtableSizeOptions = 139 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1481`.
+    VarHandleOptions = 140 {
+        container "container" @0: string(),
+        shared_name "shared_name" @1: string(),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1486`.
+    ReadVariableOptions = 141 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1489`.
+    AssignVariableOptions = 142 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1492`.
+    RandomOptions = 143 {
+        seed "seed" @0: scalar(i64, 0),
+        seed2 "seed2" @1: scalar(i64, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1497`.
+    BucketizeOptions = 144 {
+        /// ```text
+        /// The bucket boundaries.
+        /// ```
+        boundaries "boundaries" @0: vector(f32),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1501`.
+    GeluOptions = 145 {
+        approximate "approximate" @0: scalar(bool, false),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1505`.
+    DynamicUpdateSliceOptions = 146 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1508`.
+    UnsortedSegmentProdOptions = 147 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1511`.
+    UnsortedSegmentMaxOptions = 148 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1514`.
+    UnsortedSegmentSumOptions = 149 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1517`.
+    ATan2Options = 150 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1520`.
+    UnsortedSegmentMinOptions = 151 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1523`.
+    SignOptions = 152 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1526`.
+    BitcastOptions = 153 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1529`.
+    BitwiseXorOptions = 154 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1532`.
+    RightShiftOptions = 155 {
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1535`.
+    DilateOptions = 156 {
+    }
+}
+
+crate::fb_enum! {
+    /// Defined at `schema.fbs:1538`.
+    ReduceWindowFunction: i32 {
+        UNSUPPORTED = 0,
+        ADD = 1,
+        MUL = 2,
+        MINIMUM = 3,
+        MAXIMUM = 4,
+        ALL = 5,
+        ANY = 6,
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1548`.
+    ReduceWindowOptions = 157 {
+        reduce_function "reduce_function" @0: enumeration(ReduceWindowFunction, i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1552`.
+    GRUOptions = 158 {
         fused_activation_function "fused_activation_function" @0: enumeration(ActivationFunctionType, i8, 0),
         return_sequences "return_sequences" @1: scalar(bool, false),
         time_major "time_major" @2: scalar(bool, false),
@@ -1159,35 +2351,69 @@ crate::fb_table! {
 }
 
 crate::fb_table! {
-    /// ```text
-    /// Circle 0.2 (FORMATS.md 2)
-    /// ```
-    /// Defined at `schema.fbs:762`.
-    BCQGatherOptions = 86 {
+    /// Defined at `schema.fbs:1558`.
+    BCQGatherOptions = 159 {
         input_hidden_size "input_hidden_size" @0: scalar(i32, 0),
         axis "axis" @1: scalar(i32, 0),
     }
 }
 
 crate::fb_table! {
-    /// ```text
-    /// Circle 0.2 (FORMATS.md 2)
-    /// ```
-    /// Defined at `schema.fbs:768`.
-    BCQFullyConnectedOptions = 87 {
+    /// Defined at `schema.fbs:1563`.
+    BCQFullyConnectedOptions = 160 {
         weights_hidden_size "weights_hidden_size" @0: scalar(i32, 0),
         fused_activation_function "fused_activation_function" @1: enumeration(ActivationFunctionType, i8, 0),
     }
 }
 
 crate::fb_table! {
-    /// ```text
-    /// Circle 0.2 (FORMATS.md 2)
-    /// ```
-    /// Defined at `schema.fbs:774`.
-    InstanceNormOptions = 88 {
+    /// Defined at `schema.fbs:1568`.
+    InstanceNormOptions = 161 {
         epsilon "epsilon" @0: scalar(f32, 0.0),
         fused_activation_function "fused_activation_function" @1: enumeration(ActivationFunctionType, i8, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1573`.
+    RmsNormOptions = 162 {
+        epsilon "epsilon" @0: scalar(f32, 0.0),
+    }
+}
+
+crate::fb_enum! {
+    /// Defined at `schema.fbs:1577`.
+    RoPEMode: i32 {
+        GPT_NEOX = 0,
+        GPT_J = 1,
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1582`.
+    RoPEOptions = 163 {
+        mode "mode" @0: enumeration(RoPEMode, i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1586`.
+    RunModelOptions = 164 {
+        /// ```text
+        /// Relative path from current model directory
+        /// ```
+        location "location" @0: string(),
+        /// ```text
+        /// Entry subgraph signature.
+        /// Empty means default entry subgraph (ex. 0th on circle & tflite)
+        /// ```
+        signature "signature" @1: string(),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1594`.
+    AttentionOptions = 165 {
     }
 }
 
@@ -1196,9 +2422,14 @@ crate::fb_table! {
     /// An OperatorCode can be an enum value (BuiltinOperator) if the operator is a
     /// builtin, or a string if the operator is custom.
     /// ```
-    /// Defined at `schema.fbs:781`.
-    OperatorCode = 89 {
-        builtin_code "builtin_code" @0: enumeration(BuiltinOperator, i8, 0),
+    /// Defined at `schema.fbs:1599`.
+    OperatorCode = 166 {
+        /// ```text
+        /// This field is for backward compatibility. This field will be used when
+        /// the value of the extended builtin_code field has less than
+        /// BulitinOperator_PLACEHOLDER_FOR_GREATER_OP_CODES.
+        /// ```
+        deprecated_builtin_code "deprecated_builtin_code" @0: scalar(i8, 0),
         custom_code "custom_code" @1: string(),
         /// ```text
         /// The version of the operator. The version need to be bumped whenever new
@@ -1206,22 +2437,24 @@ crate::fb_table! {
         /// ```
         version "version" @2: scalar(i32, 1),
         /// ```text
-        /// Circle 0.4+ (FORMATS.md 2): slot 0 became `deprecated_builtin_code` and
-        /// this int32 holds the code when slot 0 is 127 (named `builtin_code` there).
+        /// This field is introduced for resolving op builtin code shortage problem
+        /// (the original BuiltinOperator enum field was represented as a byte).
+        /// This field will be used when the value of the extended builtin_code field
+        /// has greater than BulitinOperator_PLACEHOLDER_FOR_GREATER_OP_CODES.
         /// ```
-        extended_builtin_code "extended_builtin_code" @3: scalar(i32, 0),
+        builtin_code "builtin_code" @3: enumeration(BuiltinOperator, i32, 0),
     }
 }
 
 crate::fb_enum! {
-    /// Defined at `schema.fbs:794`.
+    /// Defined at `schema.fbs:1617`.
     CustomOptionsFormat: i8 {
         FLEXBUFFERS = 0,
     }
 }
 
 crate::fb_enum! {
-    /// Defined at `schema.fbs:798`.
+    /// Defined at `schema.fbs:1621`.
     DataFormat: i8 {
         /// ```text
         /// For 2D data, NHWC(batch, height, width, channels)
@@ -1237,21 +2470,38 @@ crate::fb_enum! {
 }
 
 crate::fb_table! {
+    /// Defined at `schema.fbs:1630`.
+    StableHLOCompositeOptions = 167 {
+        name "name" @0: string(),
+        decomposition_subgraph_index "decomposition_subgraph_index" @1: scalar(i32, 0),
+        composite_attributes "composite_attributes" @2: vector(u8),
+        composite_attributes_format "composite_attributes_format" @3: enumeration(CustomOptionsFormat, i8, 0),
+        version "version" @4: scalar(i32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1638`.
+    StablehloShiftLeftOptions = 168 {
+    }
+}
+
+crate::fb_table! {
     /// ```text
     /// An operator takes tensors as inputs and outputs. The type of operation being
     /// performed is determined by an index into the list of valid OperatorCodes,
     /// while the specifics of each operations is configured using builtin_options
     /// or custom_options.
     /// ```
-    /// Defined at `schema.fbs:811`.
-    Operator = 90 {
+    /// Defined at `schema.fbs:1645`.
+    Operator = 169 {
         /// ```text
         /// Index into the operator_codes array. Using an integer here avoids
         /// complicate map lookups.
         /// ```
         opcode_index "opcode_index" @0: scalar(u32, 0),
         /// ```text
-        /// Optional input and output tensors are indicated by -1.
+        /// Optional input are indicated by -1.
         /// ```
         inputs "inputs" @1: vector(i32),
         outputs "outputs" @2: vector(i32),
@@ -1269,17 +2519,33 @@ crate::fb_table! {
         /// ```
         mutating_variable_inputs "mutating_variable_inputs" @7: vector(bool),
         /// ```text
-        /// Circle 0.4+ (TFLite base, FORMATS.md 2)
-        /// Tensors internal to the operator.
+        /// A list of indices to the subgraph's "tensors" that are internal to an Op.
+        /// Internal tensors are those that do not flow in or out of the operation,
+        /// but instead are part of internal computation. As such, the operation's
+        /// implementation may manage its memory more efficiently. They are needed
+        /// however (i.e. not just an implementation detail) since they are part of the
+        /// computation, which may require relevant metadata such as quantization
+        /// parameters.
         /// ```
         intermediates "intermediates" @8: vector(i32),
         /// ```text
-        /// Circle 0.7 (TFLite 2.15 base, FORMATS.md 2)
-        /// Custom options stored outside the flatbuffer, from the start of the file;
-        /// valid when the offset is greater than 1.
+        /// When an op is using custom_options in a model that is larger than 2GB, then
+        /// we instead use the following attributes to find the buffer location which
+        /// is stored outside of flatbuffers, the offset is calculated relative to the
+        /// beginning of the file and is only valid if > 1
         /// ```
         large_custom_options_offset "large_custom_options_offset" @9: scalar(u64, 0),
         large_custom_options_size "large_custom_options_size" @10: scalar(u64, 0),
+        /// ```text
+        /// Flatbuffers union struct has a 128 elements limit in JAVA, so a second
+        /// union is added, in the case of where BuitlinOptions2 runs out, a third
+        /// one can be added
+        /// ```
+        builtin_options_2 "builtin_options_2" @12: union(BuiltinOptions2, builtin_options_2_type),
+        /// ```text
+        /// Index into operators_debug_metadata list.
+        /// ```
+        debug_metadata_index "debug_metadata_index" @13: scalar(i32, -1),
     }
 }
 
@@ -1288,8 +2554,8 @@ crate::fb_table! {
     /// The root type, defining a subgraph, which typically represents an entire
     /// model.
     /// ```
-    /// Defined at `schema.fbs:847`.
-    SubGraph = 91 {
+    /// Defined at `schema.fbs:1695`.
+    SubGraph = 170 {
         /// ```text
         /// A list of all tensors used in this subgraph.
         /// ```
@@ -1314,9 +2580,13 @@ crate::fb_table! {
         /// ```
         name "name" @4: string(),
         /// ```text
-        /// Data format for input/output of SubGraph
+        /// Data format for input/output of SubGraph, deprecated
         /// ```
-        data_format "data_format" @5: enumeration(DataFormat, i8, 0),
+        deprecated_data_format "deprecated_data_format" @5: enumeration(DataFormat, i8, 0) deprecated,
+        /// ```text
+        /// Index into subgraphs_debug_metadata list.
+        /// ```
+        debug_metadata_index "debug_metadata_index" @6: scalar(i32, -1),
     }
 }
 
@@ -1325,13 +2595,14 @@ crate::fb_table! {
     /// Table of raw data buffers (used for constant tensors). Referenced by tensors
     /// by index. The generous alignment accommodates mmap-friendly data structures.
     /// ```
-    /// Defined at `schema.fbs:872`.
-    Buffer = 92 {
+    /// Defined at `schema.fbs:1723`.
+    Buffer = 171 {
         data "data" @0: vector(u8),
         /// ```text
-        /// Circle 0.7 (TFLite 2.15 base, FORMATS.md 2)
-        /// Data stored outside the flatbuffer, from the start of the file; valid when
-        /// the offset is greater than 1.
+        /// In a model that is larger than 2GB, then buffers instead uses the following
+        /// attributes to find stored data, which is outside of flatbuffers
+        /// the offset is calculated relative to the beginning of the file and is only
+        /// valid if > 1.
         /// ```
         offset "offset" @1: scalar(u64, 0),
         size "size" @2: scalar(u64, 0),
@@ -1339,8 +2610,70 @@ crate::fb_table! {
 }
 
 crate::fb_table! {
-    /// Defined at `schema.fbs:882`.
-    Model = 93 {
+    /// Defined at `schema.fbs:1734`.
+    Metadata = 172 {
+        /// ```text
+        /// A human readable string to uniquely identify a Metadata.
+        /// ```
+        name "name" @0: string(),
+        /// ```text
+        /// An index to the buffers table.
+        /// ```
+        buffer "buffer" @1: scalar(u32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// ```text
+    /// Map from an alias name of tensor to tensor index in the graph.
+    /// This is used in Signature def.
+    /// ```
+    /// Defined at `schema.fbs:1743`.
+    TensorMap = 173 {
+        /// ```text
+        /// Represents the alias to use for this tensor.
+        /// ```
+        name "name" @0: string(),
+        /// ```text
+        /// The actual tensor index in the primary graph, that 'name' corresponds to.
+        /// ```
+        tensor_index "tensor_index" @1: scalar(u32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// ```text
+    /// This corresponds to SignatureDef in Tensorflow SavedModel.
+    /// The SignatureDef will be part of the SavedModel provided for conversion.
+    /// ```
+    /// Defined at `schema.fbs:1753`.
+    SignatureDef = 174 {
+        /// ```text
+        /// Named inputs for this signature.
+        /// ```
+        inputs "inputs" @0: table_vector(TensorMap),
+        /// ```text
+        /// Named outputs for this signature.
+        /// ```
+        outputs "outputs" @1: table_vector(TensorMap),
+        /// ```text
+        /// Key value which was in the Tensorflow SavedModel SignatureDef map.
+        /// ```
+        signature_key "signature_key" @2: string(),
+        /// ```text
+        /// Model tag, deprecated.
+        /// ```
+        deprecated_tag "deprecated_tag" @3: string() deprecated,
+        /// ```text
+        /// Index of subgraphs that corresponds to the exported method.
+        /// ```
+        subgraph_index "subgraph_index" @4: scalar(u32, 0),
+    }
+}
+
+crate::fb_table! {
+    /// Defined at `schema.fbs:1770`.
+    Model = 175 {
         /// ```text
         /// Version of the schema.
         /// ```
@@ -1368,14 +2701,23 @@ crate::fb_table! {
         /// ```
         buffers "buffers" @4: table_vector(Buffer),
         /// ```text
-        /// Metadata about the model.  Indirects into the existings buffers list.
+        /// Metadata about the model. Indirects into the existings buffers list.
+        /// Deprecated, prefer to use metadata field.
         /// ```
         metadata_buffer "metadata_buffer" @5: vector(i32),
+        /// ```text
+        /// Metadata about the model.
+        /// ```
+        metadata "metadata" @6: table_vector(Metadata),
+        /// ```text
+        /// Optional SignatureDefs for the model.
+        /// ```
+        signature_defs "signature_defs" @7: table_vector(SignatureDef),
     }
 }
 
 crate::fb_schema! {
     namespace "circle", identifier Some(*b"CIR0"), root Model,
-    tables [CustomQuantization, QuantizationParameters, Tensor, Conv2DOptions, Pool2DOptions, DepthwiseConv2DOptions, ConcatEmbeddingsOptions, LSHProjectionOptions, SVDFOptions, RNNOptions, SequenceRNNOptions, BidirectionalSequenceRNNOptions, FullyConnectedOptions, SoftmaxOptions, ConcatenationOptions, AddOptions, MulOptions, L2NormOptions, LocalResponseNormalizationOptions, LSTMOptions, UnidirectionalSequenceLSTMOptions, BidirectionalSequenceLSTMOptions, ResizeBilinearOptions, ResizeNearestNeighborOptions, CallOptions, PadOptions, PadV2Options, ReshapeOptions, SpaceToBatchNDOptions, BatchToSpaceNDOptions, SkipGramOptions, SpaceToDepthOptions, SubOptions, DivOptions, TopKV2Options, EmbeddingLookupSparseOptions, GatherOptions, TransposeOptions, ExpOptions, ReducerOptions, SqueezeOptions, SplitOptions, SplitVOptions, StridedSliceOptions, LogSoftmaxOptions, CastOptions, DequantizeOptions, MaximumMinimumOptions, TileOptions, ArgMaxOptions, ArgMinOptions, GreaterOptions, GreaterEqualOptions, LessOptions, LessEqualOptions, NegOptions, SelectOptions, SliceOptions, TransposeConvOptions, ExpandDimsOptions, SparseToDenseOptions, EqualOptions, NotEqualOptions, ShapeOptions, PowOptions, FakeQuantOptions, PackOptions, LogicalOrOptions, OneHotOptions, AbsOptions, LogicalAndOptions, LogicalNotOptions, UnpackOptions, FloorDivOptions, SquareOptions, ZerosLikeOptions, FillOptions, FloorModOptions, RangeOptions, LeakyReluOptions, SquaredDifferenceOptions, MirrorPadOptions, RunModelOptions, RoPEOptions, RmsNormOptions, GRUOptions, BCQGatherOptions, BCQFullyConnectedOptions, InstanceNormOptions, OperatorCode, Operator, SubGraph, Buffer, Model],
-    unions [QuantizationDetails, BuiltinOptions],
+    tables [CustomQuantization, MXQuantization, BlockwiseQuantization, QuantizationParameters, Int32Vector, Uint16Vector, Uint8Vector, DimensionMetadata, SparsityParameters, VariantSubType, Tensor, StablehloGatherOptions, StablehloTransposeOptions, StablehloDotGeneralOptions, StablehloReduceWindowOptions, StablehloWhileOptions, StablehloSortOptions, StablehloConcatenateOptions, StablehloBroadcastInDimOptions, StablehloCompareOptions, StablehloDynamicSliceOptions, StablehloPadOptions, StablehloIotaOptions, StablehloCustomCallOptions, StablehloReduceOptions, StablehloSliceOptions, StablehloConvolutionOptions, StablehloScatterOptions, StablehloCaseOptions, StablehloRngBitGeneratorOptions, Conv2DOptions, Conv3DOptions, Pool2DOptions, DepthwiseConv2DOptions, ConcatEmbeddingsOptions, LSHProjectionOptions, SVDFOptions, RNNOptions, SequenceRNNOptions, BidirectionalSequenceRNNOptions, FullyConnectedOptions, SoftmaxOptions, ConcatenationOptions, AddOptions, MulOptions, L2NormOptions, LocalResponseNormalizationOptions, LSTMOptions, UnidirectionalSequenceLSTMOptions, BidirectionalSequenceLSTMOptions, ResizeBilinearOptions, ResizeNearestNeighborOptions, CallOptions, PadOptions, PadV2Options, ReshapeOptions, SpaceToBatchNDOptions, BatchToSpaceNDOptions, SkipGramOptions, SpaceToDepthOptions, DepthToSpaceOptions, SubOptions, DivOptions, TopKV2Options, EmbeddingLookupSparseOptions, GatherOptions, TransposeOptions, ExpOptions, CosOptions, ReducerOptions, SqueezeOptions, SplitOptions, SplitVOptions, StridedSliceOptions, LogSoftmaxOptions, CastOptions, DequantizeOptions, MaximumMinimumOptions, TileOptions, ArgMaxOptions, ArgMinOptions, GreaterOptions, GreaterEqualOptions, LessOptions, LessEqualOptions, NegOptions, SelectOptions, SliceOptions, TransposeConvOptions, ExpandDimsOptions, SparseToDenseOptions, EqualOptions, NotEqualOptions, ShapeOptions, RankOptions, PowOptions, FakeQuantOptions, PackOptions, LogicalOrOptions, OneHotOptions, AbsOptions, HardSwishOptions, LogicalAndOptions, LogicalNotOptions, UnpackOptions, FloorDivOptions, SquareOptions, ZerosLikeOptions, FillOptions, FloorModOptions, RangeOptions, LeakyReluOptions, SquaredDifferenceOptions, MirrorPadOptions, UniqueOptions, ReverseV2Options, AddNOptions, GatherNdOptions, WhereOptions, ReverseSequenceOptions, MatrixDiagOptions, QuantizeOptions, MatrixSetDiagOptions, IfOptions, CallOnceOptions, WhileOptions, NonMaxSuppressionV4Options, NonMaxSuppressionV5Options, ScatterNdOptions, SelectV2Options, DensifyOptions, SegmentSumOptions, BatchMatMulOptions, CumsumOptions, BroadcastToOptions, Rfft2dOptions, HashtableOptions, HashtableFindOptions, HashtableImportOptions, HashtableSizeOptions, VarHandleOptions, ReadVariableOptions, AssignVariableOptions, RandomOptions, BucketizeOptions, GeluOptions, DynamicUpdateSliceOptions, UnsortedSegmentProdOptions, UnsortedSegmentMaxOptions, UnsortedSegmentSumOptions, ATan2Options, UnsortedSegmentMinOptions, SignOptions, BitcastOptions, BitwiseXorOptions, RightShiftOptions, DilateOptions, ReduceWindowOptions, GRUOptions, BCQGatherOptions, BCQFullyConnectedOptions, InstanceNormOptions, RmsNormOptions, RoPEOptions, RunModelOptions, AttentionOptions, OperatorCode, StableHLOCompositeOptions, StablehloShiftLeftOptions, Operator, SubGraph, Buffer, Metadata, TensorMap, SignatureDef, Model],
+    unions [QuantizationDetails, SparseIndexVector, BuiltinOptions, BuiltinOptions2],
 }

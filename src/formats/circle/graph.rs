@@ -11,30 +11,28 @@ const OPTIONS: u16 = 4;
 
 crate::graph::graph_views!(crate::Format::Circle);
 
-/// What `code` means by Circle's rule ([`OperatorCode::builtin_operator_code`]).
+/// What `code` means by Circle's rule ([`OperatorCode::builtin_operator`]).
 fn operator_kind<'a>(code: OperatorCode<'a>) -> OperatorKind<'a> {
-    let version = code.version();
-    if is_custom(&code) {
-        return OperatorKind::Custom { name: code.custom_code().unwrap_or(""), version };
+    let (op, version) = (code.builtin_operator(), code.version());
+    match op {
+        BuiltinOperator::CUSTOM => OperatorKind::Custom { name: code.custom_code().unwrap_or(""), version },
+        _ => OperatorKind::Builtin { code: op.0, name: op.name(), version },
     }
-    let op = code.builtin_operator_code();
-    OperatorKind::Builtin { code: op, name: super::model::operator_name(op), version }
 }
 
 /// Whether `code` is a CUSTOM operator, by Circle's rule.
 fn is_custom(code: &OperatorCode<'_>) -> bool {
-    code.builtin_operator_code() == i32::from(BuiltinOperator::CUSTOM.0)
+    code.builtin_operator() == BuiltinOperator::CUSTOM
 }
 
 fn element_type(t: &Tensor<'_>) -> ElementType {
     let t = t.type_();
-    let (name, size) = super::model::type_name_and_size(t);
-    ElementType { code: t.0, name, size }
+    ElementType { code: t.0, name: t.name(), size: super::model::type_size(t) }
 }
 
-/// Revision 0 has no `shape_signature`; -1 in `shape` marks an unknown dimension.
+/// `shape_signature` when present and non-empty, as runtimes read it.
 fn shape_signature<'a>(t: &Tensor<'a>) -> Option<Vector<'a, i32>> {
-    t.shape()
+    t.signature()
 }
 
 impl<'a> FormatRules<'a> for Model<'a> {

@@ -1,5 +1,10 @@
-//! Circle (`CIR0`): Samsung ONE's model format, TFLite's schema plus circle-only values
-//! (`schema.fbs` is revision 0 plus the later revisions' values and fields FORMATS.md 2 lists).
+//! Circle (`CIR0`): Samsung ONE's model format, TFLite's schema plus circle-only values.
+//!
+//! `schema.fbs` is ONE's latest schema, revision 0.10: every earlier revision's fields sit in
+//! the same slots (FORMATS.md 2), so these views read every revision. What revision 0 named
+//! otherwise reads through [`OperatorCode::builtin_operator`] (slot 0, ubyte in revision 0,
+//! signed byte since) and [`SubGraph::data_format`]; [`revision0`] is revision 0's own schema,
+//! for the names a dump of a revision-0 file prints ([`Model::revision`]).
 //!
 //! [`Model::parse`] verifies the bytes and the model rules, then hands out the root view. Every
 //! table of `schema.fbs` has a view type here (generated into `generated.rs`); `model.rs` adds
@@ -9,9 +14,12 @@
 mod generated;
 mod graph;
 mod model;
+mod revision;
+pub mod revision0;
 
 pub use crate::graph::{ModelView, OperatorView, SubGraphView, TensorView, Warning};
 pub use generated::*;
+pub use revision::Revision;
 
 /// The file identifier at bytes 4..8, the same for every Circle revision.
 pub const IDENTIFIER: [u8; 4] = *b"CIR0";

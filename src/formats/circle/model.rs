@@ -1,57 +1,67 @@
 //! Parsing entry points and Circle's operator-code rule.
 
-use super::{BuiltinOperator, Model, OperatorCode, TensorType, IDENTIFIER};
+use super::IDENTIFIER;
+use super::{BuiltinOperator, DataFormat, Model, Operator, OperatorCode, SignatureDef, SubGraph, Tensor, TensorType};
 
 crate::container::entry_points!(Model, "a Circle file", "the model rules of [`crate::graph`]");
 crate::graph::model_container!();
 
-/// Slot 0's value in Circle 0.4 and later that sends the reader to `extended_builtin_code`.
+/// Slot 0's value in Circle 0.4 and later that sends the reader to the int32 `builtin_code`.
 const GREATER_OP_CODES: i8 = 127;
 
-/// First builtin code past revision 0's enum; from there Circle follows TFLite's numbering.
-const FIRST_TFLITE_ONLY_OP: i32 = 103;
+/// The last tensor type code Circle shares with TFLite's numbering.
+const LAST_TFLITE_TYPE: i8 = 18;
 
-/// First tensor type code past revision 0's enum; from there Circle follows TFLite's numbering.
-const FIRST_TFLITE_ONLY_TYPE: i8 = 10;
+impl<'a> Model<'a> {
+    /// The signature whose `signature_key` is `key`: a scan of `Model.signature_defs`, linear
+    /// in the file times the length of `key`.
+    pub fn signature(&self, key: &str) -> Option<SignatureDef<'a>> {
+        self.signature_defs()?.iter().find(|s| s.signature_key() == Some(key))
+    }
+
+    /// The operator code of `op`.
+    pub fn operator_code(&self, op: &Operator<'a>) -> Option<OperatorCode<'a>> {
+        self.operator_codes()?.get(usize::try_from(op.opcode_index()).ok()?)
+    }
+}
+
+impl<'a> Tensor<'a> {
+    /// The shape with -1 for dimensions unknown until run time, as runtimes read it:
+    /// `shape_signature` when present and non-empty, otherwise `shape` (revision 0 has no
+    /// `shape_signature` and writes -1 in `shape`).
+    pub fn signature(&self) -> Option<crate::wire::Vector<'a, i32>> {
+        self.shape_signature().filter(|s| !s.is_empty()).or_else(|| self.shape())
+    }
+}
+
+impl SubGraph<'_> {
+    /// The data format of the subgraph's inputs and outputs: revision 0's `data_format` (slot
+    /// 5), which later revisions deprecate as `deprecated_data_format`.
+    pub fn data_format(&self) -> DataFormat {
+        DataFormat(self.raw().scalar(super::revision::DATA_FORMAT, 0))
+    }
+}
 
 impl OperatorCode<'_> {
-    /// The builtin code this operator code means, by Circle's rule (FORMATS.md 2): slot 0 read
-    /// as a signed byte, unless it is 127, which defers to the int32 `extended_builtin_code`.
-    /// One rule reads every revision: revision 0's ubyte 254 (INSTANCE_NORM) reads as -2, the
-    /// code later revisions give it. (TFLite's `max()` rule would lose the negative codes.)
-    pub fn builtin_operator_code(&self) -> i32 {
-        match self.builtin_code().0 {
-            GREATER_OP_CODES => self.extended_builtin_code(),
-            code => i32::from(code),
+    /// The builtin operator this operator code means, by Circle's rule (FORMATS.md 2): slot 0
+    /// (`deprecated_builtin_code`) read as a signed byte, unless it is 127, which defers to the
+    /// int32 `builtin_code`. One rule reads every revision: revision 0's ubyte 254
+    /// (INSTANCE_NORM) reads as -2, the code later revisions give it. (TFLite's `max()` rule
+    /// would lose the negative codes.)
+    pub fn builtin_operator(&self) -> BuiltinOperator {
+        match self.deprecated_builtin_code() {
+            GREATER_OP_CODES => self.builtin_code(),
+            code => BuiltinOperator(i32::from(code)),
         }
     }
 }
 
-/// The name of builtin code `code`: Circle's own name, or for codes later revisions took over
-/// from TFLite's numbering (103 and up), TFLite's.
-pub(crate) fn operator_name(code: i32) -> Option<&'static str> {
-    if code >= FIRST_TFLITE_ONLY_OP {
-        return crate::tflite::BuiltinOperator(code).name();
-    }
-    i8::try_from(code).ok().and_then(|c| BuiltinOperator(c).name())
-}
-
-/// The name and element size of tensor type `t`: Circle's own, or for codes later revisions
-/// took over from TFLite's numbering (10 and up), TFLite's.
-pub(crate) fn type_name_and_size(t: TensorType) -> (Option<&'static str>, Option<u64>) {
-    if t.0 < 0 {
-        return (t.name(), None); // UINT4 packs two per byte; GGML types are blocks
-    }
-    let tflite = crate::tflite::TensorType(t.0);
-    let name = if t.0 >= FIRST_TFLITE_ONLY_TYPE { tflite.name() } else { t.name() };
-    (name, type_size(t))
-}
-
-/// The element size of tensor type `t`: TFLite's for the codes Circle shares with it, none for
-/// Circle's own (negative) types.
+/// The element size of tensor type `t`: TFLite's for the codes Circle shares with it (0 to
+/// 18), none for Circle's own negative codes (UINT4 packs two per byte; the GGML and MX types
+/// are blocks with their own scales).
 pub(crate) fn type_size(t: TensorType) -> Option<u64> {
-    if t.0 < 0 {
-        return None; // UINT4 packs two per byte; GGML types are blocks
+    match t.0 {
+        0..=LAST_TFLITE_TYPE => crate::tflite::element_size(crate::tflite::TensorType(t.0)),
+        _ => None,
     }
-    crate::tflite::element_size(crate::tflite::TensorType(t.0)).filter(|_| t.0 <= 17)
 }
