@@ -75,10 +75,14 @@ pub(crate) mod path {
         INTERMEDIATES = 7, TENSORS = 8, BUFFER = 9, OPCODE_INDEX = 10, OPERATOR_CODES = 11,
         CUSTOM_CODE = 12, QUANTIZATION = 13, SCALE = 14, ZERO_POINT = 15, QUANTIZED_DIMENSION = 16,
         OFFSET = 17, IS_VARIABLE = 18, LARGE_CUSTOM_OPTIONS = 19, BUILTIN_OPTIONS = 20,
-        OPERATOR_INPUTS = 21, OPERATOR_OUTPUTS = 22,
+        OPERATOR_INPUTS = 21, OPERATOR_OUTPUTS = 22, SPARSITY = 23, SIGNATURE_DEFS = 24,
+        SUBGRAPH_INDEX = 25, TENSOR_INDEX = 26, METADATA = 27, BUILTIN_OPTIONS_2 = 28, DIM_METADATA = 29,
+        TRAVERSAL_ORDER = 30, DETAILS = 31, SIGNATURE_INPUTS = 32, SIGNATURE_OUTPUTS = 33,
+        METADATA_BUFFER = 34, TENSOR_TYPE = 35, BUILTIN_CODE = 36, SHAPE = 37, CUSTOM_OPTIONS = 38,
     }
-    /// The first code of a format's own fields.
-    pub(crate) const FORMAT: u8 = 23;
+    /// The first code of a format's own fields (neither TFLite nor Circle has any now).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) const FORMAT: u8 = 39;
 }
 
 /// The fields of a format's path codes (for [`FormatRules::PATHS`]): those every format has,
@@ -111,6 +115,22 @@ macro_rules! path_fields {
             field::<m::Operator<'static>>("builtin_options"),
             field::<m::Operator<'static>>("inputs"),
             field::<m::Operator<'static>>("outputs"),
+            field::<m::Tensor<'static>>("sparsity"),
+            field::<m::Model<'static>>("signature_defs"),
+            field::<m::SignatureDef<'static>>("subgraph_index"),
+            field::<m::TensorMap<'static>>("tensor_index"),
+            field::<m::Model<'static>>("metadata"),
+            field::<m::Operator<'static>>("builtin_options_2"),
+            field::<m::SparsityParameters<'static>>("dim_metadata"),
+            field::<m::SparsityParameters<'static>>("traversal_order"),
+            field::<m::QuantizationParameters<'static>>("details"),
+            field::<m::SignatureDef<'static>>("inputs"),
+            field::<m::SignatureDef<'static>>("outputs"),
+            field::<m::Metadata<'static>>("buffer"),
+            field::<m::Tensor<'static>>("type"),
+            field::<m::OperatorCode<'static>>("builtin_code"),
+            field::<m::Tensor<'static>>("shape"),
+            field::<m::Operator<'static>>("custom_options"),
             $(field::<m::$table<'static>>(stringify!($field))),*
         ]
     }};
@@ -317,6 +337,22 @@ mod tests {
             (BUILTIN_OPTIONS, "builtin_options"),
             (OPERATOR_INPUTS, "inputs"),
             (OPERATOR_OUTPUTS, "outputs"),
+            (SPARSITY, "sparsity"),
+            (SIGNATURE_DEFS, "signature_defs"),
+            (SUBGRAPH_INDEX, "subgraph_index"),
+            (TENSOR_INDEX, "tensor_index"),
+            (METADATA, "metadata"),
+            (BUILTIN_OPTIONS_2, "builtin_options_2"),
+            (DIM_METADATA, "dim_metadata"),
+            (TRAVERSAL_ORDER, "traversal_order"),
+            (DETAILS, "details"),
+            (SIGNATURE_INPUTS, "inputs"),
+            (SIGNATURE_OUTPUTS, "outputs"),
+            (METADATA_BUFFER, "buffer"),
+            (TENSOR_TYPE, "type"),
+            (BUILTIN_CODE, "builtin_code"),
+            (SHAPE, "shape"),
+            (CUSTOM_OPTIONS, "custom_options"),
         ];
         for (code, name) in codes {
             assert_eq!(name_of::<crate::tflite::Model<'_>>(code), Some(name), "TFLite code {code}");
@@ -324,6 +360,7 @@ mod tests {
         }
         assert_eq!(usize::from(FORMAT), codes.len() + 1);
         assert_eq!(name_of::<crate::circle::Model<'_>>(FORMAT), None, "Circle has no codes of its own");
+        assert_eq!(name_of::<crate::tflite::Model<'_>>(FORMAT), None, "TFLite has no codes of its own");
     }
 
     #[test]

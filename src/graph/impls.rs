@@ -60,6 +60,8 @@ macro_rules! graph_views {
             type SubGraph = SubGraph<'a>;
             type Tensor = Tensor<'a>;
             type Operator = Operator<'a>;
+            type Signature = SignatureDef<'a>;
+            type Metadata = Metadata<'a>;
             const FORMAT: $crate::Format = $format;
 
             fn file(&self) -> &'a [u8] {
@@ -98,6 +100,85 @@ macro_rules! graph_views {
                 let code = self.operator_codes().and_then(|c| c.get(index));
                 code.map_or(self.raw().position(), |c| c.raw().position())
             }
+            fn signature_list(&self) -> Option<$crate::wire::TableVector<'a, SignatureDef<'a>>> {
+                self.signature_defs()
+            }
+            fn metadata_list(&self) -> Option<$crate::wire::TableVector<'a, Metadata<'a>>> {
+                self.metadata()
+            }
+        }
+
+        impl<'a> $crate::graph::SignatureView<'a> for SignatureDef<'a> {
+            type TensorMap = TensorMap<'a>;
+
+            fn position(&self) -> usize {
+                self.raw().position()
+            }
+            fn key(&self) -> Option<&'a str> {
+                self.signature_key()
+            }
+            fn subgraph_index(&self) -> u32 {
+                SignatureDef::subgraph_index(self)
+            }
+            fn inputs(&self) -> Option<$crate::wire::TableVector<'a, TensorMap<'a>>> {
+                SignatureDef::inputs(self)
+            }
+            fn outputs(&self) -> Option<$crate::wire::TableVector<'a, TensorMap<'a>>> {
+                SignatureDef::outputs(self)
+            }
+        }
+
+        impl<'a> $crate::graph::TensorMapView<'a> for TensorMap<'a> {
+            fn position(&self) -> usize {
+                self.raw().position()
+            }
+            fn name(&self) -> Option<&'a str> {
+                TensorMap::name(self)
+            }
+            fn tensor_index(&self) -> u32 {
+                TensorMap::tensor_index(self)
+            }
+        }
+
+        impl<'a> $crate::graph::MetadataView<'a> for Metadata<'a> {
+            fn position(&self) -> usize {
+                self.raw().position()
+            }
+            fn name(&self) -> Option<&'a str> {
+                Metadata::name(self)
+            }
+            fn buffer(&self) -> u32 {
+                Metadata::buffer(self)
+            }
+        }
+
+        impl<'a> $crate::graph::SparsityView<'a> for SparsityParameters<'a> {
+            type Dimension = DimensionMetadata<'a>;
+
+            fn traversal_order(&self) -> Option<$crate::wire::Vector<'a, i32>> {
+                SparsityParameters::traversal_order(self)
+            }
+            fn block_map(&self) -> Option<$crate::wire::Vector<'a, i32>> {
+                SparsityParameters::block_map(self)
+            }
+            fn dim_metadata(&self) -> Option<$crate::wire::TableVector<'a, DimensionMetadata<'a>>> {
+                SparsityParameters::dim_metadata(self)
+            }
+        }
+
+        impl<'a> $crate::graph::DimensionView<'a> for DimensionMetadata<'a> {
+            fn format(&self) -> i8 {
+                DimensionMetadata::format(self).0
+            }
+            fn dense_size(&self) -> i32 {
+                DimensionMetadata::dense_size(self)
+            }
+            fn array_segments(&self) -> Option<$crate::graph::IndexValues<'a>> {
+                $crate::graph::sparsity::index_values(self.raw(), $crate::graph::sparsity::ARRAY_SEGMENTS)
+            }
+            fn array_indices(&self) -> Option<$crate::graph::IndexValues<'a>> {
+                $crate::graph::sparsity::index_values(self.raw(), $crate::graph::sparsity::ARRAY_INDICES)
+            }
         }
 
         impl<'a> $crate::graph::SubGraphView<'a> for SubGraph<'a> {
@@ -125,6 +206,8 @@ macro_rules! graph_views {
         }
 
         impl<'a> $crate::graph::TensorView<'a> for Tensor<'a> {
+            type Sparsity = SparsityParameters<'a>;
+
             fn position(&self) -> usize {
                 self.raw().position()
             }
@@ -155,6 +238,9 @@ macro_rules! graph_views {
                     zero_point: q.zero_point(),
                     quantized_dimension: q.quantized_dimension(),
                 })
+            }
+            fn sparsity(&self) -> Option<SparsityParameters<'a>> {
+                Tensor::sparsity(self)
             }
         }
 

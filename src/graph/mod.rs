@@ -11,20 +11,25 @@
 //! vector; none descends through shared offsets. What does (the rules, the warnings) is charged
 //! to the work budget of [`crate::verify::Options`].
 
+pub(crate) mod calls;
 pub(crate) mod checker;
 mod impls;
 mod rules;
 mod runtime;
 pub(crate) mod scratch;
+pub(crate) mod sparsity;
+mod tables;
 mod view;
 mod warning_text;
 
 pub(crate) use checker::{Checked, Checker, Site};
 pub(crate) use impls::{graph_views, model_container};
 pub use rules::Warning;
-pub(crate) use rules::{affine_refusal, check, runtime_check, warnings, FormatRules, CALLED_SUBGRAPH, VARIABLE_DATA};
+pub(crate) use rules::VARIABLE_DATA;
+pub(crate) use rules::{affine_refusal, check, details_tensors, runtime_check, warnings, FormatRules};
 pub(crate) use runtime::Refusals;
 pub use runtime::Runtime;
+pub use sparsity::IndexValues;
 pub use view::{BufferRef, ElementType, OperatorKind, QuantView};
 
 use crate::container::path_error;
@@ -45,6 +50,10 @@ pub trait ModelView<'a>: Copy + 'a {
     type Tensor: TensorView<'a> + FromTable<'a>;
     /// The format's operator view.
     type Operator: OperatorView<'a> + FromTable<'a>;
+    /// The format's signature view.
+    type Signature: SignatureView<'a> + FromTable<'a>;
+    /// The format's metadata-entry view.
+    type Metadata: MetadataView<'a> + FromTable<'a>;
 
     /// The format.
     const FORMAT: crate::Format;
@@ -69,6 +78,10 @@ pub trait ModelView<'a>: Copy + 'a {
     fn operator_kind_at(&self, index: usize) -> Option<OperatorKind<'a>>;
     /// Where operator code `index` starts, for error offsets (the root's position if absent).
     fn operator_code_position(&self, index: usize) -> usize;
+    /// `Model.signature_defs`: the exported entry points.
+    fn signature_list(&self) -> Option<TableVector<'a, Self::Signature>>;
+    /// `Model.metadata`: named buffers.
+    fn metadata_list(&self) -> Option<TableVector<'a, Self::Metadata>>;
 
     /// Subgraph `index`.
     fn subgraph(&self, index: usize) -> Option<Self::SubGraph> {
@@ -169,6 +182,9 @@ pub trait SubGraphView<'a>: Copy + 'a {
 
 /// A tensor: its type, shape, data buffer and quantization.
 pub trait TensorView<'a>: Copy + 'a {
+    /// The format's sparsity view.
+    type Sparsity: SparsityView<'a>;
+
     /// Where the table starts, for error offsets.
     fn position(&self) -> usize;
     /// `Tensor.name`.
@@ -188,6 +204,72 @@ pub trait TensorView<'a>: Copy + 'a {
     fn is_variable(&self) -> bool;
     /// `Tensor.quantization`'s per-tensor and per-axis parameters.
     fn quantization(&self) -> Option<QuantView<'a>>;
+    /// `Tensor.sparsity`: how a sparse tensor's data is laid out.
+    fn sparsity(&self) -> Option<Self::Sparsity>;
+}
+
+/// A signature (`SignatureDef`): an entry point of the model, a subgraph with named inputs and
+/// outputs.
+pub trait SignatureView<'a>: Copy + 'a {
+    /// The format's tensor-map view.
+    type TensorMap: TensorMapView<'a> + FromTable<'a>;
+
+    /// Where the table starts, for error offsets.
+    fn position(&self) -> usize;
+    /// `SignatureDef.signature_key`.
+    fn key(&self) -> Option<&'a str>;
+    /// `SignatureDef.subgraph_index`: the subgraph it runs.
+    fn subgraph_index(&self) -> u32;
+    /// `SignatureDef.inputs`: names of tensors of that subgraph.
+    fn inputs(&self) -> Option<TableVector<'a, Self::TensorMap>>;
+    /// `SignatureDef.outputs`.
+    fn outputs(&self) -> Option<TableVector<'a, Self::TensorMap>>;
+}
+
+/// A signature's name for one tensor (`TensorMap`).
+pub trait TensorMapView<'a>: Copy + 'a {
+    /// Where the table starts, for error offsets.
+    fn position(&self) -> usize;
+    /// `TensorMap.name`.
+    fn name(&self) -> Option<&'a str>;
+    /// `TensorMap.tensor_index`: a tensor of the signature's subgraph.
+    fn tensor_index(&self) -> u32;
+}
+
+/// A metadata entry (`Metadata`): a named buffer.
+pub trait MetadataView<'a>: Copy + 'a {
+    /// Where the table starts, for error offsets.
+    fn position(&self) -> usize;
+    /// `Metadata.name`.
+    fn name(&self) -> Option<&'a str>;
+    /// `Metadata.buffer`: an index into `Model.buffers`.
+    fn buffer(&self) -> u32;
+}
+
+/// A sparse tensor's layout (`SparsityParameters`).
+pub trait SparsityView<'a>: Copy + 'a {
+    /// The format's dimension-metadata view.
+    type Dimension: DimensionView<'a> + FromTable<'a>;
+
+    /// `SparsityParameters.traversal_order`.
+    fn traversal_order(&self) -> Option<Vector<'a, i32>>;
+    /// `SparsityParameters.block_map`.
+    fn block_map(&self) -> Option<Vector<'a, i32>>;
+    /// `SparsityParameters.dim_metadata`: one entry per traversed dimension.
+    fn dim_metadata(&self) -> Option<TableVector<'a, Self::Dimension>>;
+}
+
+/// One traversed dimension of a sparse tensor (`DimensionMetadata`).
+pub trait DimensionView<'a>: Copy + 'a {
+    /// `DimensionMetadata.format`: 0 `DENSE`, 1 `SPARSE_CSR` in both formats.
+    fn format(&self) -> i8;
+    /// `DimensionMetadata.dense_size`.
+    fn dense_size(&self) -> i32;
+    /// `DimensionMetadata.array_segments`' values, whatever their stored width; `None` when
+    /// absent or of a member the schema does not name.
+    fn array_segments(&self) -> Option<IndexValues<'a>>;
+    /// `DimensionMetadata.array_indices`' values, as [`DimensionView::array_segments`].
+    fn array_indices(&self) -> Option<IndexValues<'a>>;
 }
 
 /// An operator: which code it runs, over which tensors.

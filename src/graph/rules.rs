@@ -10,7 +10,7 @@
 
 use super::checker::path::{BUFFER, BUFFERS, CUSTOM_CODE, INPUTS, INTERMEDIATES, IS_VARIABLE, OFFSET, OPCODE_INDEX};
 use super::checker::path::{BUILTIN_OPTIONS, LARGE_CUSTOM_OPTIONS, OPERATORS, OPERATOR_CODES, OUTPUTS, QUANTIZATION};
-use super::checker::path::{ELEMENT, INNER, OPERATOR_INPUTS, OPERATOR_OUTPUTS, OUTER};
+use super::checker::path::{DETAILS, ELEMENT, INNER, OPERATOR_INPUTS, OPERATOR_OUTPUTS, OUTER};
 use super::checker::path::{QUANTIZED_DIMENSION, SCALE, SUBGRAPHS, TENSORS, VERSION, ZERO_POINT};
 use super::checker::{Checked, Checker, Failed, Site};
 use super::runtime::Refusals;
@@ -70,19 +70,15 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> + VerifyTable {
     /// [`TensorView::element_type`], without naming the type).
     fn element_size(tensor: &Self::Tensor) -> (i8, Option<u64>);
 
-    /// Rules on model-level fields only this format has, after the buffers are checked.
-    fn model_rules(&self, _c: &mut Checker<'a, Self>) -> Checked {
-        Ok(())
-    }
-
     /// The format's own rules on a tensor (the one at [`Checker::outer`] and [`Checker::inner`]
     /// of the subgraph, which has `count` tensors, whose constant data is `data`).
     fn tensor_rules(&self, _c: &mut Checker<'a, Self>, _tensor: &Self::Tensor, _count: usize, _data: &[u8]) -> Checked {
         Ok(())
     }
 
-    /// Checks the non-empty `data` of a tensor whose layout the format defines itself (sparse
-    /// or external tensors); `Ok(true)` when it did, which skips the dense size check.
+    /// Checks the non-empty `data` of a tensor whose layout the format defines itself (an
+    /// external tensor's); `Ok(true)` when it did, which skips the sparsity and dense size
+    /// checks.
     fn data_rules(&self, _c: &mut Checker<'a, Self>, _tensor: &Self::Tensor, _data: &[u8]) -> Checked<bool> {
         Ok(false)
     }
@@ -90,11 +86,6 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> + VerifyTable {
     /// Calls `f(subgraph_index, site)` for every subgraph `op` calls, `site` being where an
     /// index out of range is reported (the options field that holds it).
     fn called_subgraphs(_op: &Self::Operator, _f: &mut dyn FnMut(i64, &'static Site)) {}
-
-    /// Rules on model-level tables that point into subgraphs (signatures), after them.
-    fn graph_rules(&self, _c: &mut Checker<'a, Self>, _subgraphs: &TableVector<'a, Self::SubGraph>) -> Checked {
-        Ok(())
-    }
 
     /// Applies `runtime`'s own load-time checks, reporting each refusal with
     /// [`Checker::refuse`] and `each`; charges `c` no more than the rules charge for the same
@@ -107,13 +98,6 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> + VerifyTable {
     /// passed: each with a budget of its own from `options`, its error located through the
     /// model.
     fn nested_rules(&self, _options: &Options) -> Result<(), Error> {
-        Ok(())
-    }
-
-    /// Calls `f` for format-specific advisory findings, charging `c` for the work; the rules
-    /// must have charged at least as much for the same model (so a model they accepted never
-    /// runs out here).
-    fn warnings(&self, _c: &mut Checker<'a, Self>, _f: &mut dyn FnMut(Warning)) -> Checked {
         Ok(())
     }
 }
@@ -170,6 +154,26 @@ pub(crate) static VARIABLE_DATA: Site = Site::new(
     [SUBGRAPHS | OUTER, TENSORS | INNER, IS_VARIABLE, 0],
 );
 
+/// Where a quantization detail naming a tensor out of range is reported.
+static DETAILS_TENSOR: Site = Site::new(RANGE, [SUBGRAPHS | OUTER, TENSORS | INNER, QUANTIZATION, DETAILS]);
+
+/// The rule on quantization details that name other tensors of the subgraph (block-wise: the
+/// scales and zero points tensors, -1 for none), given the `named` (scales, zero points) of the
+/// tensor at byte `at`, whose subgraph has `count` tensors.
+pub(crate) fn details_tensors<'a, M: FormatRules<'a>>(
+    c: &mut Checker<'a, M>,
+    at: usize,
+    named: Option<(i32, i32)>,
+    count: usize,
+) -> Checked {
+    let Some((scales, zero_points)) = named else { return Ok(()) };
+    let valid = |i: i32| usize::try_from(i).is_ok_and(|i| i < count);
+    if !valid(scales) || (zero_points != -1 && !valid(zero_points)) {
+        return Err(c.fail(&DETAILS_TENSOR, at));
+    }
+    Ok(())
+}
+
 /// Where a called subgraph out of range in `Operator.builtin_options` is reported.
 pub(crate) static CALLED_SUBGRAPH: Site = Site::new(RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, BUILTIN_OPTIONS, 0]);
 
@@ -193,7 +197,7 @@ fn check_all<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
         c.outer = s;
         subgraph_rules(c, &subgraph, subgraphs.len())?;
     }
-    model.graph_rules(c, &subgraphs)?;
+    super::tables::signature_rules(c, &subgraphs)?;
     no_call_cycles(c, &subgraphs)
 }
 
@@ -254,7 +258,7 @@ fn all_warnings<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, f: &mut dyn FnMu
     if model.buffer_data(0).is_ok_and(|d| !d.is_empty()) {
         f(Warning::SentinelBufferNotEmpty);
     }
-    model.warnings(c, f)
+    super::tables::duplicate_metadata(c, f)
 }
 
 fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
@@ -280,7 +284,7 @@ fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
             return Err(c.fail(&BUFFER_RANGE, usize::try_from(buffer.offset).unwrap_or(usize::MAX)));
         }
     }
-    m.model_rules(c)?;
+    super::tables::metadata_rules(c)?;
     for i in 0..m.operator_code_count() {
         c.charge(1)?;
         if m.custom_without_code(i) {
@@ -399,8 +403,11 @@ fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tens
     if data.is_empty() || model.data_rules(c, tensor, data)? {
         return Ok(());
     }
-    let Some(shape) = shape else { return Ok(()) };
     let (code, size) = M::element_size(tensor);
+    if let Some(sparsity) = tensor.sparsity() {
+        return super::sparsity::sparsity_rules(c, &sparsity, shape, size, data.len(), at);
+    }
+    let Some(shape) = shape else { return Ok(()) };
     if code == STRING {
         return if string_layout_ok(data) { Ok(()) } else { Err(c.fail(&STRING_LAYOUT, at)) };
     }

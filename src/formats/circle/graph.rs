@@ -1,13 +1,14 @@
 //! Circle's views as the shared model graph (`crate::graph`), and the rules Circle adds. The
 //! trait impls come from `graph_views!`; this file holds what is Circle's own.
 
-use super::{BuiltinOperator, BuiltinOptions, CallOptions, Model, Operator, OperatorCode, SubGraph, Tensor};
+use super::{BlockwiseQuantization, BuiltinOperator, DimensionMetadata, Metadata, Model, Operator, OperatorCode};
+use super::{QuantizationDetails, SignatureDef, SparsityParameters, SubGraph, Tensor, TensorMap};
+use crate::graph::VARIABLE_DATA;
 use crate::graph::{affine_refusal, Checked, Checker, ElementType, FormatRules, OperatorKind, Site, TensorView};
-use crate::graph::{CALLED_SUBGRAPH, VARIABLE_DATA};
 use crate::wire::Vector;
 
-/// `Operator.builtin_options`' value slot (a test checks it against the schema).
-const OPTIONS: u16 = 4;
+/// `QuantizationParameters.details`' value slot (a test checks it against the schema).
+const DETAILS_SLOT: u16 = 5;
 
 crate::graph::graph_views!(crate::Format::Circle);
 
@@ -53,37 +54,39 @@ impl<'a> FormatRules<'a> for Model<'a> {
 
     /// Circle's readers (ONE's loaders, like LiteRT's from which they descend) refuse
     /// inconsistent scales, zero points and quantized dimensions, and variable tensors with
-    /// constant data: FORMATS.md 1.5 holds as rules.
-    fn tensor_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, _count: usize, data: &[u8]) -> Checked {
+    /// constant data: FORMATS.md 1.5 holds as rules. Block-wise details name other tensors of
+    /// the subgraph (-1: none).
+    fn tensor_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, count: usize, data: &[u8]) -> Checked {
         let at = tensor.raw().position();
         if tensor.is_variable() && !data.is_empty() {
             return Err(c.fail(&VARIABLE_DATA, at));
         }
         let Some(q) = TensorView::quantization(tensor) else { return Ok(()) };
-        match affine_refusal(&q, Tensor::shape(tensor)) {
-            Some(site) => Err(c.fail(site, at)),
-            None => Ok(()),
+        if let Some(site) = affine_refusal(&q, Tensor::shape(tensor)) {
+            return Err(c.fail(site, at));
         }
+        let Some(details) = Tensor::quantization(tensor) else { return Ok(()) };
+        let (table, tag) = (details.raw(), details.details_type());
+        let named = table.union_member::<QuantizationDetails, BlockwiseQuantization>(DETAILS_SLOT, tag);
+        crate::graph::details_tensors(c, at, named.map(|b| (b.scales(), b.zero_points())), count)
     }
 
-    /// Revision 0's only control-flow operator is CALL. Reads only that member of the options
-    /// union, without building the union's value.
+    /// The control-flow options, with TFLite's tags and slots (0.10 has all of TFLite's).
     fn called_subgraphs(op: &Operator<'a>, f: &mut dyn FnMut(i64, &'static Site)) {
-        let tag = op.builtin_options_type();
-        if let Some(o) = op.raw().union_member::<BuiltinOptions, CallOptions>(OPTIONS, tag) {
-            f(i64::from(o.subgraph()), &CALLED_SUBGRAPH);
-        }
+        let tags = [op.builtin_options_type(), op.builtin_options_2_type()];
+        crate::graph::calls::for_each_called_subgraph(op.raw(), tags, f);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Operator, OPTIONS};
+    use super::DETAILS_SLOT;
+    use crate::circle::QuantizationParameters;
     use crate::schema::TableType;
 
     #[test]
-    fn the_options_slot_is_the_schemas() {
-        let slot = Operator::desc().fields.iter().find(|f| f.name == "builtin_options").map(|f| f.slot);
-        assert_eq!(slot, Some(OPTIONS));
+    fn the_details_slot_is_the_schemas() {
+        let slot = QuantizationParameters::desc().fields.iter().find(|f| f.name == "details").map(|f| f.slot);
+        assert_eq!(slot, Some(DETAILS_SLOT));
     }
 }

@@ -2,7 +2,8 @@
 //! custom options and the model rules serve TFLite and Circle with one piece of code. The
 //! trait impls come from `graph_views!`; this file holds what is TFLite's own.
 
-use super::{BuiltinOperator, Model, Operator, OperatorCode, SubGraph, Tensor, TensorType};
+use super::{BuiltinOperator, DimensionMetadata, Metadata, Model, Operator, OperatorCode, SignatureDef};
+use super::{SparsityParameters, SubGraph, Tensor, TensorMap, TensorType};
 use crate::graph::{ElementType, OperatorKind};
 use crate::wire::Vector;
 

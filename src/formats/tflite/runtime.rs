@@ -18,11 +18,11 @@
 //! `python/tflite_micro/python_ops_resolver.cc`). `tests/litert_agreement.rs` and
 //! `tests/tflm_agreement.rs` compare the verdicts with both runtimes' Python interpreters.
 
-use super::rules::{BUILTIN_CODE, CUSTOM_OPTIONS, SHAPE, TENSOR_TYPE};
 use super::runtime_ops::{LITERT_BUILTINS, TFLM_KERNELS};
 use super::{BuiltinOperator, Model, Tensor, TensorType};
 use crate::error::{Error, ErrorKind};
 use crate::graph::checker::path::{BUFFER, INNER, IS_VARIABLE, OPCODE_INDEX, OPERATORS, OPERATOR_CODES, OUTER};
+use crate::graph::checker::path::{BUILTIN_CODE, CUSTOM_OPTIONS, SHAPE, TENSOR_TYPE};
 use crate::graph::checker::path::{SUBGRAPHS, TENSORS};
 use crate::graph::scratch::BitSet;
 use crate::graph::{affine_refusal, Checked, Checker, ModelView, Runtime, Site, TensorView, VARIABLE_DATA};
