@@ -1,6 +1,7 @@
 //! Circle: agreement with ONE's own bindings (`.circle_schema.json`), Circle's operator-code
-//! rule and later revisions' values on crafted files, and the shared model graph giving the
-//! same answers for a Circle file and the TFLite file it was converted from.
+//! rule and later revisions' values on crafted files, the shared model graph giving the same
+//! answers for a Circle file (revision 0 or 0.10) and the TFLite file it was converted from, and
+//! the shared rules located in Circle's schema terms.
 
 mod support;
 
@@ -186,6 +187,152 @@ fn circle_and_its_tflite_source_read_the_same() {
     let listing = listing(t);
     assert!(listing.len() > 10, "{listing:?}");
     assert_eq!(listing, self::listing(c));
+}
+
+/// Everything a loader reads of `model` through the shared traits, as text: each subgraph with
+/// its inputs and outputs; each tensor's name, type, shape, shape signature, data,
+/// quantization and sparsity; each operator's kind, tensors and custom options; the signatures
+/// with their tensor maps, and the metadata entries with their bytes.
+fn full_listing<'a, M: ModelView<'a>>(model: M) -> Vec<String> {
+    use flatmodel::graph::{DimensionView, MetadataView, SignatureView, SparsityView, TensorMapView};
+    let mut out = Vec::new();
+    for sg in model.subgraph_list().into_iter().flat_map(|v| v.iter()) {
+        out.push(format!("subgraph {:?} {:?} {:?}", sg.name(), ints(sg.inputs()), ints(sg.outputs())));
+        for t in sg.tensors().into_iter().flat_map(|v| v.iter()) {
+            let data = model.tensor_data(&t).unwrap();
+            let q = t.quantization().map(|q| {
+                let floats = |v: Option<flatmodel::wire::Vector<'_, f32>>| v.map(|v| v.iter().collect::<Vec<_>>());
+                let longs = q.zero_point.map(|v| v.iter().collect::<Vec<_>>());
+                (floats(q.min), floats(q.max), floats(q.scale), longs, q.quantized_dimension)
+            });
+            let sparsity = t.sparsity().map(|s| {
+                let dims: Vec<_> = s
+                    .dim_metadata()
+                    .into_iter()
+                    .flat_map(|v| v.iter())
+                    .map(|d| {
+                        let values = |v: Option<flatmodel::graph::IndexValues<'_>>| {
+                            v.map(|v| (0..v.len()).map(|i| v.get(i)).collect::<Vec<_>>())
+                        };
+                        (d.format(), d.dense_size(), values(d.array_segments()), values(d.array_indices()))
+                    })
+                    .collect();
+                (ints(s.traversal_order()), ints(s.block_map()), dims)
+            });
+            out.push(format!(
+                "tensor {:?} {:?} {} {} {:?} {q:?} {sparsity:?} {}",
+                t.name(),
+                t.element_type().name,
+                ints(t.shape()),
+                ints(t.shape_signature()),
+                data,
+                t.is_variable()
+            ));
+        }
+        for op in sg.operators().into_iter().flat_map(|v| v.iter()) {
+            let kind = model.operator_kind(&op).unwrap();
+            let custom = model.custom_options(&op).unwrap();
+            let tensors = (ints(op.inputs()), ints(op.outputs()), ints(op.intermediates()));
+            out.push(format!("operator {kind} {tensors:?} {custom:?}"));
+        }
+    }
+    for sig in model.signature_list().into_iter().flat_map(|v| v.iter()) {
+        let maps = |m: Option<flatmodel::wire::TableVector<'a, <M::Signature as SignatureView<'a>>::TensorMap>>| {
+            m.into_iter().flat_map(|v| v.iter()).map(|t| (t.name(), t.tensor_index())).collect::<Vec<_>>()
+        };
+        out.push(format!(
+            "signature {:?} {} {:?} {:?}",
+            sig.key(),
+            sig.subgraph_index(),
+            maps(sig.inputs()),
+            maps(sig.outputs())
+        ));
+    }
+    for meta in model.metadata_list().into_iter().flat_map(|v| v.iter()) {
+        out.push(format!("metadata {:?} {:?}", meta.name(), model.buffer_data(meta.buffer()).unwrap()));
+    }
+    out
+}
+
+/// The TFLite file a corpus Circle 0.10 file was converted from (its `.conversion.json` names
+/// it), in `tflite_dir`.
+fn source_of(circle_file: &Path, tflite_dir: &Path) -> std::path::PathBuf {
+    let conversion = support::read_json(&support::reference(circle_file, "conversion.json").unwrap());
+    tflite_dir.join(conversion["source"].as_str().unwrap())
+}
+
+/// Compares each Circle 0.10 file in `dir` with its TFLite source in `tflite_dir`; returns how
+/// many were compared and how many listings held signatures.
+fn compare_with_sources(dir: &Path, tflite_dir: &Path) -> (usize, usize) {
+    let (mut checked, mut with_signatures, mut failures) = (0, 0, Vec::new());
+    for file in support::files_with_suffix(dir, ".circle") {
+        if support::reference(&file, "conversion.json").is_none() {
+            continue;
+        }
+        let (c_bytes, t_bytes) = (std::fs::read(&file).unwrap(), std::fs::read(source_of(&file, tflite_dir)).unwrap());
+        let c = full_listing(circle::Model::parse_structure(&c_bytes).unwrap());
+        let t = full_listing(tflite::Model::parse_structure(&t_bytes).unwrap());
+        if let Some(i) = (0..c.len().max(t.len())).find(|&i| c.get(i) != t.get(i)) {
+            failures.push(format!("{}: line {i}: {:?} vs TFLite's {:?}", file.display(), c.get(i), t.get(i)));
+        }
+        with_signatures += usize::from(c.iter().any(|l| l.starts_with("signature ")));
+        checked += 1;
+    }
+    assert!(failures.is_empty(), "{} of {checked} differ:\n{}", failures.len(), failures.join("\n"));
+    (checked, with_signatures)
+}
+
+/// A Circle 0.10 file reads, through the shared traits, exactly as the TFLite file it was
+/// converted from: names, shapes, shape signatures, types, data, quantization, sparsity,
+/// operators, signatures and metadata.
+#[test]
+fn circle_0_10_files_list_the_same_graph_as_their_tflite_sources() {
+    let dir = support::testdata();
+    let (checked, with_signatures) = compare_with_sources(&dir.join("circle"), &dir.join("tflite"));
+    assert_eq!((checked, with_signatures), (1, 1));
+    let Some(corpus) = support::corpus() else {
+        eprintln!("FLATMODEL_CORPUS not set: skipping the corpus");
+        return;
+    };
+    let (checked, with_signatures) = compare_with_sources(&corpus.join("circle-0.10"), &corpus.join("tflite"));
+    assert!(checked >= 30 && with_signatures >= 5, "{checked} compared, {with_signatures} with signatures");
+}
+
+/// The listing sees a difference (so the test above can fail).
+#[test]
+fn the_full_listing_tells_models_apart() {
+    let dir = support::testdata();
+    let c_bytes = std::fs::read(dir.join("circle/c010_sine_float.circle")).unwrap();
+    let other = std::fs::read(dir.join("tflite/tf_convnet_fp16.tflite")).unwrap();
+    let c = full_listing(circle::Model::parse(&c_bytes).unwrap());
+    assert!(c.len() > 15 && c.iter().any(|l| l.starts_with("metadata Some(\"min_runtime_version\")")), "{c:?}");
+    assert_ne!(c, full_listing(tflite::Model::parse(&other).unwrap()));
+}
+
+/// The shared rules on signatures and metadata hold for Circle 0.10, located in schema terms.
+#[test]
+fn circle_signature_and_metadata_indices_are_checked() {
+    use flatmodel::schema::TableType;
+    let bytes = std::fs::read(support::testdata().join("circle/c010_sine_float.circle")).unwrap();
+    let model = circle::Model::parse(&bytes).unwrap();
+    let slot =
+        |desc: &flatmodel::schema::TableDesc, name: &str| desc.fields.iter().find(|f| f.name == name).unwrap().slot;
+    // (`subgraph_index` holds the default 0, so it is not stored to break.)
+    let sig = model.signature_defs().unwrap().get(0).unwrap();
+    let map = sig.outputs().unwrap().get(0).unwrap();
+    let at_tensor = map.raw().field(slot(circle::TensorMap::desc(), "tensor_index"));
+    let meta = model.metadata().unwrap().get(0).unwrap();
+    let at_buffer = meta.raw().field(slot(circle::Metadata::desc(), "buffer"));
+    for (at, path) in
+        [(at_tensor, "Model.signature_defs[0].outputs[0].tensor_index"), (at_buffer, "Model.metadata[0].buffer")]
+    {
+        let mut broken = bytes.clone();
+        let at = at.unwrap_or_else(|| panic!("{path} is stored"));
+        broken[at..at + 4].copy_from_slice(&1000u32.to_le_bytes());
+        let e = circle::Model::parse(&broken).unwrap_err();
+        assert_eq!(e.kind(), flatmodel::ErrorKind::IndexOutOfRange, "{path}: {e}");
+        assert_eq!(e.location().to_string(), path, "{e}");
+    }
 }
 
 /// Every tensor and operator of `model`, as text, through the shared traits only.
