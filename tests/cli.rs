@@ -934,8 +934,34 @@ fn circle_models() -> Vec<PathBuf> {
     if let Some(corpus) = support::corpus() {
         models.extend(support::files_with_suffix(&corpus.join("circle"), ".circle"));
     }
+    models.retain(|m| support::reference(m, "circle_schema.json").is_some());
     assert!(!models.is_empty(), "no Circle models");
     models
+}
+
+/// `inspect` of a Circle 0.10 file shows what it shows of the TFLite file it came from:
+/// subgraphs, operators, tensors with shape signatures, signatures and metadata.
+#[test]
+fn circle_0_10_inspect_shows_what_its_tflite_source_shows() {
+    let inspect = |path: &Path| {
+        let r = run([OsStr::new("inspect"), OsStr::new("--json"), OsStr::new("--tensors"), path.as_os_str()]);
+        r.expect_code(0);
+        serde_json::from_str::<Value>(&r.stdout).unwrap()
+    };
+    let c = inspect(&support::testdata().join("circle/c010_sine_float.circle"));
+    let t = inspect(&model("sine_float"));
+    assert_eq!(c["circle_revision"], "0.4+");
+    assert!(arr(&c["signatures"]).len() == 1 && arr(&c["metadata"]).len() == 2, "{c}");
+    for key in ["signatures", "metadata", "subgraphs", "operator_histogram", "buffer_bytes_inside", "model_rules"] {
+        assert_eq!(c[key], t[key], "{key}");
+    }
+    let text = run([OsStr::new("inspect"), support::testdata().join("circle/c010_sine_float.circle").as_os_str()]);
+    assert!(
+        text.stdout.contains("serving_default (subgraph 0): inputs [dense_input=0] outputs [dense_2=9]"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("circle revision:     0.4 or later"), "{}", text.stdout);
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! `flatmodel inspect FILE [--json] [--tensors]`: what a model holds, at a glance.
 //!
-//! One summary serves TFLite and Circle (both through `flatmodel::graph`); each format adds the
-//! tables only it has (TFLite's signatures and metadata, Circle's data formats). The summary is
+//! One summary serves TFLite and Circle (both through `flatmodel::graph`: subgraphs, operators,
+//! tensors, signatures, metadata); each format adds what only it has (TFLite's readings of its
+//! metadata, Circle's data formats and revision). The summary is
 //! charged against a [`Budget`] linear in the file size, row by row and list element by list
 //! element, so a file whose tables are shared many times over is refused rather than expanded.
 
@@ -10,7 +11,7 @@ use crate::open::{self, Graph, Kind, Target};
 use crate::output::Out;
 use crate::warnings::Warnings;
 use crate::{Failure, Outcome};
-use flatmodel::graph::{ModelView, SubGraphView, TensorView};
+use flatmodel::graph::{MetadataView, ModelView, SignatureView, SubGraphView, TensorMapView, TensorView};
 use flatmodel::wire::Vector;
 use flatmodel::{circle, tflite};
 use serde_json::{json, Map, Value};
@@ -126,6 +127,12 @@ fn graph_summary<'a, M: ModelView<'a>>(
         }
         subgraphs.push(s);
     }
+    let signatures = signatures(model, budget)?;
+    let mut metadata = Vec::new();
+    for m in model.metadata_list().into_iter().flat_map(|m| m.iter()) {
+        budget.charge(1)?;
+        metadata.push(json!({"name": m.name(), "buffer": m.buffer()}));
+    }
     let (inside, outside) = model.buffer_bytes();
     let mut s = Map::new();
     s.insert("format".into(), json!(format));
@@ -137,7 +144,32 @@ fn graph_summary<'a, M: ModelView<'a>>(
     s.insert("buffers".into(), json!(model.buffer_count().unwrap_or(0)));
     s.insert("buffer_bytes_inside".into(), json!(inside));
     s.insert("buffer_bytes_outside".into(), json!(outside));
+    s.insert("signatures".into(), json!(signatures));
+    s.insert("metadata".into(), json!(metadata));
     Ok(s)
+}
+
+/// Each signature: its key, subgraph, and the names of its inputs and outputs.
+fn signatures<'a, M: ModelView<'a>>(model: M, budget: &mut Budget) -> Result<Vec<Value>, OverBudget> {
+    let mut signatures = Vec::new();
+    for sig in model.signature_list().into_iter().flat_map(|s| s.iter()) {
+        budget.charge(1)?;
+        let mut maps = |m: Option<flatmodel::wire::TableVector<'a, <M::Signature as SignatureView<'a>>::TensorMap>>| {
+            let m: Vec<_> = m.into_iter().flat_map(|v| v.iter()).collect();
+            budget.charge(m.len())?;
+            Ok::<_, OverBudget>(
+                m.iter().map(|t| json!({"name": t.name(), "tensor": t.tensor_index()})).collect::<Vec<_>>(),
+            )
+        };
+        let (inputs, outputs) = (maps(sig.inputs())?, maps(sig.outputs())?);
+        signatures.push(json!({
+            "key": sig.key(),
+            "subgraph": sig.subgraph_index(),
+            "inputs": inputs,
+            "outputs": outputs,
+        }));
+    }
+    Ok(signatures)
 }
 
 /// Every tensor of `sg`: name, type, stored shape and shape signature, buffer, data size and
@@ -176,31 +208,9 @@ fn tensor_list<'a, M: ModelView<'a>>(
     Ok(rows)
 }
 
-/// TFLite's own tables: signatures, metadata, the minimum runtime version.
+/// TFLite's own readings of its metadata: the minimum runtime version, the support metadata,
+/// associated files and the conversion record.
 fn tflite_extras(model: &tflite::Model<'_>, s: &mut Map<String, Value>, budget: &mut Budget) -> Result<(), OverBudget> {
-    let mut signatures = Vec::new();
-    for sig in model.signature_defs().into_iter().flat_map(|s| s.iter()) {
-        budget.charge(1)?;
-        let mut maps = |m: Option<flatmodel::wire::TableVector<'_, tflite::TensorMap<'_>>>| {
-            let m: Vec<_> = m.into_iter().flat_map(|v| v.iter()).collect();
-            budget.charge(m.len())?;
-            Ok::<_, OverBudget>(
-                m.iter().map(|t| json!({"name": t.name(), "tensor": t.tensor_index()})).collect::<Vec<_>>(),
-            )
-        };
-        let (inputs, outputs) = (maps(sig.inputs())?, maps(sig.outputs())?);
-        signatures.push(json!({
-            "key": sig.signature_key(),
-            "subgraph": sig.subgraph_index(),
-            "inputs": inputs,
-            "outputs": outputs,
-        }));
-    }
-    let mut metadata = Vec::new();
-    for m in model.metadata().into_iter().flat_map(|m| m.iter()) {
-        budget.charge(1)?;
-        metadata.push(json!({"name": m.name(), "buffer": m.buffer()}));
-    }
     s.insert("min_runtime_version".into(), json!(model.min_runtime_version()));
     match model.support_metadata() {
         Some(Ok(meta)) => {
@@ -223,13 +233,14 @@ fn tflite_extras(model: &tflite::Model<'_>, s: &mut Map<String, Value>, budget: 
         }
         None => {}
     }
-    s.insert("signatures".into(), json!(signatures));
-    s.insert("metadata".into(), json!(metadata));
     Ok(())
 }
 
-/// Circle's own fields: each subgraph's data format and the metadata buffer indices.
+/// Circle's own fields: each subgraph's data format, the metadata buffer indices, and the
+/// schema revision the content shows (`circle::Revision`).
 fn circle_extras(model: &circle::Model<'_>, s: &mut Map<String, Value>, budget: &mut Budget) -> Result<(), OverBudget> {
+    let revision = model.revision();
+    // Revision 0's `data_format`, which later revisions deprecate (so not shown for them).
     let formats: Vec<Value> = model
         .subgraphs()
         .into_iter()
@@ -239,12 +250,18 @@ fn circle_extras(model: &circle::Model<'_>, s: &mut Map<String, Value>, budget: 
             f.name().map_or_else(|| json!(f.0), |n| json!(n))
         })
         .collect();
-    if let Some(Value::Array(subgraphs)) = s.get_mut("subgraphs") {
+    if let (Some(Value::Array(subgraphs)), false) = (s.get_mut("subgraphs"), revision == circle::Revision::Later) {
         for (sg, format) in subgraphs.iter_mut().zip(formats) {
             sg["data_format"] = format;
         }
     }
     s.insert("metadata_buffer".into(), json!(listed(model.metadata_buffer(), budget)?));
+    let revision = match revision {
+        circle::Revision::Zero => "0",
+        circle::Revision::Later => "0.4+",
+        circle::Revision::Undetermined => "undetermined",
+    };
+    s.insert("circle_revision".into(), json!(revision));
     Ok(())
 }
 
@@ -287,6 +304,14 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
     writeln!(out, "{name}")?;
     writeln!(out, "  format:              {} (schema version {})", str_of(&s["format"]), s["schema_version"])?;
     writeln!(out, "  description:         {}", str_of(&s["description"]))?;
+    if let Some(revision) = s.get("circle_revision").and_then(Value::as_str) {
+        let text = match revision {
+            "0" => "0 (by its content: operator codes in slot 0 only, or a data_format)",
+            "0.4+" => "0.4 or later (by its content: fields revision 0 lacks)",
+            _ => "not told by its content (it reads alike with either)",
+        };
+        writeln!(out, "  circle revision:     {text}")?;
+    }
     if s.get("min_runtime_version").is_some() {
         writeln!(out, "  min runtime version: {}", str_of(&s["min_runtime_version"]))?;
     }
