@@ -522,3 +522,20 @@ fn large_custom_options_are_checked_and_read_like_tflites() {
         assert_eq!(model.custom_options(&only_operator(&model)).unwrap_err().kind(), flatmodel::ErrorKind::OutOfBounds);
     }
 }
+
+/// A `RUN_MODEL` operator's reference is read from its options, with where it sits.
+#[test]
+fn run_model_references_are_read() {
+    let bytes = support::run_model_circle(Some(b"sub/next.circle"));
+    let model = circle::Model::parse(&bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(kinds(&bytes), ["RUN_MODEL"]);
+    let mut refs = Vec::new();
+    model.for_each_run_model(|r| refs.push(r));
+    assert_eq!(
+        refs,
+        [circle::RunModelRef { subgraph: 0, operator: 0, location: Some("sub/next.circle"), signature: None }]
+    );
+    let (other, mut none) = (crafted(&[(3, None, None)], 0, &[]), Vec::new());
+    circle::Model::parse(&other).unwrap().for_each_run_model(|r| none.push(r));
+    assert!(none.is_empty());
+}

@@ -939,6 +939,26 @@ fn circle_models() -> Vec<PathBuf> {
     models
 }
 
+/// `inspect` names the model file a `RUN_MODEL` operator runs, in text and JSON.
+#[test]
+fn inspect_shows_run_model_references() {
+    let dir = Scratch::new("run-model");
+    let file = dir.write("m.circle", &support::run_model_circle(Some(b"sub/next.circle")));
+    let r = run([OsStr::new("inspect"), file.as_os_str()]);
+    r.expect_code(0);
+    assert!(
+        r.stdout.contains("runs model:          sub/next.circle (its first subgraph) from subgraph 0 operator 0"),
+        "{}",
+        r.stdout
+    );
+    let r = run([OsStr::new("inspect"), OsStr::new("--json"), file.as_os_str()]);
+    let s: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        s["run_model"],
+        serde_json::json!([{"subgraph": 0, "operator": 0, "location": "sub/next.circle", "signature": null}])
+    );
+}
+
 /// `inspect` of a Circle 0.10 file shows what it shows of the TFLite file it came from:
 /// subgraphs, operators, tensors with shape signatures, signatures and metadata.
 #[test]

@@ -4,6 +4,7 @@
 #![cfg(feature = "nnpackage")]
 
 mod nnpackage_support;
+mod support;
 
 use flatmodel::nnpackage::{
     model_io, Container, IoRef, Limits, ModelType, Options, Package, PackageError, PackageErrorKind as Kind, Version,
@@ -168,6 +169,50 @@ fn a_circle_model_connected_to_a_tflite_model() {
         &[("a.circle", &circle), ("b.tflite", &int8)],
     );
     fails(&dir, Kind::ConnectMismatch, &["model-connect", "FLOAT32", "INT8"]);
+}
+
+/// A Circle `RUN_MODEL` operator names a file relative to its model's directory, which must
+/// lie inside the package (the MANIFEST's path rules) and exist there.
+#[test]
+fn run_model_references_must_name_a_file_in_the_package() {
+    let s = Scratch::new("run-model");
+    let m = |location: Option<&str>| support::run_model_circle(location.map(str::as_bytes));
+    let next =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/circle/c010_sine_float.circle")).unwrap();
+    let good = m(Some("next.circle"));
+    let dir =
+        s.package("ok", &manifest(0, &["a/m.circle"], json!({})), &[("a/m.circle", &good), ("a/next.circle", &next)]);
+    open(&dir).unwrap_or_else(|e| panic!("{e}"));
+    // The same in a zip archive.
+    let files = [
+        ("metadata/MANIFEST", manifest(0, &["a/m.circle"], json!({}))),
+        ("a/m.circle", good.clone()),
+        ("a/next.circle", next.clone()),
+    ];
+    let entries: Vec<ZipEntry> = files.iter().map(|(n, d)| ZipEntry::stored(n, d)).collect();
+    open(&s.write("ok.zip", &zip(&entries))).unwrap_or_else(|e| panic!("{e}"));
+    let at = "a/m.circle: Model.subgraphs[0].operators[0].builtin_options(RunModelOptions).location";
+    // Relative to the model's directory: the file beside the package root is not the one.
+    let dir = s.package(
+        "missing",
+        &manifest(0, &["a/m.circle"], json!({})),
+        &[("a/m.circle", &good), ("next.circle", &next)],
+    );
+    let e = fails(&dir, Kind::NotFound, &["\"a/next.circle\" not found", "RUN_MODEL runs \"next.circle\""]);
+    assert_eq!(e.at(), at);
+    let entries: Vec<ZipEntry> = files[..2].iter().map(|(n, d)| ZipEntry::stored(n, d)).collect();
+    let e = fails(&s.write("missing.zip", &zip(&entries)), Kind::NotFound, &["\"a/next.circle\" not found"]);
+    assert_eq!(e.at(), at);
+    for (location, needle) in
+        [("../x.circle", "goes up"), ("/etc/passwd", "absolute path"), ("b\\x.circle", "backslash")]
+    {
+        let bad = m(Some(location));
+        let dir = s.package("escape", &manifest(0, &["a/m.circle"], json!({})), &[("a/m.circle", &bad)]);
+        let e = fails(&dir, Kind::PathEscapes, &[needle]);
+        assert_eq!(e.at(), at);
+    }
+    let dir = s.package("none", &manifest(0, &["m.circle"], json!({})), &[("m.circle", &m(None))]);
+    fails(&dir, Kind::Model, &["RUN_MODEL names no model file"]);
 }
 
 #[test]

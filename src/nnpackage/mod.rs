@@ -4,7 +4,8 @@
 //! [`Package::open`] reads the MANIFEST (every key, versions 1.0 to 1.3), the first config
 //! file, and each model with its type (from `model-types`, else the file extension); it verifies
 //! each flatbuffer model fully and checks `pkg-inputs`, `pkg-outputs` and `model-connect`
-//! against the models they name. Errors name the file and the MANIFEST key at fault:
+//! against the models they name, and that each Circle `RUN_MODEL` operator names a file inside
+//! the package. Errors name the file and the MANIFEST key at fault:
 //! `metadata/MANIFEST: "models"[1]: file "x.tflite" not found`.
 //!
 //! Untrusted packages are safe to open:
@@ -28,6 +29,7 @@ mod error;
 mod manifest;
 mod models;
 mod path;
+mod run_model;
 mod source;
 mod zip;
 
@@ -209,6 +211,7 @@ impl Package {
             models.push(read_model(&mut source, &manifest, i, text)?);
         }
         connect::check(&manifest, &models)?;
+        run_model::check(&source, &models)?;
         Ok(Package { container: source.container(), manifest, config, models })
     }
 

@@ -151,51 +151,24 @@ impl Source {
     /// The file `rel`. With `small`, a file larger than that is refused before it is read
     /// (the MANIFEST, a config file); without, it is read with the loader.
     pub(crate) fn read(&mut self, rel: &RelPath, small: Option<u64>) -> Result<FileBytes, Problem> {
-        let not_found = || Problem::new(Kind::NotFound, format!("file {:?} not found", rel.as_str()));
         match self {
             Source::Dir { root, dir, loader } => {
-                let io = |e: std::io::Error| Problem::new(Kind::Io, format!("file {:?}: {e}", rel.as_str()));
-                let escapes = || {
-                    Problem::new(
-                        Kind::PathEscapes,
-                        format!("file {:?} is a symlink that leads outside the package", rel.as_str()),
-                    )
-                };
-                // Opened beneath the package's handle, which resolves the path one component at
-                // a time and refuses any that leads out: no check-then-open window to race.
-                let inside = rel.components().collect::<PathBuf>();
-                let file = match dir.open_with(&inside, &read_only()) {
-                    Ok(file) => file.into_std(),
-                    Err(e) => {
-                        // Why, for the message: how the host resolves the path now.
-                        let joined = rel.components().fold(root.clone(), |p, c| p.join(c));
-                        let outside = std::fs::canonicalize(&joined).is_ok_and(|r| !r.starts_with(root.as_path()));
-                        return Err(match e.kind() {
-                            std::io::ErrorKind::NotFound => not_found(),
-                            _ if outside => escapes(),
-                            // Refused by the handle itself (no OS error): an absolute symlink.
-                            std::io::ErrorKind::PermissionDenied if e.raw_os_error().is_none() => escapes(),
-                            _ => io(e),
-                        });
-                    }
-                };
-                let meta = file.metadata().map_err(io)?;
-                if !meta.is_file() {
-                    return Err(Problem::new(Kind::Io, format!("{:?} is not a regular file", rel.as_str())));
-                }
+                let (file, len) = open_in(root, dir, rel)?;
                 match small {
-                    Some(limit) => read_small(file, rel, meta.len(), limit),
-                    None => loader(file).map(FileBytes::new).map_err(io),
+                    Some(limit) => read_small(file, rel, len, limit),
+                    None => loader(file)
+                        .map(FileBytes::new)
+                        .map_err(|e| Problem::new(Kind::Io, format!("file {:?}: {e}", rel.as_str()))),
                 }
             }
             Source::Zip { bytes, archive, prefix, budget } => {
                 let name = format!("{prefix}{}", rel.as_str());
                 let limit = small.map_or(*budget, |s| s.min(*budget));
-                let size = archive.size_of(&name).ok_or_else(not_found)?;
+                let size = archive.size_of(&name).ok_or_else(|| not_found(rel))?;
                 if let Some(small) = small.filter(|&s| size > s) {
                     return Err(too_large(rel, size, small));
                 }
-                let data = archive.extract(bytes.as_bytes(), &name, limit)?.ok_or_else(not_found)?;
+                let data = archive.extract(bytes.as_bytes(), &name, limit)?.ok_or_else(|| not_found(rel))?;
                 *budget = budget.saturating_sub(size);
                 Ok(match data {
                     Data::Stored(range) => bytes.slice(range),
@@ -204,6 +177,54 @@ impl Source {
             }
         }
     }
+
+    /// Whether the package holds the regular file `rel`, by the same rules as
+    /// [`Source::read`], without reading it: `Ok` when it does, else why not.
+    pub(crate) fn check_file(&self, rel: &RelPath) -> Result<(), Problem> {
+        match self {
+            Source::Dir { root, dir, .. } => open_in(root, dir, rel).map(drop),
+            Source::Zip { archive, prefix, .. } => {
+                archive.size_of(&format!("{prefix}{}", rel.as_str())).map(drop).ok_or_else(|| not_found(rel))
+            }
+        }
+    }
+}
+
+/// The problem of a file `rel` the package does not hold.
+fn not_found(rel: &RelPath) -> Problem {
+    Problem::new(Kind::NotFound, format!("file {:?} not found", rel.as_str()))
+}
+
+/// Opens the regular file `rel` beneath `dir` (the package directory, resolved at `root`):
+/// the file and its length.
+fn open_in(root: &Path, dir: &cap_std::fs::Dir, rel: &RelPath) -> Result<(File, u64), Problem> {
+    let io = |e: std::io::Error| Problem::new(Kind::Io, format!("file {:?}: {e}", rel.as_str()));
+    let escapes = || {
+        Problem::new(Kind::PathEscapes, format!("file {:?} is a symlink that leads outside the package", rel.as_str()))
+    };
+    // Opened beneath the package's handle, which resolves the path one component at a time
+    // and refuses any that leads out: no check-then-open window to race.
+    let inside = rel.components().collect::<PathBuf>();
+    let file = match dir.open_with(&inside, &read_only()) {
+        Ok(file) => file.into_std(),
+        Err(e) => {
+            // Why, for the message: how the host resolves the path now.
+            let joined = rel.components().fold(root.to_path_buf(), |p, c| p.join(c));
+            let outside = std::fs::canonicalize(&joined).is_ok_and(|r| !r.starts_with(root));
+            return Err(match e.kind() {
+                std::io::ErrorKind::NotFound => not_found(rel),
+                _ if outside => escapes(),
+                // Refused by the handle itself (no OS error): an absolute symlink.
+                std::io::ErrorKind::PermissionDenied if e.raw_os_error().is_none() => escapes(),
+                _ => io(e),
+            });
+        }
+    };
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(Problem::new(Kind::Io, format!("{:?} is not a regular file", rel.as_str())));
+    }
+    Ok((file, meta.len()))
 }
 
 /// Read-only, and on Unix non-blocking: a FIFO or device planted in the package opens at once

@@ -523,3 +523,73 @@ pub fn sparse_tensor_model(shape: &[i32], tensor_type: u8, data_len: usize) -> (
     b.patch(buffer + 4, data);
     (b.buf, tensor)
 }
+
+/// A Circle 0.10 model of one subgraph running one `RUN_MODEL` operator (slot 0 127, int32
+/// code -8, options type 248) from tensor 0 to tensor 1, whose `RunModelOptions.location` is
+/// `location` (absent for `None`). Slots from circle.fbs 0.10: Model `operator_codes` 1,
+/// `subgraphs` 2, `buffers` 4; OperatorCode `deprecated_builtin_code` 0, `builtin_code` 3;
+/// SubGraph `tensors`..`operators` 0..3; Tensor `shape` 0, `type` 1; Operator `opcode_index` 0,
+/// `inputs` 1, `outputs` 2, `builtin_options_type` 3, `builtin_options` 4; RunModelOptions
+/// `location` 0.
+pub fn run_model_circle(location: Option<&[u8]>) -> Vec<u8> {
+    let mut b = Bytes::with_identifier(b"CIR0");
+    let model_vt = b.vtable(&[0, 4, 8, 0, 12], 16);
+    let model = b.table(model_vt, &[0; 12]);
+    b.patch(0, model);
+    let codes = b.offsets(1);
+    b.patch(model + 4, codes);
+    let code_vt = b.vtable(&[4, 0, 0, 8], 12);
+    let mut inline = vec![127, 0, 0, 0];
+    inline.extend_from_slice(&(-8i32).to_le_bytes());
+    let code = b.table(code_vt, &inline);
+    b.patch(codes + 4, code);
+    let subgraphs = b.offsets(1);
+    b.patch(model + 8, subgraphs);
+    let sg_vt = b.vtable(&[4, 8, 12, 16], 20);
+    let sg = b.table(sg_vt, &[0; 16]);
+    b.patch(subgraphs + 4, sg);
+    let tensors = b.offsets(2);
+    b.patch(sg + 4, tensors);
+    for i in 0..2 {
+        let vt = b.vtable(&[4, 8], 12);
+        let t = b.table(vt, &[0; 8]);
+        b.patch(tensors + 4 + 4 * i, t);
+        let shape = b.ints(&[1]);
+        b.patch(t + 4, shape);
+    }
+    let inputs = b.ints(&[0]);
+    b.patch(sg + 8, inputs);
+    let outputs = b.ints(&[1]);
+    b.patch(sg + 12, outputs);
+    let ops = b.offsets(1);
+    b.patch(sg + 16, ops);
+    let op_vt = b.vtable(&[4, 8, 12, 16, 20], 24);
+    let mut inline = vec![0; 12];
+    inline.extend_from_slice(&[248, 0, 0, 0, 0, 0, 0, 0]);
+    let op = b.table(op_vt, &inline);
+    b.patch(ops + 4, op);
+    let ins = b.ints(&[0]);
+    b.patch(op + 8, ins);
+    let outs = b.ints(&[1]);
+    b.patch(op + 12, outs);
+    let options = match location {
+        Some(location) => {
+            let vt = b.vtable(&[4], 8);
+            let options = b.table(vt, &[0; 4]);
+            let s = b.string(location);
+            b.patch(options + 4, s);
+            options
+        }
+        None => {
+            let vt = b.vtable(&[], 4);
+            b.table(vt, &[])
+        }
+    };
+    b.patch(op + 20, options);
+    let buffers = b.offsets(1);
+    b.patch(model + 12, buffers);
+    let empty_vt = b.vtable(&[], 4);
+    let sentinel = b.table(empty_vt, &[]);
+    b.patch(buffers + 4, sentinel);
+    b.buf
+}

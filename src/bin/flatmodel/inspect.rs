@@ -236,8 +236,9 @@ fn tflite_extras(model: &tflite::Model<'_>, s: &mut Map<String, Value>, budget: 
     Ok(())
 }
 
-/// Circle's own fields: each subgraph's data format, the metadata buffer indices, and the
-/// schema revision the content shows (`circle::Revision`).
+/// Circle's own fields: each subgraph's data format, the metadata buffer indices, the schema
+/// revision the content shows (`circle::Revision`) and the model files `RUN_MODEL` operators
+/// run.
 fn circle_extras(model: &circle::Model<'_>, s: &mut Map<String, Value>, budget: &mut Budget) -> Result<(), OverBudget> {
     let revision = model.revision();
     // Revision 0's `data_format`, which later revisions deprecate (so not shown for them).
@@ -262,6 +263,17 @@ fn circle_extras(model: &circle::Model<'_>, s: &mut Map<String, Value>, budget: 
         circle::Revision::Undetermined => "undetermined",
     };
     s.insert("circle_revision".into(), json!(revision));
+    let mut runs = Vec::new();
+    model.for_each_run_model(|r| {
+        runs.push(json!({
+            "subgraph": r.subgraph,
+            "operator": r.operator,
+            "location": r.location,
+            "signature": r.signature,
+        }))
+    });
+    budget.charge(runs.len())?;
+    s.insert("run_model".into(), json!(runs));
     Ok(())
 }
 
@@ -384,6 +396,17 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
             Some(e) => writeln!(out, "  model metadata:      invalid: {e}")?,
             None => crate::support_metadata::print(out, meta)?,
         }
+    }
+    for run in s.get("run_model").and_then(Value::as_array).into_iter().flatten() {
+        let signature = run["signature"].as_str().filter(|s| !s.is_empty());
+        writeln!(
+            out,
+            "  runs model:          {} ({}) from subgraph {} operator {}",
+            str_of(&run["location"]),
+            signature.map_or_else(|| "its first subgraph".into(), |s| format!("signature {s}")),
+            run["subgraph"],
+            run["operator"]
+        )?;
     }
     if let Some(meta) = s.get("metadata_buffer") {
         writeln!(out, "  metadata buffers:    {meta}")?;

@@ -16,10 +16,12 @@ mod graph;
 mod model;
 mod revision;
 pub mod revision0;
+mod run_model;
 
 pub use crate::graph::{ModelView, OperatorView, SubGraphView, TensorView, Warning};
 pub use generated::*;
 pub use revision::Revision;
+pub use run_model::RunModelRef;
 
 /// The file identifier at bytes 4..8, the same for every Circle revision.
 pub const IDENTIFIER: [u8; 4] = *b"CIR0";
