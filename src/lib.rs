@@ -63,7 +63,8 @@
 //!   profiles ([`tflite::Model::check_runtime`]: what LiteRT or TFLite Micro would refuse).
 //! - [`tflite_metadata`], [`conversion_metadata`]: the flatbuffers a TFLite model nests in its
 //!   metadata (tflite-support's `M001`, the converter's record), verified with the model.
-//! - [`circle`]: Circle's views and its operator-code rule.
+//! - [`circle`]: Circle's views (every revision through 0.10), its operator-code rule, and
+//!   [`circle_training`], the training parameters a Circle model nests in its metadata.
 //! - [`cvimodel`]: Sophgo's cvimodel: its header, the verified `cvi.model` body, sections
 //!   resolved to bytes, LZ4 blocks checked without inflating them (inflated with the `lz4`
 //!   feature, MD5 with `md5`), tagged offsets decoded.
@@ -102,7 +103,7 @@ pub mod wire;
 
 pub use container::Parsed;
 pub use error::{Error, ErrorKind, Location, PathName, Result, MAX_PATH};
-pub use formats::{circle, conversion_metadata, cvimodel, pte, tflite, tflite_metadata, vkgraph};
+pub use formats::{circle, circle_training, conversion_metadata, cvimodel, pte, tflite, tflite_metadata, vkgraph};
 pub use formats::{detect, Format};
 
 /// The README's examples, compiled as doctests so they cannot go stale.

@@ -98,6 +98,18 @@ pub fn circle(data: &[u8]) -> Option<Walker> {
     if valid {
         debug_assert!(warnings.is_ok(), "the warnings of a valid model must fit the rules' budget");
     }
+    // The nested training parameters: verified (the model rules verified them already), walked.
+    if let Some(training) = model.training() {
+        debug_assert!(!valid || training.is_ok(), "a valid model's CIRCLE_TRAINING verifies");
+        if let Ok(training) = training {
+            training.walk(&mut walker);
+        }
+    }
+    let _ = model.revision();
+    model.for_each_run_model(|_| {});
+    if let Ok(root) = model.dump_root() {
+        let _ = dump_table(&mut Sink(0), root, &Options::DEFAULT);
+    }
     let _ = dump_table(&mut Sink(0), Dumpable::new(model), &Options::DEFAULT);
     Some(walker)
 }

@@ -1,6 +1,7 @@
 //! The formats: detection from the bytes, and one module per format.
 
 pub mod circle;
+pub mod circle_training;
 pub mod conversion_metadata;
 pub mod cvimodel;
 pub mod pte;

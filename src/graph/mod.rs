@@ -14,6 +14,7 @@
 pub(crate) mod calls;
 pub(crate) mod checker;
 mod impls;
+pub(crate) mod nested;
 mod rules;
 mod runtime;
 pub(crate) mod scratch;

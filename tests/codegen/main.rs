@@ -28,6 +28,7 @@ const SCHEMAS: &[(&str, &str)] = &[
     ("src/formats/cvimodel/schema.fbs", "src/formats/cvimodel/generated.rs"),
     ("src/formats/tflite_metadata/schema.fbs", "src/formats/tflite_metadata/generated.rs"),
     ("src/formats/conversion_metadata/schema.fbs", "src/formats/conversion_metadata/generated.rs"),
+    ("src/formats/circle_training/schema.fbs", "src/formats/circle_training/generated.rs"),
 ];
 
 fn manifest_dir() -> PathBuf {

@@ -532,9 +532,16 @@ pub fn sparse_tensor_model(shape: &[i32], tensor_type: u8, data_len: usize) -> (
 /// `inputs` 1, `outputs` 2, `builtin_options_type` 3, `builtin_options` 4; RunModelOptions
 /// `location` 0.
 pub fn run_model_circle(location: Option<&[u8]>) -> Vec<u8> {
+    circle_with_metadata(location, &[])
+}
+
+/// [`run_model_circle`] with `metadata` entries (name, bytes), each in a buffer of its own
+/// after the empty sentinel (Model `metadata` is slot 6; Metadata `name` 0, `buffer` 1; Buffer
+/// `data` 0, aligned to 16 as the schema's `force_align` asks).
+pub fn circle_with_metadata(location: Option<&[u8]>, metadata: &[(&[u8], &[u8])]) -> Vec<u8> {
     let mut b = Bytes::with_identifier(b"CIR0");
-    let model_vt = b.vtable(&[0, 4, 8, 0, 12], 16);
-    let model = b.table(model_vt, &[0; 12]);
+    let model_vt = b.vtable(&[0, 4, 8, 0, 12, 0, 16], 20);
+    let model = b.table(model_vt, &[0; 16]);
     b.patch(0, model);
     let codes = b.offsets(1);
     b.patch(model + 4, codes);
@@ -586,10 +593,35 @@ pub fn run_model_circle(location: Option<&[u8]>) -> Vec<u8> {
         }
     };
     b.patch(op + 20, options);
-    let buffers = b.offsets(1);
+    let buffers = b.offsets(1 + metadata.len());
     b.patch(model + 12, buffers);
     let empty_vt = b.vtable(&[], 4);
     let sentinel = b.table(empty_vt, &[]);
     b.patch(buffers + 4, sentinel);
+    if metadata.is_empty() {
+        return b.buf;
+    }
+    let entries = b.offsets(metadata.len());
+    b.patch(model + 16, entries);
+    for (i, (name, data)) in metadata.iter().enumerate() {
+        let vt = b.vtable(&[4, 8], 12);
+        let mut inline = vec![0; 4];
+        inline.extend_from_slice(&(1 + i as u32).to_le_bytes());
+        let entry = b.table(vt, &inline);
+        b.patch(entries + 4 + 4 * i, entry);
+        let s = b.string(name);
+        b.patch(entry + 4, s);
+        let vt = b.vtable(&[4], 8);
+        let buffer = b.table(vt, &[0; 4]);
+        b.patch(buffers + 8 + 4 * i, buffer);
+        // The bytes start 16-aligned, after their 4-byte length.
+        while (b.pos() + 4) % 16 != 0 {
+            b.buf.push(0);
+        }
+        let at = b.pos();
+        b.u32(data.len() as u32);
+        b.buf.extend_from_slice(data);
+        b.patch(buffer + 4, at);
+    }
     b.buf
 }

@@ -84,12 +84,16 @@ fn nested<'a>(kind: Kind<'a>, what: &str) -> Result<Result<Root<'a>, String>, Fa
         Kind::Graph(Graph::Tflite(m)) if name == flatmodel::conversion_metadata::METADATA_NAME => {
             found(name, m.conversion_metadata().map(|v| v.map(Dumpable::new)))
         }
+        Kind::Graph(Graph::Circle(m)) if name == flatmodel::circle_training::METADATA_NAME => {
+            found(name, m.training().map(|v| v.map(Dumpable::new)))
+        }
         Kind::Invalid(reason) => Ok(Err(reason)),
         _ => Err(Failure::new(format!(
             "metadata:{name} names no flatbuffer flatmodel reads in this file (TFLite models: metadata:{} or \
-             metadata:{})",
+             metadata:{}; Circle models: metadata:{})",
             flatmodel::tflite_metadata::METADATA_NAME,
-            flatmodel::conversion_metadata::METADATA_NAME
+            flatmodel::conversion_metadata::METADATA_NAME,
+            flatmodel::circle_training::METADATA_NAME
         ))),
     }
 }

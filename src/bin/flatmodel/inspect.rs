@@ -237,8 +237,8 @@ fn tflite_extras(model: &tflite::Model<'_>, s: &mut Map<String, Value>, budget: 
 }
 
 /// Circle's own fields: each subgraph's data format, the metadata buffer indices, the schema
-/// revision the content shows (`circle::Revision`) and the model files `RUN_MODEL` operators
-/// run.
+/// revision the content shows (`circle::Revision`), the model files `RUN_MODEL` operators run
+/// and the training parameters.
 fn circle_extras(model: &circle::Model<'_>, s: &mut Map<String, Value>, budget: &mut Budget) -> Result<(), OverBudget> {
     let revision = model.revision();
     // Revision 0's `data_format`, which later revisions deprecate (so not shown for them).
@@ -274,6 +274,15 @@ fn circle_extras(model: &circle::Model<'_>, s: &mut Map<String, Value>, budget: 
     });
     budget.charge(runs.len())?;
     s.insert("run_model".into(), json!(runs));
+    match model.training() {
+        Some(Ok(training)) => {
+            s.insert("training".into(), crate::training::summary(&training));
+        }
+        Some(Err(e)) => {
+            s.insert("training".into(), json!({ "error": e.to_string() }));
+        }
+        None => {}
+    }
     Ok(())
 }
 
@@ -407,6 +416,12 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
             run["subgraph"],
             run["operator"]
         )?;
+    }
+    if let Some(training) = s.get("training") {
+        match training.get("error").and_then(Value::as_str) {
+            Some(e) => writeln!(out, "  training:            invalid: {e}")?,
+            None => crate::training::print(out, training)?,
+        }
     }
     if let Some(meta) = s.get("metadata_buffer") {
         writeln!(out, "  metadata buffers:    {meta}")?;

@@ -20,6 +20,7 @@ mod output;
 mod package;
 mod path;
 mod support_metadata;
+mod training;
 mod verify;
 mod warnings;
 

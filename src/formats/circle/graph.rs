@@ -71,6 +71,15 @@ impl<'a> FormatRules<'a> for Model<'a> {
         crate::graph::details_tensors(c, at, named.map(|b| (b.scales(), b.zero_points())), count)
     }
 
+    /// With the `nested-metadata` feature, `CIRCLE_TRAINING`.
+    #[cfg(feature = "nested-metadata")]
+    fn nested_rules(&self, options: &crate::verify::Options) -> Result<(), crate::Error> {
+        match self.training_with(options) {
+            Some(Err(error)) => Err(error),
+            _ => Ok(()),
+        }
+    }
+
     /// The control-flow options, with TFLite's tags and slots (0.10 has all of TFLite's).
     fn called_subgraphs(op: &Operator<'a>, f: &mut dyn FnMut(i64, &'static Site)) {
         let tags = [op.builtin_options_type(), op.builtin_options_2_type()];

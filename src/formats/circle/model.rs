@@ -65,3 +65,30 @@ pub(crate) fn type_size(t: TensorType) -> Option<u64> {
         _ => None,
     }
 }
+
+/// Where `CIRCLE_TRAINING` lives, and the identifiers it may carry.
+static TRAINING: crate::graph::nested::Nested = crate::graph::nested::Nested {
+    name: crate::circle_training::METADATA_NAME,
+    qualifier: &"(CIRCLE_TRAINING)",
+    identifiers: &[crate::circle_training::IDENTIFIER, crate::circle_training::OLDER_IDENTIFIER],
+};
+
+impl<'a> Model<'a> {
+    /// The training parameters (the first `CIRCLE_TRAINING` entry's flatbuffer, `CTR0` or the
+    /// older `CTR1`), verified: `None` when the model has none. [`Model::training_with`] with the
+    /// default limits.
+    pub fn training(&self) -> Option<Result<crate::circle_training::ModelTraining<'a>, crate::Error>> {
+        self.training_with(&crate::verify::Options::DEFAULT)
+    }
+
+    /// [`Model::training`] within `options`' limits. Verified on each call (work linear in its
+    /// size, charged to a budget of its own); an error is located through the model, as
+    /// `Model.metadata[0](CIRCLE_TRAINING).trainable_ops`, its offset counted from the start
+    /// of the file.
+    pub fn training_with(
+        &self,
+        options: &crate::verify::Options,
+    ) -> Option<Result<crate::circle_training::ModelTraining<'a>, crate::Error>> {
+        crate::graph::nested::nested(self, &TRAINING, options)
+    }
+}
