@@ -615,7 +615,7 @@ pub fn circle_with_metadata(location: Option<&[u8]>, metadata: &[(&[u8], &[u8])]
         let buffer = b.table(vt, &[0; 4]);
         b.patch(buffers + 8 + 4 * i, buffer);
         // The bytes start 16-aligned, after their 4-byte length.
-        while (b.pos() + 4) % 16 != 0 {
+        while !(b.pos() + 4).is_multiple_of(16) {
             b.buf.push(0);
         }
         let at = b.pos();
