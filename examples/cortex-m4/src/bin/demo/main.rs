@@ -18,6 +18,8 @@ static CONVNET_INT8: &[u8] = include_bytes!("../../../../../testdata/tflite/tf_c
 /// sparsity, dim_metadata, the array_segments union, its vector).
 static SPARSE: &[u8] = include_bytes!("../../../../../testdata/tflite/mp_face_detection_full_range_sparse.tflite");
 static SINE_CIRCLE: &[u8] = include_bytes!("../../../../../testdata/circle/sine_float.circle");
+/// Circle revision 0.10: signatures, metadata and shape signatures.
+static SINE_CIRCLE_0_10: &[u8] = include_bytes!("../../../../../testdata/circle/c010_sine_float.circle");
 static VULKAN: &[u8] = include_bytes!("../../../../../testdata/vkgraph/vk_mlp_inline_constants.vh00");
 static CVIMODEL: &[u8] = include_bytes!("../../../../../testdata/cvimodel/tpumlir_tinycnn_int8_cv181x.cvimodel");
 
@@ -117,11 +119,9 @@ fn main() -> ! {
     ] {
         run.graph(name, || tflite::Model::parse_structure(bytes), || tflite::Model::parse(bytes));
     }
-    run.graph(
-        "sine_float.circle",
-        || circle::Model::parse_structure(SINE_CIRCLE),
-        || circle::Model::parse(SINE_CIRCLE),
-    );
+    for (name, bytes) in [("sine_float.circle", SINE_CIRCLE), ("c010_sine_float.circle", SINE_CIRCLE_0_10)] {
+        run.graph(name, || circle::Model::parse_structure(bytes), || circle::Model::parse(bytes));
+    }
     let vulkan = stack::measure(|| {
         vkgraph::Blob::parse(VULKAN).map(|b| {
             let g = b.graph();
