@@ -372,7 +372,8 @@ fn crafted(codes: &[Code], tensor_type: u8, union_types: &[u8]) -> Vec<u8> {
     let code_list = b.offsets(codes.len());
     b.patch(model + 4, code_list);
     for (i, &(slot0, extended, custom)) in codes.iter().enumerate() {
-        let vt = b.vtable(&[4, if custom.is_some() { 8 } else { 0 }, 0, 12], 16);
+        // Slot 3 (the int32 code) only when given, as revision 0 writers leave it out.
+        let vt = b.vtable(&[4, if custom.is_some() { 8 } else { 0 }, 0, if extended.is_some() { 12 } else { 0 }], 16);
         let mut inline = vec![slot0, 0, 0, 0, 0, 0, 0, 0];
         inline.extend_from_slice(&extended.unwrap_or(0).to_le_bytes());
         let code = b.table(vt, &inline);
@@ -538,4 +539,29 @@ fn run_model_references_are_read() {
     let (other, mut none) = (crafted(&[(3, None, None)], 0, &[]), Vec::new());
     circle::Model::parse(&other).unwrap().for_each_run_model(|r| none.push(r));
     assert!(none.is_empty());
+}
+
+/// FORMATS.md 2's type-80 caveat: writers of January 2020 put InstanceNormOptions at union type
+/// 80, which later revisions gave UniqueOptions. A file in revision 0's encoding dumps with
+/// revision 0's schema, which names no member 80 (the number is kept, as before 0.10 views
+/// existed); 0.10's names read it as UniqueOptions.
+#[test]
+fn type_80_reads_as_revision_0_read_it() {
+    let bytes = crafted(&[(254, None, None)], 0, &[80]);
+    let model = circle::Model::parse(&bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(model.revision(), circle::Revision::Zero);
+    assert_eq!(kinds(&bytes), ["INSTANCE_NORM"]);
+    let dump = |root| {
+        let mut text = String::new();
+        flatmodel::dump::dump_table(&mut text, root, &flatmodel::verify::Options::DEFAULT).unwrap();
+        serde_json::from_str::<Value>(&text).unwrap()
+    };
+    let r0 = dump(model.dump_root().unwrap());
+    assert_eq!(r0["subgraphs"][0]["operators"][0]["builtin_options_type"], json!(80));
+    // Revision 0's schema names slot 0 `builtin_code`, a byte enum without INSTANCE_NORM: the
+    // number, as flatc prints it with that schema.
+    assert_eq!(r0["operator_codes"][0]["builtin_code"], json!(-2));
+    let later = dump(model.dump_root_as(circle::Revision::Later).unwrap());
+    assert_eq!(later["subgraphs"][0]["operators"][0]["builtin_options_type"], json!("UniqueOptions"));
+    assert_eq!(later["operator_codes"][0]["deprecated_builtin_code"], json!(-2));
 }

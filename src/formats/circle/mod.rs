@@ -2,8 +2,8 @@
 //!
 //! `schema.fbs` is ONE's latest schema, revision 0.10: every earlier revision's fields sit in
 //! the same slots (FORMATS.md 2), so these views read every revision. What revision 0 named
-//! otherwise reads through [`OperatorCode::builtin_operator`] (slot 0, ubyte in revision 0,
-//! signed byte since) and [`SubGraph::data_format`]; [`revision0`] is revision 0's own schema,
+//! otherwise reads through [`OperatorCode::builtin_operator`] (slot 0, revision 0's
+//! `builtin_code`) and [`SubGraph::data_format`]; [`revision0`] is revision 0's own schema,
 //! for the names a dump of a revision-0 file prints ([`Model::revision`]).
 //!
 //! [`Model::parse`] verifies the bytes and the model rules, then hands out the root view. Every

@@ -2,7 +2,7 @@
 //!
 //! Every Circle revision stores `Model.version = 0` and the identifier `CIR0` (FORMATS.md 2),
 //! so only the fields a file holds can tell revision 0 from the later ones: revision 0 wrote
-//! its operator codes as a ubyte in slot 0 alone and could store `SubGraph.data_format`; the
+//! its operator codes in slot 0 alone and could store `SubGraph.data_format`; the
 //! later ones write the int32 `builtin_code` (slot 3) beside any non-zero slot 0, and add fields
 //! revision 0 does not have.
 
