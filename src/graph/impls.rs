@@ -51,9 +51,9 @@ macro_rules! model_container {
 }
 
 /// The graph traits (`ModelView` and the rest) over a format module's `Model`, `SubGraph`,
-/// `Tensor` and `Operator` views, given the format and three functions of the module:
-/// `operator_kind(OperatorCode) -> OperatorKind`, `element_type(&Tensor) -> ElementType` and
-/// `shape_signature(&Tensor) -> Option<Vector<i32>>`.
+/// `Tensor`, `Operator`, `SignatureDef`, `TensorMap`, `Metadata`, `SparsityParameters` and
+/// `DimensionMetadata` views, given the format and two functions of the module:
+/// `operator_kind(OperatorCode) -> OperatorKind` and `element_type(&Tensor) -> ElementType`.
 macro_rules! graph_views {
     ($format:expr) => {
         impl<'a> $crate::graph::ModelView<'a> for Model<'a> {
@@ -218,7 +218,7 @@ macro_rules! graph_views {
                 Tensor::shape(self)
             }
             fn shape_signature(&self) -> Option<$crate::wire::Vector<'a, i32>> {
-                shape_signature(self)
+                Tensor::shape_signature(self).filter(|s| !s.is_empty()).or_else(|| Tensor::shape(self))
             }
             fn element_type(&self) -> $crate::graph::ElementType {
                 element_type(self)

@@ -192,11 +192,10 @@ pub trait TensorView<'a>: Copy + 'a {
     fn name(&self) -> Option<&'a str>;
     /// `Tensor.shape`.
     fn shape(&self) -> Option<Vector<'a, i32>>;
-    /// The shape with -1 for dimensions unknown until run time, as runtimes read it (TFLite's
-    /// `shape_signature` when present and non-empty, otherwise `shape`).
-    fn shape_signature(&self) -> Option<Vector<'a, i32>> {
-        self.shape()
-    }
+    /// The shape with -1 for dimensions unknown until run time, as runtimes read it:
+    /// `shape_signature` when present and non-empty, otherwise `shape` (revision-0 Circle files
+    /// have no `shape_signature` and write -1 in `shape`).
+    fn shape_signature(&self) -> Option<Vector<'a, i32>>;
     /// `Tensor.type`, with the format's name for it.
     fn element_type(&self) -> ElementType;
     /// `Tensor.buffer`: an index into `Model.buffers` (0: no data).

@@ -5,7 +5,6 @@ use super::{BlockwiseQuantization, BuiltinOperator, DimensionMetadata, Metadata,
 use super::{QuantizationDetails, SignatureDef, SparsityParameters, SubGraph, Tensor, TensorMap};
 use crate::graph::VARIABLE_DATA;
 use crate::graph::{affine_refusal, Checked, Checker, ElementType, FormatRules, OperatorKind, Site, TensorView};
-use crate::wire::Vector;
 
 /// `QuantizationParameters.details`' value slot (a test checks it against the schema).
 const DETAILS_SLOT: u16 = 5;
@@ -31,10 +30,6 @@ fn element_type(t: &Tensor<'_>) -> ElementType {
     ElementType { code: t.0, name: t.name(), size: super::model::type_size(t) }
 }
 
-/// `shape_signature` when present and non-empty, as runtimes read it.
-fn shape_signature<'a>(t: &Tensor<'a>) -> Option<Vector<'a, i32>> {
-    t.signature()
-}
 
 impl<'a> FormatRules<'a> for Model<'a> {
     /// Every Circle revision stores version 0 (FORMATS.md 2).

@@ -1,7 +1,7 @@
 //! Parsing entry points and Circle's operator-code rule.
 
 use super::IDENTIFIER;
-use super::{BuiltinOperator, DataFormat, Model, Operator, OperatorCode, SignatureDef, SubGraph, Tensor, TensorType};
+use super::{BuiltinOperator, DataFormat, Model, OperatorCode, SubGraph, TensorType};
 
 crate::container::entry_points!(Model, "a Circle file", "the model rules of [`crate::graph`]");
 crate::graph::model_container!();
@@ -11,28 +11,6 @@ const GREATER_OP_CODES: i8 = 127;
 
 /// The last tensor type code Circle shares with TFLite's numbering.
 const LAST_TFLITE_TYPE: i8 = 18;
-
-impl<'a> Model<'a> {
-    /// The signature whose `signature_key` is `key`: a scan of `Model.signature_defs`, linear
-    /// in the file times the length of `key`.
-    pub fn signature(&self, key: &str) -> Option<SignatureDef<'a>> {
-        self.signature_defs()?.iter().find(|s| s.signature_key() == Some(key))
-    }
-
-    /// The operator code of `op`.
-    pub fn operator_code(&self, op: &Operator<'a>) -> Option<OperatorCode<'a>> {
-        self.operator_codes()?.get(usize::try_from(op.opcode_index()).ok()?)
-    }
-}
-
-impl<'a> Tensor<'a> {
-    /// The shape with -1 for dimensions unknown until run time, as runtimes read it:
-    /// `shape_signature` when present and non-empty, otherwise `shape` (revision 0 has no
-    /// `shape_signature` and writes -1 in `shape`).
-    pub fn signature(&self) -> Option<crate::wire::Vector<'a, i32>> {
-        self.shape_signature().filter(|s| !s.is_empty()).or_else(|| self.shape())
-    }
-}
 
 impl SubGraph<'_> {
     /// The data format of the subgraph's inputs and outputs: revision 0's `data_format` (slot

@@ -5,7 +5,6 @@
 use super::{BuiltinOperator, DimensionMetadata, Metadata, Model, Operator, OperatorCode, SignatureDef};
 use super::{SparsityParameters, SubGraph, Tensor, TensorMap, TensorType};
 use crate::graph::{ElementType, OperatorKind};
-use crate::wire::Vector;
 
 crate::graph::graph_views!(crate::Format::Tflite);
 
@@ -23,10 +22,6 @@ fn element_type(t: &Tensor<'_>) -> ElementType {
     ElementType { code: t.0, name: t.name(), size: element_size(t) }
 }
 
-/// `shape_signature` when present and non-empty, as runtimes read it.
-fn shape_signature<'a>(t: &Tensor<'a>) -> Option<Vector<'a, i32>> {
-    t.signature()
-}
 
 /// Bytes per element of `t`, or `None` for strings, resources, variants and packed sub-byte
 /// types (whose size is not a whole number of bytes per element).

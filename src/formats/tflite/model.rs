@@ -52,7 +52,7 @@ impl<'a> Tensor<'a> {
     /// The shape with -1 for dimensions unknown until run time, as runtimes read it:
     /// `shape_signature` when present and non-empty, otherwise `shape`.
     pub fn signature(&self) -> Option<crate::wire::Vector<'a, i32>> {
-        self.shape_signature().filter(|s| !s.is_empty()).or_else(|| self.shape())
+        crate::graph::TensorView::shape_signature(self)
     }
 }
 
