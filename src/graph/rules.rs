@@ -1,8 +1,10 @@
 //! The model-level rules every TFLite-family reader needs (FORMATS.md 1.5, 1.6 and 2), and the
 //! ones a careful reader adds: index ranges, external data ranges (buffers and large custom
-//! options), data sizes, dataflow, and control-flow calls without cycles. A format adds its own
-//! rules through [`FormatRules`]'s hooks (Circle: quantization consistency), and its runtime
-//! profiles, whose refusals are warnings here, through [`FormatRules::runtime_rules`].
+//! options), data sizes, dataflow, and control-flow calls without cycles; with signatures and
+//! metadata (`tables.rs`), sparsity (`sparsity.rs`) and the calls control-flow options make
+//! (`calls.rs`), which TFLite and Circle store alike. A format adds its own rules through
+//! [`FormatRules`]'s hooks (quantization details; Circle: quantization consistency), and its
+//! runtime profiles, whose refusals are warnings here, through [`FormatRules::runtime_rules`].
 //!
 //! The checks walk the model as a runtime would load it, so a file whose tables are shared by
 //! many offsets is a large model; the walk is charged against the same apparent-size budget as
