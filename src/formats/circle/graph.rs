@@ -30,7 +30,6 @@ fn element_type(t: &Tensor<'_>) -> ElementType {
     ElementType { code: t.0, name: t.name(), size: super::model::type_size(t) }
 }
 
-
 impl<'a> FormatRules<'a> for Model<'a> {
     /// Every Circle revision stores version 0 (FORMATS.md 2).
     const VERSION: u32 = 0;

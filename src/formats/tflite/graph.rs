@@ -22,7 +22,6 @@ fn element_type(t: &Tensor<'_>) -> ElementType {
     ElementType { code: t.0, name: t.name(), size: element_size(t) }
 }
 
-
 /// Bytes per element of `t`, or `None` for strings, resources, variants and packed sub-byte
 /// types (whose size is not a whole number of bytes per element).
 pub fn element_size(t: TensorType) -> Option<u64> {
