@@ -110,6 +110,15 @@ pub trait ModelView<'a>: Copy + 'a {
             .ok_or_else(|| buffer_error(ErrorKind::OutOfBounds, buffer.offset, index))
     }
 
+    /// The bytes of the first metadata entry named `name` (names can repeat in real files).
+    ///
+    /// A scan of `Model.metadata` comparing names: linear in the file (the vector's length is
+    /// bounded by its bytes) times the length of `name`.
+    fn metadata_bytes(&self, name: &str) -> Option<&'a [u8]> {
+        let entry = self.metadata_list()?.iter().find(|m| m.name() == Some(name))?;
+        self.buffer_data(entry.buffer()).ok()
+    }
+
     /// The data of `tensor` (a tensor of one of this model's subgraphs); empty when it has none.
     fn tensor_data(&self, tensor: &Self::Tensor) -> Result<&'a [u8], Error> {
         match tensor.buffer() {

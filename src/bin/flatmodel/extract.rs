@@ -45,11 +45,12 @@ fn graph_bytes<'a>(name: &str, model: Graph<'a>, what: &str) -> Result<Cow<'a, [
             };
             data.map_err(|e| Failure::new(format!("{name}: {what}: {e}")))?
         }
-        (Some(("metadata", key)), Graph::Tflite(model)) => {
-            model.metadata_bytes(key).ok_or_else(|| Failure::new(format!("{name}: no metadata entry named '{key}'")))?
-        }
-        (Some(("metadata", _)), Graph::Circle(_)) => {
-            return Err(Failure::new(format!("{name}: Circle revision 0 has no named metadata; use buffer:N")))
+        (Some(("metadata", key)), model) => {
+            let data = match model {
+                Graph::Tflite(m) => ModelView::metadata_bytes(&m, key),
+                Graph::Circle(m) => m.metadata_bytes(key),
+            };
+            data.ok_or_else(|| Failure::new(format!("{name}: no metadata entry named '{key}'")))?
         }
         _ => return Err(Failure::new(format!("'{what}': expected buffer:N, metadata:NAME or associated:NAME"))),
     };

@@ -92,7 +92,7 @@ example:
         usage: "usage: flatmodel extract FILE WHAT -o OUT",
         text: "\
 Writes the exact bytes WHAT names to OUT ('-' for standard output):
-  buffer:N, metadata:NAME          TFLite and Circle buffers, TFLite metadata entries
+  buffer:N, metadata:NAME          TFLite and Circle buffers and metadata entries
   delegate:N, segment:N, named:KEY a .pte's delegate blobs, segments and named data
   constant:N                       a VH00 blob's constant
   section:NAME                     a cvimodel section as stored

@@ -12,8 +12,7 @@ impl<'a> Model<'a> {
     /// A scan of `Model.metadata` comparing names: linear in the file (the vector's length is
     /// bounded by its bytes) times the length of `name`.
     pub fn metadata_bytes(&self, name: &str) -> Option<&'a [u8]> {
-        let entry = self.metadata()?.iter().find(|m| m.name() == Some(name))?;
-        self.buffer_data(entry.buffer()).ok()
+        ModelView::metadata_bytes(self, name)
     }
 
     /// The bytes of the first metadata entry named `name` when they start like a flatbuffer
