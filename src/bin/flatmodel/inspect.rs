@@ -212,27 +212,27 @@ fn tensor_list<'a, M: ModelView<'a>>(
 /// associated files and the conversion record.
 fn tflite_extras(model: &tflite::Model<'_>, s: &mut Map<String, Value>, budget: &mut Budget) -> Result<(), OverBudget> {
     s.insert("min_runtime_version".into(), json!(model.min_runtime_version()));
-    match model.support_metadata() {
-        Some(Ok(meta)) => {
-            s.insert("support_metadata".into(), crate::support_metadata::summary(&meta, budget)?);
-        }
-        Some(Err(e)) => {
-            s.insert("support_metadata".into(), json!({ "error": e.to_string() }));
-        }
-        None => {}
-    }
+    nested(s, "support_metadata", model.support_metadata(), |meta| crate::support_metadata::summary(meta, budget))?;
     if let Some(files) = crate::associated::summary(model.file(), budget)? {
         s.insert("associated_files".into(), files);
     }
-    match model.conversion_metadata() {
-        Some(Ok(record)) => {
-            s.insert("conversion_metadata".into(), crate::conversion::summary(&record));
-        }
-        Some(Err(e)) => {
-            s.insert("conversion_metadata".into(), json!({ "error": e.to_string() }));
-        }
-        None => {}
-    }
+    nested(s, "conversion_metadata", model.conversion_metadata(), |r| Ok(crate::conversion::summary(r)))
+}
+
+/// Under `key`, the summary of a flatbuffer nested in the model's metadata, or the error that
+/// verifying it gave (`{"error": ...}`); nothing when the model has none.
+fn nested<T>(
+    s: &mut Map<String, Value>,
+    key: &str,
+    found: Option<Result<T, flatmodel::Error>>,
+    summary: impl FnOnce(&T) -> Result<Value, OverBudget>,
+) -> Result<(), OverBudget> {
+    let value = match found {
+        None => return Ok(()),
+        Some(Ok(root)) => summary(&root)?,
+        Some(Err(e)) => json!({ "error": e.to_string() }),
+    };
+    s.insert(key.into(), value);
     Ok(())
 }
 
@@ -274,16 +274,7 @@ fn circle_extras(model: &circle::Model<'_>, s: &mut Map<String, Value>, budget: 
     });
     budget.charge(runs.len())?;
     s.insert("run_model".into(), json!(runs));
-    match model.training() {
-        Some(Ok(training)) => {
-            s.insert("training".into(), crate::training::summary(&training));
-        }
-        Some(Err(e)) => {
-            s.insert("training".into(), json!({ "error": e.to_string() }));
-        }
-        None => {}
-    }
-    Ok(())
+    nested(s, "training", model.training(), |t| Ok(crate::training::summary(t)))
 }
 
 /// `-` for a missing string.
