@@ -72,6 +72,10 @@ sites! {
         [SUBGRAPHS | OUTER, OPERATORS | INNER, CUSTOM_OPTIONS, 0];
 }
 
+/// The last tensor type code both runtimes convert (`ConvertTensorType`: FLOAT32, 0, to
+/// FLOAT8_E5M2, 22).
+const LAST_TYPE: i8 = 22;
+
 /// Where each refusal goes: `None` to stop at the first, else a callback per refusal.
 type Each<'e> = crate::graph::Refusals<'e>;
 
@@ -119,8 +123,7 @@ fn litert_tensor<'a>(
 ) -> Checked {
     let at = tensor.raw().position();
     let t = tensor.type_();
-    // The types of `ConvertTensorType`: FLOAT32 (0) to FLOAT8_E5M2 (22).
-    if !(0..=22).contains(&t.0) {
+    if !(0..=LAST_TYPE).contains(&t.0) {
         return c.refuse(&UNKNOWN_TYPE, at, each);
     }
     let shape = tensor.shape();
@@ -194,7 +197,7 @@ fn bytes_required(t: TensorType, shape: Option<crate::wire::Vector<'_, i32>>) ->
 fn tflm_tensor<'a>(_: Model<'a>, c: &mut Checker<'a, Model<'a>>, tensor: &Tensor<'a>, each: &mut Each<'_>) -> Checked {
     let t = tensor.type_();
     let at = tensor.raw().position();
-    if !(0..=22).contains(&t.0) {
+    if !(0..=LAST_TYPE).contains(&t.0) {
         return c.refuse(&UNKNOWN_TYPE, at, each);
     }
     let no_size = [TensorType::STRING, TensorType::VARIANT, TensorType::INT2, TensorType::UINT4];
