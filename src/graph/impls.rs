@@ -237,6 +237,14 @@ macro_rules! graph_views {
                     scale: q.scale(),
                     zero_point: q.zero_point(),
                     quantized_dimension: q.quantized_dimension(),
+                    blockwise: match q.details() {
+                        super::QuantizationDetails::BlockwiseQuantization(b) => Some($crate::graph::Blockwise {
+                            scales: b.scales(),
+                            zero_points: b.zero_points(),
+                            block_size: b.block_size(),
+                        }),
+                        _ => None,
+                    },
                 })
             }
             fn sparsity(&self) -> Option<SparsityParameters<'a>> {
@@ -265,6 +273,10 @@ macro_rules! graph_views {
             }
             fn large_custom_options(&self) -> (u64, u64) {
                 (self.large_custom_options_offset(), self.large_custom_options_size())
+            }
+            fn for_each_called_subgraph(&self, f: &mut dyn FnMut(i64)) {
+                let tags = [self.builtin_options_type(), self.builtin_options_2_type()];
+                $crate::graph::calls::for_each_called_subgraph(self.raw(), tags, &mut |index, _| f(index));
             }
         }
     };

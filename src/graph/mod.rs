@@ -31,7 +31,7 @@ pub(crate) use rules::{affine_refusal, check, details_tensors, runtime_check, wa
 pub(crate) use runtime::Refusals;
 pub use runtime::Runtime;
 pub use sparsity::IndexValues;
-pub use view::{BufferRef, ElementType, OperatorKind, QuantView};
+pub use view::{Blockwise, BufferRef, ElementType, OperatorKind, QuantView};
 
 use crate::container::path_error;
 use crate::error::{Error, ErrorKind};
@@ -297,6 +297,10 @@ pub trait OperatorView<'a>: Copy + 'a {
     fn custom_options(&self) -> Option<Vector<'a, u8>>;
     /// `Operator.large_custom_options_offset` and `_size`.
     fn large_custom_options(&self) -> (u64, u64);
+    /// Calls `f` with each subgraph index the operator's control-flow options name (`WHILE`'s
+    /// condition and body, `IF`'s branches, `CALL_ONCE`, `CALL` and the StableHLO ones), in
+    /// the order the options list them. An index is as stored: the model rules check it.
+    fn for_each_called_subgraph(&self, f: &mut dyn FnMut(i64));
 }
 
 /// The error for buffer `index`, at `Model.buffers[index]`.

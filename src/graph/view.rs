@@ -90,4 +90,18 @@ pub struct QuantView<'a> {
     pub zero_point: Option<Vector<'a, i64>>,
     /// The dimension per-axis parameters run along.
     pub quantized_dimension: i32,
+    /// Block-wise quantization (`details` holding `BlockwiseQuantization`): the scales and zero
+    /// points are other tensors of the subgraph.
+    pub blockwise: Option<Blockwise>,
+}
+
+/// Block-wise quantization: each scale covers `block_size` elements along the last dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blockwise {
+    /// The tensor (of the same subgraph) holding the scales.
+    pub scales: i32,
+    /// The tensor holding the zero points; -1 when they are all 0.
+    pub zero_points: i32,
+    /// Elements per scale.
+    pub block_size: i32,
 }
