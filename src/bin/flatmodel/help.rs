@@ -9,7 +9,7 @@ pub const USAGE: &str = "\
 usage:
   flatmodel verify [--runtime R] FILE...
                                       check files (structure and model rules), one line each
-  flatmodel inspect FILE [--json] [--tensors]
+  flatmodel inspect FILE [--json] [--tensors] [--tflm-resolver]
                                       what a model takes, holds and needs
   flatmodel dump FILE [metadata:NAME] [--circle-revision 0|0.10]
                                       the model's flatbuffer, or one nested in its metadata, as JSON
@@ -54,16 +54,24 @@ example:
     },
     Page {
         name: "inspect",
-        usage: "usage: flatmodel inspect FILE [--json] [--tensors]",
+        usage: "usage: flatmodel inspect FILE [--json] [--tensors] [--tflm-resolver]",
         text: "\
-Summarises a model: format and version, subgraphs with their inputs and outputs, operators by
-name, signatures, metadata, buffer sizes, the model rules' verdict and warnings. --tensors adds
-one row per tensor (type, stored shape with dynamic dimensions marked, bytes, buffer,
-quantization); --json prints the same as JSON. A file whose summary would be disproportionate to
-its size (tables shared by many offsets) is refused with exit status 1.
+Summarises a model: format and version, the model rules' verdict and warnings; what it takes and
+gives (each signature's inputs and outputs, else the primary subgraph's: dtype, shape with -1 for
+a dynamic dimension, quantization); its size (weights inside and outside the flatbuffer,
+parameters, weight bytes by type and by the operator that reads them); each subgraph with the
+subgraphs its control-flow operators call and its activation arena (the sum of its non-constant
+tensors, and a greedy plan by tensor lifetime in the manner of TensorFlow Lite Micro's planner);
+operators by name and version; signatures, metadata and buffers. --tensors adds one row per
+tensor (type, stored shape with dynamic dimensions marked, bytes, buffer, quantization); --json
+prints the same as JSON, numbers at full precision. --tflm-resolver prints instead, for a TFLite
+model, the C++ lines that register its operators with TensorFlow Lite Micro (the set TFLM's
+generate_micro_mutable_op_resolver_from_model.py derives). A file whose summary would be
+disproportionate to its size (tables shared by many offsets) is refused with exit status 1.
 
 example:
-  flatmodel inspect model.tflite --tensors | less",
+  flatmodel inspect model.tflite --tensors | less
+  flatmodel inspect --tflm-resolver person_detect.tflite >> resolver.inc",
     },
     Page {
         name: "dump",

@@ -6,12 +6,15 @@
 //! charged against a [`Budget`] linear in the file size, row by row and list element by list
 //! element, so a file whose tables are shared many times over is refused rather than expanded.
 
+use crate::arena::{Arena, Uses};
 use crate::budget::{Budget, OverBudget};
+use crate::facts::{Quant, TensorFacts};
 use crate::open::{self, Graph, Kind, Target};
 use crate::output::Out;
 use crate::warnings::Warnings;
+use crate::weights::Weights;
 use crate::{Failure, Outcome};
-use flatmodel::graph::{MetadataView, ModelView, SignatureView, SubGraphView, TensorMapView, TensorView};
+use flatmodel::graph::{MetadataView, ModelView, OperatorView, SignatureView, SubGraphView, TensorMapView};
 use flatmodel::wire::Vector;
 use flatmodel::{circle, tflite};
 use serde_json::{json, Map, Value};
@@ -43,6 +46,26 @@ pub fn run(out: &mut Out, path: &OsString, as_json: bool, tensors: bool) -> Resu
             Ok(Outcome::Ok)
         }
         Err(over) => open::report_invalid(out, &name, &over.to_string()),
+    }
+}
+
+/// Prints the TFLite Micro resolver lines for the TFLite model in `path`
+/// (`inspect --tflm-resolver`).
+pub fn tflm_resolver(out: &mut Out, path: &OsString) -> Result<Outcome, Failure> {
+    let name = path.to_string_lossy();
+    let input = match open::model_file(out, path, "inspect --tflm-resolver")? {
+        Ok(input) => input,
+        Err(outcome) => return Ok(outcome),
+    };
+    match open::kind(input.bytes()) {
+        Kind::Graph(Graph::Tflite(model)) => {
+            crate::tflm_resolver::print(out, model)?;
+            Ok(Outcome::Ok)
+        }
+        Kind::Invalid(reason) => open::report_invalid(out, &name, &reason),
+        _ => Err(Failure::new(format!(
+            "{name}: --tflm-resolver reads TFLite models (TFLite Micro runs no other format)"
+        ))),
     }
 }
 
@@ -97,7 +120,8 @@ fn listed<T: flatmodel::wire::Scalar>(v: Option<Vector<'_, T>>, budget: &mut Bud
     Ok(v.iter().collect())
 }
 
-/// What both formats share: subgraphs, operators by name, buffers.
+/// What both formats share: what the model takes and gives, subgraphs (with their
+/// control-flow calls and activation arena), operators by name and version, weights, buffers.
 fn graph_summary<'a, M: ModelView<'a>>(
     format: &str,
     model: M,
@@ -105,25 +129,50 @@ fn graph_summary<'a, M: ModelView<'a>>(
     budget: &mut Budget,
 ) -> Result<Map<String, Value>, OverBudget> {
     let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
+    let mut versions: BTreeMap<(String, i32), u64> = BTreeMap::new();
     let mut subgraphs = Vec::new();
+    // The planner's comparisons are bounded by the file too (16 per byte).
+    let plan_steps = (model.file().len() as u64).saturating_mul(16).saturating_add(4096);
     for (i, sg) in model.subgraph_list().into_iter().flat_map(|s| s.iter()).enumerate() {
         budget.charge(1)?;
-        let ops = sg.operators();
-        for op in ops.into_iter().flat_map(|o| o.iter()) {
-            budget.charge(1)?;
-            let name = model.operator_kind(&op).map_or("<missing operator code>".into(), |k| k.to_string());
-            *histogram.entry(name).or_default() += 1;
+        let mut facts = Vec::new();
+        for (t, tensor) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
+            facts.push(TensorFacts::of(model, t, &tensor, budget)?);
         }
+        let mut uses = Vec::new();
+        let mut calls = Vec::new();
+        for (o, op) in sg.operators().into_iter().flat_map(|o| o.iter()).enumerate() {
+            budget.charge(1)?;
+            let kind = model.operator_kind(&op);
+            let name = kind.map_or("<missing operator code>".into(), |k| k.to_string());
+            *histogram.entry(name.clone()).or_default() += 1;
+            *versions.entry((name.clone(), kind.map_or(0, |k| k.version()))).or_default() += 1;
+            let mut called = Vec::new();
+            op.for_each_called_subgraph(&mut |s| called.push(s));
+            budget.charge(called.len())?;
+            if !called.is_empty() {
+                calls.push(json!({"operator": o, "name": name, "subgraphs": called}));
+            }
+            let tensors: Vec<i32> =
+                [op.inputs(), op.outputs(), op.intermediates()].into_iter().flatten().flat_map(|v| v.iter()).collect();
+            budget.charge(tensors.len())?;
+            uses.push(tensors);
+        }
+        let (inputs, outputs) = (listed(sg.inputs(), budget)?, listed(sg.outputs(), budget)?);
+        let arena =
+            Arena::of(&Uses { tensors: &facts, operators: &uses, inputs: &inputs, outputs: &outputs }, plan_steps);
         let mut s = json!({
             "index": i,
             "name": sg.name(),
-            "tensors": sg.tensors().map_or(0, |t| t.len()),
-            "operators": ops.map_or(0, |o| o.len()),
-            "inputs": listed(sg.inputs(), budget)?,
-            "outputs": listed(sg.outputs(), budget)?,
+            "tensors": facts.len(),
+            "operators": uses.len(),
+            "inputs": inputs,
+            "outputs": outputs,
+            "calls": calls,
+            "arena": arena.to_json(),
         });
         if with_tensors {
-            s["tensor_list"] = Value::Array(tensor_list(model, &sg, budget)?);
+            s["tensor_list"] = Value::Array(facts.iter().map(tensor_row).collect());
         }
         subgraphs.push(s);
     }
@@ -133,14 +182,23 @@ fn graph_summary<'a, M: ModelView<'a>>(
         budget.charge(1)?;
         metadata.push(json!({"name": m.name(), "buffer": m.buffer()}));
     }
+    let io: Vec<Value> = crate::io::entries(model, budget)?.iter().map(crate::io::Entry::to_json).collect();
+    let weights = Weights::of(model, budget)?;
+    let operators: Vec<Value> = versions
+        .into_iter()
+        .map(|((name, version), count)| json!({"name": name, "version": version, "count": count}))
+        .collect();
     let (inside, outside) = model.buffer_bytes();
     let mut s = Map::new();
     s.insert("format".into(), json!(format));
     s.insert("schema_version".into(), json!(model.schema_version()));
     s.insert("file_bytes".into(), json!(model.file().len()));
     s.insert("description".into(), json!(model.description()));
+    s.insert("io".into(), json!(io));
+    s.insert("weights".into(), weights.to_json());
     s.insert("subgraphs".into(), json!(subgraphs));
     s.insert("operator_histogram".into(), json!(histogram));
+    s.insert("operators".into(), json!(operators));
     s.insert("buffers".into(), json!(model.buffer_count().unwrap_or(0)));
     s.insert("buffer_bytes_inside".into(), json!(inside));
     s.insert("buffer_bytes_outside".into(), json!(outside));
@@ -172,40 +230,26 @@ fn signatures<'a, M: ModelView<'a>>(model: M, budget: &mut Budget) -> Result<Vec
     Ok(signatures)
 }
 
-/// Every tensor of `sg`: name, type, stored shape and shape signature, buffer, data size and
+/// One tensor's row: name, type, stored shape and shape signature, buffer, data size and
 /// quantization.
-fn tensor_list<'a, M: ModelView<'a>>(
-    model: M,
-    sg: &M::SubGraph,
-    budget: &mut Budget,
-) -> Result<Vec<Value>, OverBudget> {
-    let mut rows = Vec::new();
-    for (t, tensor) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
-        budget.charge(1)?;
-        let shape = listed(tensor.shape(), budget)?;
-        let signature = listed(tensor.shape_signature(), budget)?;
-        let mut row = json!({
-            "index": t,
-            "name": tensor.name(),
-            "type": tensor.element_type().to_string(),
-            "shape": shape,
-            "buffer": tensor.buffer(),
-            "data_bytes": model.tensor_data(&tensor).map_or(0, <[u8]>::len),
-            "is_variable": tensor.is_variable(),
-        });
-        if signature != shape {
-            row["shape_signature"] = json!(signature);
-        }
-        if let Some(q) = tensor.quantization().filter(|q| q.scale.is_some_and(|s| !s.is_empty())) {
-            row["quantization"] = json!({
-                "scale": listed(q.scale, budget)?,
-                "zero_point": listed(q.zero_point, budget)?,
-                "quantized_dimension": q.quantized_dimension,
-            });
-        }
-        rows.push(row);
+fn tensor_row(t: &TensorFacts) -> Value {
+    let mut row = json!({
+        "index": t.index,
+        "name": t.name,
+        "type": t.element.to_string(),
+        "dtype": crate::facts::dtype(t.element),
+        "shape": t.shape,
+        "buffer": t.buffer,
+        "data_bytes": t.data_bytes,
+        "is_variable": t.is_variable,
+    });
+    if let Some(signature) = t.shape_signature.as_ref().filter(|s| **s != t.shape) {
+        row["shape_signature"] = json!(signature);
     }
-    Ok(rows)
+    if let Some(q) = &t.quant {
+        row["quantization"] = q.to_json();
+    }
+    row
 }
 
 /// TFLite's own readings of its metadata: the minimum runtime version, the support metadata,
@@ -299,16 +343,9 @@ fn shape_text(t: &Value) -> String {
     format!("[{}]", parts.join(","))
 }
 
-/// A tensor's quantization for a person: `scale=0.0245 zero_point=-128`, or
-/// `per-axis(dim 3, 32 scales)`.
+/// A tensor row's quantization for a person (`-` for none).
 fn quant_text(t: &Value) -> String {
-    let Some(q) = t.get("quantization") else { return "-".into() };
-    let scales = q["scale"].as_array().map_or(0, Vec::len);
-    if scales == 1 {
-        format!("scale={} zero_point={}", q["scale"][0], q["zero_point"][0])
-    } else {
-        format!("per-axis(dim {}, {scales} scales)", q["quantized_dimension"])
-    }
+    Quant::from_json(&t["quantization"]).map_or_else(|| "-".into(), |q| q.text())
 }
 
 /// Prints the summary of a TFLite or Circle model as text.
@@ -330,6 +367,8 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
     writeln!(out, "  model rules:         {}", str_of(&s["model_rules"]))?;
     writeln!(out, "  warnings:            {}", s["warnings"]["count"])?;
     Warnings::from_json(&s["warnings"]).print(out, "    ")?;
+    crate::io::print(out, &s["io"])?;
+    crate::weights::print(out, &s["weights"], s["file_bytes"].as_u64().unwrap_or(0))?;
     let subgraphs = s["subgraphs"].as_array().map(Vec::as_slice).unwrap_or_default();
     writeln!(out, "  subgraphs:           {}", subgraphs.len())?;
     for sg in subgraphs {
@@ -344,17 +383,28 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
             sg["inputs"],
             sg["outputs"]
         )?;
+        for call in sg["calls"].as_array().into_iter().flatten() {
+            writeln!(
+                out,
+                "      operator {} {} calls subgraphs {}",
+                call["operator"],
+                str_of(&call["name"]),
+                call["subgraphs"]
+            )?;
+        }
+        print_arena(out, &sg["arena"])?;
         if let Some(rows) = sg["tensor_list"].as_array() {
             print_tensor_table(out, rows)?;
         }
     }
     writeln!(out, "  operators:")?;
-    if let Some(h) = s["operator_histogram"].as_object() {
-        let mut rows: Vec<_> = h.iter().collect();
-        rows.sort_by(|a, b| b.1.as_u64().cmp(&a.1.as_u64()).then(a.0.cmp(b.0)));
-        for (op, n) in rows {
-            writeln!(out, "    {n:>6}  {op}")?;
-        }
+    let mut rows: Vec<&Value> = s["operators"].as_array().into_iter().flatten().collect();
+    rows.sort_by(|a, b| {
+        b["count"].as_u64().cmp(&a["count"].as_u64()).then(str_of(&a["name"]).cmp(&str_of(&b["name"])))
+    });
+    for op in rows {
+        let count = op["count"].as_u64().unwrap_or(0);
+        writeln!(out, "    {count:>6}  {} v{}", str_of(&op["name"]), op["version"])?;
     }
     if let Some(signatures) = s.get("signatures").and_then(Value::as_array) {
         writeln!(out, "  signatures:")?;
@@ -421,6 +471,22 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
         out,
         "  buffers:             {} ({} bytes inside the flatbuffer, {} outside)",
         s["buffers"], s["buffer_bytes_inside"], s["buffer_bytes_outside"]
+    )
+}
+
+/// A subgraph's activation arena: the sum of its non-constant tensors and the greedy plan.
+fn print_arena(out: &mut dyn Write, arena: &Value) -> std::io::Result<()> {
+    let bytes = |k: &str| arena[k].as_u64().map(crate::weights::grouped);
+    let plan =
+        bytes("greedy_plan_bytes").map_or_else(|| "not planned (too many tensors)".into(), |b| format!("{b} bytes"));
+    let left_out = match arena["unsized_tensors"].as_u64() {
+        Some(0) | None => String::new(),
+        Some(n) => format!(" ({n} tensors of types without a fixed size left out)"),
+    };
+    writeln!(
+        out,
+        "      arena: {} bytes of non-constant tensors, {plan} planned greedily by lifetime{left_out}",
+        bytes("non_constant_bytes").unwrap_or_default()
     )
 }
 

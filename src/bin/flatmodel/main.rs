@@ -5,6 +5,7 @@
 //! with the status it had so far (0 for `inspect`, `dump` and `extract`).
 #![deny(unsafe_code)]
 
+mod arena;
 mod associated;
 mod budget;
 mod conversion;
@@ -12,17 +13,21 @@ mod cvimodel;
 mod dump;
 mod executorch;
 mod extract;
+mod facts;
 mod help;
 mod input;
 mod inspect;
+mod io;
 mod open;
 mod output;
 mod package;
 mod path;
 mod support_metadata;
+mod tflm_resolver;
 mod training;
 mod verify;
 mod warnings;
+mod weights;
 
 use output::Out;
 use std::ffi::OsString;
@@ -111,6 +116,7 @@ struct Args {
     positional: Vec<OsString>,
     json: bool,
     tensors: bool,
+    tflm_resolver: bool,
     quiet: bool,
     runtime: Option<flatmodel::graph::Runtime>,
     circle_revision: Option<flatmodel::circle::Revision>,
@@ -164,6 +170,7 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
         match arg {
             Long("json") if matches!(command, "inspect") => a.json = true,
             Long("tensors") if matches!(command, "inspect") => a.tensors = true,
+            Long("tflm-resolver") if matches!(command, "inspect") => a.tflm_resolver = true,
             Short('q') | Long("quiet") if matches!(command, "verify") => a.quiet = true,
             Long("runtime") if matches!(command, "verify") => a.runtime = Some(runtime(parser.value()?)?),
             Long("circle-revision") if matches!(command, "dump") => {
@@ -197,6 +204,7 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
             Err(Failure::new(format!("verify needs at least one FILE\n{}", help::usage_of(command))))
         }
         "verify" => verify::run(out, &a.positional, a.quiet, a.runtime),
+        "inspect" if a.tflm_resolver => inspect::tflm_resolver(out, &one(&a)?),
         "inspect" => inspect::run(out, &one(&a)?, a.json, a.tensors),
         "dump" => match a.positional.as_slice() {
             [file] => dump::run(out, file, None, a.circle_revision),
