@@ -285,3 +285,39 @@ fn a_bare_vkgraph_lists_its_constants_like_its_blob() {
     let text = run([OsStr::new("inspect"), bare.as_os_str()]);
     assert!(!text.expect_code(0).stdout.contains("null"), "{}", text.stdout);
 }
+
+#[test]
+fn typos_get_the_closest_valid_word() {
+    let model = testdata("tflite/sine_float.tflite");
+    let model = model.as_os_str();
+    let dir = Scratch::new("typos");
+    let out = dir.path("out");
+    let cases: [(Vec<&OsStr>, &str); 5] = [
+        (vec![OsStr::new("inpsect"), model], "did you mean 'inspect'?"),
+        (vec![OsStr::new("inspect"), OsStr::new("--tensor"), model], "did you mean '--tensors'?"),
+        (vec![OsStr::new("verify"), OsStr::new("--runtim"), OsStr::new("tflm"), model], "did you mean '--runtime'?"),
+        (
+            vec![OsStr::new("extract"), model, OsStr::new("bufer:1"), OsStr::new("-o"), out.as_os_str()],
+            "did you mean 'buffer'?",
+        ),
+        (
+            vec![
+                OsStr::new("extract"),
+                model,
+                OsStr::new("metadata:min_runtime_versoin"),
+                OsStr::new("-o"),
+                out.as_os_str(),
+            ],
+            "did you mean 'min_runtime_version'?",
+        ),
+    ];
+    for (args, hint) in cases {
+        let r = run(&args);
+        r.expect_code(2);
+        assert!(r.stderr.contains(hint), "{}: {}", r.what, r.stderr);
+    }
+    // Nothing close: no suggestion.
+    let r = run(["frobnicate"]);
+    r.expect_code(2);
+    assert!(!r.stderr.contains("did you mean"), "{}", r.stderr);
+}

@@ -97,10 +97,15 @@ example:
     },
     Page {
         name: "extract",
-        usage: "usage: flatmodel extract FILE WHAT -o OUT",
+        usage: "usage: flatmodel extract FILE WHAT -o OUT [--raw]",
         text: "\
-Writes the exact bytes WHAT names to OUT ('-' for standard output):
-  buffer:N, metadata:NAME          TFLite and Circle buffers and metadata entries
+Writes what WHAT names to OUT ('-' for standard output):
+  tensor:INDEX, tensor:NAME        a TFLite or Circle tensor's constant data as a NumPy .npy file
+                                   (dtype, shape, little-endian data; int4, uint4 and int2 unpacked
+                                   to a byte each); --raw writes the bytes as stored. INDEX counts
+                                   in the primary subgraph; NAME finds the first tensor so named.
+                                   Sparse tensors and types NumPy lacks (bfloat16, float8) need --raw.
+  buffer:N, metadata:NAME          TFLite and Circle buffers and metadata entries, as stored
   delegate:N, segment:N, named:KEY a .pte's delegate blobs, segments and named data
   constant:N                       a VH00 blob's constant
   section:NAME                     a cvimodel section as stored
@@ -108,6 +113,7 @@ Writes the exact bytes WHAT names to OUT ('-' for standard output):
   weight:NAME                      a cvimodel weight
 
 example:
+  flatmodel extract model.tflite tensor:conv2d/Kernel -o kernel.npy
   flatmodel extract model.tflite metadata:min_runtime_version -o -",
     },
     Page {
@@ -136,6 +142,11 @@ example:
 /// The canonical name of `name` if it is a command.
 pub fn command(name: &str) -> Option<&'static str> {
     PAGES.iter().find(|p| p.name == name).map(|p| p.name)
+}
+
+/// Every command's name.
+pub fn commands() -> impl Iterator<Item = &'static str> {
+    PAGES.iter().map(|p| p.name)
 }
 
 /// The one-line usage of `command`.

@@ -18,10 +18,12 @@ mod help;
 mod input;
 mod inspect;
 mod io;
+mod npy;
 mod open;
 mod output;
 mod package;
 mod path;
+mod suggest;
 mod support_metadata;
 mod tflm_resolver;
 mod training;
@@ -122,6 +124,7 @@ struct Args {
     circle_revision: Option<flatmodel::circle::Revision>,
     help: bool,
     out: Option<OsString>,
+    raw: bool,
 }
 
 /// The runtime `--runtime` names.
@@ -149,6 +152,17 @@ fn circle_revision(value: OsString) -> Result<flatmodel::circle::Revision, Failu
     }
 }
 
+/// The long flags `command` takes (for suggesting one after a typo; `run` parses them).
+fn flags_of(command: &str) -> &'static [&'static str] {
+    match command {
+        "verify" => &["--quiet", "--runtime", "--help"],
+        "inspect" => &["--json", "--tensors", "--tflm-resolver", "--help"],
+        "dump" => &["--circle-revision", "--help"],
+        "extract" => &["--output", "--raw", "--help"],
+        _ => &["--help"],
+    }
+}
+
 fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
     use lexopt::prelude::*;
     let mut parser = lexopt::Parser::from_args(args);
@@ -163,7 +177,8 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
         None => return Err(Failure::new(format!("missing command\n{}", help::USAGE))),
     };
     let Some(command) = help::command(&command) else {
-        return Err(Failure::new(format!("unknown command '{command}'\n{}", help::USAGE)));
+        let hint = suggest::hint(&command, help::commands());
+        return Err(Failure::new(format!("unknown command '{command}'{hint}\n{}", help::USAGE)));
     };
     let mut a = Args::default();
     while let Some(arg) = parser.next()? {
@@ -177,9 +192,16 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
                 a.circle_revision = Some(circle_revision(parser.value()?)?)
             }
             Short('o') | Long("output") if matches!(command, "extract") => a.out = Some(parser.value()?),
+            Long("raw") if matches!(command, "extract") => a.raw = true,
             Long("help") | Short('h') => a.help = true,
             Value(v) => a.positional.push(v),
-            other => return Err(Failure::new(format!("{}\n{}", other.unexpected(), help::usage_of(command)))),
+            other => {
+                let hint = match &other {
+                    Long(flag) => suggest::hint(&format!("--{flag}"), flags_of(command).iter().copied()),
+                    _ => String::new(),
+                };
+                return Err(Failure::new(format!("{}{hint}\n{}", other.unexpected(), help::usage_of(command))));
+            }
         }
     }
     if a.help {
@@ -216,7 +238,7 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
             _ => Err(Failure::new(format!("path takes FORMAT TEXT\n{}", help::usage_of(command)))),
         },
         _ => match (a.positional.as_slice(), &a.out) {
-            ([file, what], Some(to)) => extract::run(out, file, &what.to_string_lossy(), to),
+            ([file, what], Some(to)) => extract::run(out, file, &what.to_string_lossy(), to, a.raw),
             _ => Err(Failure::new(format!("extract takes FILE WHAT -o OUT\n{}", help::usage_of(command)))),
         },
     }
