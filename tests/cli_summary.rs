@@ -392,3 +392,78 @@ fn tflm_resolver_lines_name_tflms_methods() {
     let circle = support::testdata().join("circle").join("sine_float.circle");
     run([OsStr::new("inspect"), OsStr::new("--tflm-resolver"), circle.as_os_str()]).expect_code(2);
 }
+
+/// The features flatc's JSON shows the model uses, by the keys `inspect` reports them under.
+/// Operator codes count whether or not an operator uses them: LiteRT resolves every code when
+/// it loads a model.
+fn reference_needs(flatc: &Value) -> BTreeSet<&'static str> {
+    let mut needs = BTreeSet::new();
+    for c in arr(&flatc["operator_codes"]) {
+        if c["version"].as_i64().unwrap_or(1) > 1 {
+            needs.insert("operator_versions");
+        }
+        if c["builtin_code"] == "CUSTOM" || c["deprecated_builtin_code"] == 32 {
+            needs.insert("custom_operators");
+        }
+        let deprecated = c["deprecated_builtin_code"].as_i64().unwrap_or(0);
+        if deprecated == 127 && c["builtin_code"] != "PLACEHOLDER_FOR_GREATER_OP_CODES" {
+            needs.insert("extended_builtin_codes");
+        }
+    }
+    if arr(&flatc["buffers"]).iter().any(|b| b["offset"].as_u64().unwrap_or(0) > 1) {
+        needs.insert("buffer_offset");
+    }
+    for sg in arr(&flatc["subgraphs"]) {
+        for op in arr(&sg["operators"]) {
+            if op["builtin_options_2_type"].as_str().is_some_and(|t| t != "NONE") {
+                needs.insert("builtin_options_2");
+            }
+            if op["large_custom_options_offset"].as_u64().unwrap_or(0) > 1 {
+                needs.insert("large_custom_options");
+            }
+        }
+        for t in arr(&sg["tensors"]) {
+            let checks = [
+                (t.get("sparsity").is_some(), "sparsity"),
+                (t["is_variable"] == true, "variable_tensors"),
+                (arr(&t["shape_signature"]).iter().any(|d| d.as_i64().unwrap_or(0) < 0), "dynamic_shapes"),
+                (t["quantization"]["details_type"] == "BlockwiseQuantization", "blockwise_quantization"),
+                (!matches!(t["type"].as_str(), Some(ty) if descr_known(ty)), "element_types"),
+            ];
+            needs.extend(checks.into_iter().filter(|(used, _)| *used).map(|(_, key)| key));
+        }
+    }
+    if !reference_calls(flatc).is_empty() {
+        needs.insert("control_flow");
+    }
+    needs
+}
+
+/// Whether `ty` is one of the element types TFLite had before INT4.
+fn descr_known(ty: &str) -> bool {
+    [
+        "FLOAT32", "FLOAT16", "INT32", "UINT8", "INT64", "STRING", "BOOL", "INT16", "COMPLEX64", "INT8", "FLOAT64",
+        "COMPLEX128", "UINT64", "RESOURCE", "VARIANT", "UINT32", "UINT16",
+    ]
+    .contains(&ty)
+}
+
+#[test]
+fn needs_match_what_flatc_shows_the_file_uses() {
+    let mut failures = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut checked = 0;
+    for m in models() {
+        let Some(reference) = support::reference(&m, "flatc.json") else { continue };
+        let Some(s) = summary(&m) else { continue };
+        let ours: BTreeSet<&str> = arr(&s["needs"]).iter().filter_map(|n| n["feature"].as_str()).collect();
+        let theirs = reference_needs(&support::read_json(&reference));
+        if ours != theirs {
+            failures.push(format!("{}: {ours:?} vs {theirs:?}", m.display()));
+        }
+        seen.extend(theirs);
+        checked += 1;
+    }
+    assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(checked >= 8 && seen.len() >= 3, "checked {checked}, features seen {seen:?}");
+}

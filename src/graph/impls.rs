@@ -274,6 +274,9 @@ macro_rules! graph_views {
             fn large_custom_options(&self) -> (u64, u64) {
                 (self.large_custom_options_offset(), self.large_custom_options_size())
             }
+            fn options_types(&self) -> [u8; 2] {
+                [self.builtin_options_type(), self.builtin_options_2_type()]
+            }
             fn for_each_called_subgraph(&self, f: &mut dyn FnMut(i64)) {
                 let tags = [self.builtin_options_type(), self.builtin_options_2_type()];
                 $crate::graph::calls::for_each_called_subgraph(self.raw(), tags, &mut |index, _| f(index));

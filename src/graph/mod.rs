@@ -297,6 +297,8 @@ pub trait OperatorView<'a>: Copy + 'a {
     fn custom_options(&self) -> Option<Vector<'a, u8>>;
     /// `Operator.large_custom_options_offset` and `_size`.
     fn large_custom_options(&self) -> (u64, u64);
+    /// The union tags of `builtin_options` and `builtin_options_2` (0: none), as stored.
+    fn options_types(&self) -> [u8; 2];
     /// Calls `f` with each subgraph index the operator's control-flow options name (`WHILE`'s
     /// condition and body, `IF`'s branches, `CALL_ONCE`, `CALL` and the StableHLO ones), in
     /// the order the options list them. An index is as stored: the model rules check it.

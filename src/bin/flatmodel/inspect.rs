@@ -184,6 +184,7 @@ fn graph_summary<'a, M: ModelView<'a>>(
     }
     let io: Vec<Value> = crate::io::entries(model, budget)?.iter().map(crate::io::Entry::to_json).collect();
     let weights = Weights::of(model, budget)?;
+    let needs = crate::needs::of(model, budget)?;
     let operators: Vec<Value> = versions
         .into_iter()
         .map(|((name, version), count)| json!({"name": name, "version": version, "count": count}))
@@ -196,6 +197,7 @@ fn graph_summary<'a, M: ModelView<'a>>(
     s.insert("description".into(), json!(model.description()));
     s.insert("io".into(), json!(io));
     s.insert("weights".into(), weights.to_json());
+    s.insert("needs".into(), crate::needs::to_json(&needs));
     s.insert("subgraphs".into(), json!(subgraphs));
     s.insert("operator_histogram".into(), json!(histogram));
     s.insert("operators".into(), json!(operators));
@@ -367,6 +369,10 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
     writeln!(out, "  model rules:         {}", str_of(&s["model_rules"]))?;
     writeln!(out, "  warnings:            {}", s["warnings"]["count"])?;
     Warnings::from_json(&s["warnings"]).print(out, "    ")?;
+    let needs: Vec<&str> = s["needs"].as_array().into_iter().flatten().filter_map(|n| n["detail"].as_str()).collect();
+    if !needs.is_empty() {
+        writeln!(out, "  needs:               {}", needs.join("; "))?;
+    }
     crate::io::print(out, &s["io"])?;
     crate::weights::print(out, &s["weights"], s["file_bytes"].as_u64().unwrap_or(0))?;
     let subgraphs = s["subgraphs"].as_array().map(Vec::as_slice).unwrap_or_default();

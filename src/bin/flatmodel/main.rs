@@ -18,6 +18,7 @@ mod help;
 mod input;
 mod inspect;
 mod io;
+mod needs;
 mod npy;
 mod open;
 mod output;

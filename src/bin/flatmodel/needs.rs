@@ -1,0 +1,127 @@
+//! What a model needs of a runtime: the schema features and versions it actually uses, so a
+//! user can see why an older runtime refuses it.
+
+use crate::budget::{Budget, OverBudget};
+use flatmodel::graph::{ModelView, OperatorKind, OperatorView, SubGraphView, TensorView};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+/// One feature the model uses, and what of it.
+pub struct Need {
+    /// A stable key (`buffer_offset`, `builtin_options_2`, ...).
+    pub feature: &'static str,
+    /// For a person: what it is and where.
+    pub detail: String,
+}
+
+/// The features `model` uses that not every runtime reads, in a fixed order.
+pub fn of<'a, M: ModelView<'a>>(model: M, budget: &mut Budget) -> Result<Vec<Need>, OverBudget> {
+    let mut needs = Vec::new();
+    let mut push = |feature, detail: String| needs.push(Need { feature, detail });
+    let (newest_version, newest_op) = (0..model.operator_code_count())
+        .filter_map(|i| model.operator_kind_at(i))
+        .map(|k| (k.version(), k.to_string()))
+        .max_by_key(|(v, _)| *v)
+        .unwrap_or((1, String::new()));
+    if newest_version > 1 {
+        push("operator_versions", format!("operator versions up to {newest_version} ({newest_op} v{newest_version})"));
+    }
+    let codes: Vec<OperatorKind<'a>> =
+        (0..model.operator_code_count()).filter_map(|i| model.operator_kind_at(i)).collect();
+    budget.charge(codes.len())?;
+    let extended: BTreeSet<String> = codes
+        .iter()
+        .filter(|k| matches!(k, OperatorKind::Builtin { code, .. } if *code > 127))
+        .map(|k| k.to_string())
+        .collect();
+    if !extended.is_empty() {
+        push(
+            "extended_builtin_codes",
+            format!("builtin codes past 127 (OperatorCode.builtin_code): {}", list(&extended)),
+        );
+    }
+    let negative: BTreeSet<String> = codes
+        .iter()
+        .filter(|k| matches!(k, OperatorKind::Builtin { code, .. } if *code < 0))
+        .map(|k| k.to_string())
+        .collect();
+    if !negative.is_empty() {
+        push("negative_builtin_codes", format!("Circle's own operators (negative codes): {}", list(&negative)));
+    }
+    let custom: BTreeSet<String> = codes
+        .iter()
+        .filter_map(|k| match k {
+            OperatorKind::Custom { name, .. } => Some(name.to_string()),
+            _ => None,
+        })
+        .collect();
+    if !custom.is_empty() {
+        push("custom_operators", format!("custom operators the runtime must register: {}", list(&custom)));
+    }
+    let (mut options_2, mut large_custom, mut control_flow) = (false, false, false);
+    let (mut types, mut sparse, mut blockwise, mut dynamic, mut variable) =
+        (BTreeSet::new(), false, false, false, false);
+    for sg in model.subgraph_list().into_iter().flat_map(|l| l.iter()) {
+        for op in sg.operators().into_iter().flat_map(|l| l.iter()) {
+            budget.charge(1)?;
+            options_2 |= op.options_types()[1] != 0;
+            large_custom |= op.large_custom_options().0 > 1;
+            op.for_each_called_subgraph(&mut |_| control_flow = true);
+        }
+        for t in sg.tensors().into_iter().flat_map(|l| l.iter()) {
+            budget.charge(1)?;
+            let element = t.element_type();
+            // INT4 (17) and the types after it, Circle's own (negative) and unnamed codes.
+            if element.code < 0 || element.code >= 17 || element.name.is_none() {
+                types.insert(element.to_string());
+            }
+            sparse |= t.sparsity().is_some();
+            blockwise |= t.quantization().is_some_and(|q| q.blockwise.is_some());
+            dynamic |= t.shape_signature().is_some_and(|s| s.iter().any(|d| d < 0));
+            variable |= t.is_variable();
+        }
+    }
+    if model.buffer_bytes().1 > 0 {
+        push("buffer_offset", "weights after the flatbuffer (Buffer.offset/size)".into());
+    }
+    if large_custom {
+        push(
+            "large_custom_options",
+            "custom options after the flatbuffer (Operator.large_custom_options_offset)".into(),
+        );
+    }
+    if options_2 {
+        push("builtin_options_2", "operators with builtin_options_2 (StableHLO and newer options)".into());
+    }
+    if control_flow {
+        push("control_flow", "control-flow operators calling other subgraphs".into());
+    }
+    if !types.is_empty() {
+        push("element_types", format!("element types from INT4 on: {}", list(&types)));
+    }
+    for (used, feature, detail) in [
+        (sparse, "sparsity", "sparse tensors (Tensor.sparsity)"),
+        (blockwise, "blockwise_quantization", "block-wise quantization"),
+        (dynamic, "dynamic_shapes", "dynamic dimensions (-1 in shape_signature)"),
+        (variable, "variable_tensors", "variable tensors (state kept across runs)"),
+    ] {
+        if used {
+            push(feature, detail.into());
+        }
+    }
+    Ok(needs)
+}
+
+/// `a, b, c`, at most eight named.
+fn list(names: &BTreeSet<String>) -> String {
+    let shown: Vec<&str> = names.iter().take(8).map(String::as_str).collect();
+    match names.len() {
+        n if n > 8 => format!("{} and {} more", shown.join(", "), n - 8),
+        _ => shown.join(", "),
+    }
+}
+
+/// `[{"feature", "detail"}]`.
+pub fn to_json(needs: &[Need]) -> Value {
+    Value::Array(needs.iter().map(|n| json!({"feature": n.feature, "detail": n.detail})).collect())
+}
