@@ -442,8 +442,23 @@ fn reference_needs(flatc: &Value) -> BTreeSet<&'static str> {
 /// Whether `ty` is one of the element types TFLite had before INT4.
 fn descr_known(ty: &str) -> bool {
     [
-        "FLOAT32", "FLOAT16", "INT32", "UINT8", "INT64", "STRING", "BOOL", "INT16", "COMPLEX64", "INT8", "FLOAT64",
-        "COMPLEX128", "UINT64", "RESOURCE", "VARIANT", "UINT32", "UINT16",
+        "FLOAT32",
+        "FLOAT16",
+        "INT32",
+        "UINT8",
+        "INT64",
+        "STRING",
+        "BOOL",
+        "INT16",
+        "COMPLEX64",
+        "INT8",
+        "FLOAT64",
+        "COMPLEX128",
+        "UINT64",
+        "RESOURCE",
+        "VARIANT",
+        "UINT32",
+        "UINT16",
     ]
     .contains(&ty)
 }
@@ -466,4 +481,73 @@ fn needs_match_what_flatc_shows_the_file_uses() {
     }
     assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
     assert!(checked >= 8 && seen.len() >= 3, "checked {checked}, features seen {seen:?}");
+}
+
+/// NumPy's name for an ExecuTorch scalar type as flatc prints it.
+fn scalar_dtype(name: &str) -> String {
+    match name {
+        "BYTE" => "uint8".into(),
+        "CHAR" => "int8".into(),
+        "SHORT" => "int16".into(),
+        "INT" => "int32".into(),
+        "LONG" => "int64".into(),
+        "HALF" => "float16".into(),
+        "FLOAT" => "float32".into(),
+        "DOUBLE" => "float64".into(),
+        other => other.to_ascii_lowercase(),
+    }
+}
+
+/// (value index, dtype, shape) of each id in `ids`, as flatc's JSON shows the value.
+fn reference_ports(values: &[Value], ids: &Value, tensor: (&str, &str, &str, &str)) -> Vec<(i64, String, Value)> {
+    let (type_key, value_key, dtype_key, shape_key) = tensor;
+    arr(ids)
+        .iter()
+        .map(|id| {
+            let v = &values[id.as_u64().unwrap() as usize];
+            let dtype = v[value_key][dtype_key].as_str().unwrap_or("");
+            let dtype = if v[type_key] == "Tensor" { scalar_dtype(dtype) } else { dtype.to_ascii_lowercase() };
+            (id.as_i64().unwrap(), dtype, v[value_key][shape_key].clone())
+        })
+        .collect()
+}
+
+fn our_ports(entry: &Value, side: &str) -> Vec<(i64, String, Value)> {
+    arr(&entry[side])
+        .iter()
+        .map(|p| (p["tensor"].as_i64().unwrap(), p["dtype"].as_str().unwrap().to_string(), p["shape"].clone()))
+        .collect()
+}
+
+/// A `.pte`'s execution plans and its Vulkan graphs take and give what flatc's JSON of the
+/// program and of each delegate's VkGraph shows: value, dtype and shape of each input and output.
+#[test]
+fn executorch_inputs_and_outputs_match_flatc() {
+    let dir = support::testdata().join("vkgraph");
+    let mut checked = 0;
+    for pte in support::files_with_suffix(&dir, ".pte") {
+        let s = summary(&pte).unwrap_or_else(|| panic!("{}: no io", pte.display()));
+        let program = support::read_json(&support::reference(&pte, "flatc.json").unwrap());
+        for (plan, entry) in arr(&program["execution_plan"]).iter().zip(arr(&s["io"])) {
+            assert_eq!(entry["plan"], plan["name"]);
+            let values = arr(&plan["values"]);
+            for side in ["inputs", "outputs"] {
+                let theirs = reference_ports(values, &plan[side], ("val_type", "val", "scalar_type", "sizes"));
+                assert_eq!(our_ports(entry, side), theirs, "{} plan {} {side}", pte.display(), plan["name"]);
+                checked += theirs.len();
+            }
+        }
+        let stem = pte.file_stem().unwrap().to_string_lossy().to_string();
+        for (n, d) in arr(&s["delegates"]).iter().enumerate().filter(|(_, d)| d.get("vulkan").is_some()) {
+            let graph = support::read_json(&dir.join(format!("{stem}.delegate{n}.vk00.flatc.json")));
+            let entry = &d["vulkan"]["io"][0];
+            for (side, ids) in [("inputs", "input_ids"), ("outputs", "output_ids")] {
+                let theirs =
+                    reference_ports(arr(&graph["values"]), &graph[ids], ("value_type", "value", "datatype", "dims"));
+                assert_eq!(our_ports(entry, side), theirs, "{} delegate {n} {side}", pte.display());
+                checked += theirs.len();
+            }
+        }
+    }
+    assert!(checked >= 12, "checked {checked} ports");
 }

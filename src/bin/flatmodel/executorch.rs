@@ -6,7 +6,7 @@ use crate::output::Out;
 use crate::verify::Verdict;
 use crate::{Failure, Outcome};
 use flatmodel::dump::Dumpable;
-use flatmodel::pte::{DataLocation, PteFile};
+use flatmodel::pte::{DataLocation, KernelTypes, PteFile};
 use flatmodel::vkgraph::{Blob, Constant, GraphTypes};
 use flatmodel::Format;
 use serde_json::{json, Value};
@@ -140,6 +140,7 @@ fn program_summary(bytes: &[u8], budget: &mut Budget) -> Result<Value, String> {
     let program = file.program();
     let refused = |e: OverBudget| e.to_string();
     let mut plans = Vec::new();
+    let mut io = Vec::new();
     for p in program.execution_plan().into_iter().flat_map(|p| p.iter()) {
         let (inputs, outputs) = (p.inputs(), p.outputs());
         let lists = [inputs.map_or(0, |v| v.len()), outputs.map_or(0, |v| v.len())];
@@ -152,6 +153,10 @@ fn program_summary(bytes: &[u8], budget: &mut Budget) -> Result<Value, String> {
                 None => o.name().unwrap_or("").to_string(),
             });
         }
+        let ports = |ids: Option<flatmodel::wire::Vector<'_, i32>>| -> Vec<Value> {
+            ids.into_iter().flat_map(|v| v.iter()).map(|id| evalue_port(&p, id)).collect()
+        };
+        io.push(json!({"plan": p.name(), "inputs": ports(inputs), "outputs": ports(outputs)}));
         plans.push(json!({
             "name": p.name(),
             "values": p.values().map_or(0, |v| v.len()),
@@ -191,12 +196,52 @@ fn program_summary(bytes: &[u8], budget: &mut Budget) -> Result<Value, String> {
             "length": h.length, "program_size": h.program_size,
             "segment_base_offset": h.segment_base_offset, "segment_data_size": h.segment_data_size,
         })),
+        "io": io,
         "execution_plans": plans,
         "delegates": delegates,
         "segments": program.segments().map_or(0, |s| s.len()),
         "segment_bytes": segment_bytes,
         "named_data": program.named_data().map_or(0, |n| n.len()),
     }))
+}
+
+/// Value `id` of plan `p` as a port: a tensor's dtype and sizes, else the value's type.
+fn evalue_port(p: &flatmodel::pte::ExecutionPlan<'_>, id: i32) -> Value {
+    let value = usize::try_from(id).ok().and_then(|i| p.values()?.get(i)).map(|v| v.val());
+    match value {
+        Some(KernelTypes::Tensor(t)) => json!({
+            "name": null,
+            "tensor": id,
+            "dtype": scalar_dtype(t.scalar_type()),
+            "shape": t.sizes().map(|s| s.iter().collect::<Vec<_>>()),
+            "quantization": null,
+        }),
+        Some(other) => json!({
+            "name": null,
+            "tensor": id,
+            "dtype": other.type_name().map_or_else(|| format!("type({})", other.tag()), str::to_ascii_lowercase),
+            "shape": null,
+            "quantization": null,
+        }),
+        None => json!({"name": null, "tensor": id, "error": "no such value"}),
+    }
+}
+
+/// ExecuTorch's scalar type by NumPy's name where it has one (`FLOAT` -> `float32`).
+fn scalar_dtype(t: flatmodel::pte::ScalarType) -> String {
+    let numpy = match t.name() {
+        Some("BYTE") => "uint8",
+        Some("CHAR") => "int8",
+        Some("SHORT") => "int16",
+        Some("INT") => "int32",
+        Some("LONG") => "int64",
+        Some("HALF") => "float16",
+        Some("FLOAT") => "float32",
+        Some("DOUBLE") => "float64",
+        Some(other) => return other.to_ascii_lowercase(),
+        None => return format!("type({})", t.0),
+    };
+    numpy.to_string()
 }
 
 /// A Vulkan graph: values by type, operators by name, inputs, outputs, and where each
@@ -222,25 +267,37 @@ fn graph_summary<'a>(
     for call in g.chain().into_iter().flat_map(|c| c.iter()) {
         *operators.entry(call.name().unwrap_or("").to_string()).or_default() += 1;
     }
-    let mut values_of = |ids: Option<flatmodel::wire::Vector<'_, u32>>| -> Result<Vec<Value>, OverBudget> {
-        let mut listed = Vec::new();
-        for id in ids.into_iter().flat_map(|v| v.iter()) {
-            listed.push(match g.values().and_then(|v| v.get(id as usize)).map(|v| v.value()) {
-                Some(GraphTypes::VkTensor(t)) => {
-                    let dims = t.dims();
-                    budget.charge(dims.map_or(0, |d| d.len()))?;
-                    json!({
-                        "value": id,
-                        "datatype": t.datatype().name().map_or_else(|| json!(t.datatype().0), |n| json!(n)),
-                        "dims": dims.map(|d| d.iter().collect::<Vec<_>>()),
-                    })
-                }
-                _ => json!({"value": id}),
+    let mut values_of =
+        |ids: Option<flatmodel::wire::Vector<'_, u32>>| -> Result<(Vec<Value>, Vec<Value>), OverBudget> {
+            let mut listed = Vec::new();
+            let mut ports = Vec::new();
+            for id in ids.into_iter().flat_map(|v| v.iter()) {
+                listed.push(match g.values().and_then(|v| v.get(id as usize)).map(|v| v.value()) {
+                    Some(GraphTypes::VkTensor(t)) => {
+                        let dims = t.dims();
+                        budget.charge(dims.map_or(0, |d| d.len()))?;
+                        json!({
+                            "value": id,
+                            "datatype": t.datatype().name().map_or_else(|| json!(t.datatype().0), |n| json!(n)),
+                            "dims": dims.map(|d| d.iter().collect::<Vec<_>>()),
+                        })
+                    }
+                    _ => json!({"value": id}),
+                });
+                ports.push(match listed.last() {
+                Some(v) if v.get("dims").is_some() => json!({
+                    "name": null,
+                    "tensor": id,
+                    "dtype": v["datatype"].as_str().map_or_else(|| format!("type({})", v["datatype"]), str::to_ascii_lowercase),
+                    "shape": v["dims"],
+                    "quantization": null,
+                }),
+                _ => json!({"name": null, "tensor": id, "dtype": "-", "shape": null, "quantization": null}),
             });
-        }
-        Ok(listed)
-    };
-    let (inputs, outputs) = (values_of(g.input_ids())?, values_of(g.output_ids())?);
+            }
+            Ok((listed, ports))
+        };
+    let ((inputs, in_ports), (outputs, out_ports)) = (values_of(g.input_ids())?, values_of(g.output_ids())?);
     let mut total = 0u64;
     let constants: Vec<Value> = (0..g.constants().map_or(0, |c| c.len()))
         .map(|i| match blob.constant(i) {
@@ -268,6 +325,7 @@ fn graph_summary<'a>(
         .collect();
     Ok(json!({
         "version": g.version(),
+        "io": [{"graph": "vulkan", "inputs": in_ports, "outputs": out_ports}],
         "values": values,
         "operators": operators,
         "inputs": inputs,
@@ -283,12 +341,18 @@ pub fn print(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
     writeln!(out, "  format:     {}", s["format"].as_str().unwrap_or("-"))?;
     if let Some(plans) = s["execution_plans"].as_array() {
         writeln!(out, "  version:    {}", s["version"])?;
+        crate::io::print_indented(out, &s["io"], "  ", 12)?;
         for p in plans {
             writeln!(
                 out,
-                "  plan {}: {} values, inputs {}, outputs {}, operators {}",
-                p["name"], p["values"], p["inputs"], p["outputs"], p["operators"]
+                "  plan {}: {} values, inputs {}, outputs {}, {} delegate calls",
+                p["name"], p["values"], p["inputs"], p["outputs"], p["delegates"]
             )?;
+            let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+            for op in p["operators"].as_array().into_iter().flatten() {
+                *counts.entry(op.as_str().unwrap_or("-")).or_default() += 1;
+            }
+            print_histogram(out, counts.into_iter().map(|(k, v)| (k.to_string(), v)), "    ")?;
         }
         writeln!(
             out,
@@ -314,11 +378,23 @@ pub fn print(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Operator counts, one aligned line each, most frequent first.
+fn print_histogram(out: &mut Out, counts: impl Iterator<Item = (String, u64)>, indent: &str) -> std::io::Result<()> {
+    let mut rows: Vec<(String, u64)> = counts.collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (name, n) in rows {
+        writeln!(out, "{indent}{n:>6}  {name}")?;
+    }
+    Ok(())
+}
+
 fn print_graph(out: &mut Out, g: &Value, indent: &str) -> std::io::Result<()> {
-    writeln!(out, "{indent}values:    {}", g["values"])?;
-    writeln!(out, "{indent}operators: {}", g["operators"])?;
-    writeln!(out, "{indent}inputs:    {}", g["inputs"])?;
-    writeln!(out, "{indent}outputs:   {}", g["outputs"])?;
+    let values: Vec<String> = g["values"].as_object().into_iter().flatten().map(|(k, v)| format!("{v} {k}")).collect();
+    writeln!(out, "{indent}values:    {}", values.join(", "))?;
+    crate::io::print_indented(out, &g["io"], indent, 11)?;
+    writeln!(out, "{indent}operators:")?;
+    let counts = g["operators"].as_object().into_iter().flatten().map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)));
+    print_histogram(out, counts, &format!("{indent}  "))?;
     writeln!(
         out,
         "{indent}constants: {} ({} bytes)",

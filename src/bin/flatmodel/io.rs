@@ -115,7 +115,7 @@ impl Entry {
 
 /// A port's cells: name, dtype, shape (-1 dynamic), quantization.
 fn cells(port: &Value) -> [String; 4] {
-    let name = port["name"].as_str().unwrap_or("-").to_string();
+    let name = port["name"].as_str().map_or_else(|| format!("#{}", port["tensor"]), str::to_string);
     if port.get("error").is_some() {
         return [name, "-".into(), "-".into(), format!("(tensor {} does not exist)", port["tensor"])];
     }
@@ -126,12 +126,19 @@ fn cells(port: &Value) -> [String; 4] {
 
 /// Prints each entry of a summary's `io`: its inputs and outputs, one aligned row per tensor.
 pub fn print(out: &mut dyn Write, io: &Value) -> std::io::Result<()> {
+    print_indented(out, io, "  ", 21)
+}
+
+/// [`print`] with the `runs:` lines indented by `indent`, their label padded to `width`.
+pub fn print_indented(out: &mut dyn Write, io: &Value, indent: &str, width: usize) -> std::io::Result<()> {
     for e in io.as_array().into_iter().flatten() {
-        let title = match e["signature"].as_str() {
-            Some(key) => format!("signature {key} (subgraph {})", e["subgraph"]),
-            None => format!("subgraph {}", e["subgraph"]),
+        let title = match (e["signature"].as_str(), e["plan"].as_str(), e["graph"].as_str()) {
+            (Some(key), _, _) => format!("signature {key} (subgraph {})", e["subgraph"]),
+            (_, Some(plan), _) => format!("execution plan {plan}"),
+            (_, _, Some(graph)) => format!("the {graph} graph"),
+            _ => format!("subgraph {}", e["subgraph"]),
         };
-        writeln!(out, "  runs:                {title}")?;
+        writeln!(out, "{indent}{:<width$}{title}", "runs:")?;
         let ports = |k: &str| e[k].as_array().cloned().unwrap_or_default();
         let rows: Vec<(&str, [String; 4])> = ports("inputs")
             .iter()
@@ -146,7 +153,8 @@ pub fn print(out: &mut dyn Write, io: &Value) -> std::io::Result<()> {
         }
         let [wn, wd, ws, _] = widths;
         for (dir, [name, ty, shape, quant]) in &rows {
-            writeln!(out, "    {dir}  {name:<wn$}  {ty:<wd$}  {shape:<ws$}  {quant}")?;
+            let line = format!("{indent}  {dir}  {name:<wn$}  {ty:<wd$}  {shape:<ws$}  {quant}");
+            writeln!(out, "{}", line.trim_end())?;
         }
     }
     Ok(())
