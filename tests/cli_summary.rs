@@ -551,3 +551,38 @@ fn executorch_inputs_and_outputs_match_flatc() {
     }
     assert!(checked >= 12, "checked {checked} ports");
 }
+
+/// A cvimodel's programs take and give the tensors flatc's JSON names in `input_tensors` and
+/// `output_tensors`: dtype (NumPy's names), shape, and for integer tensors `qscale` as the scale.
+#[test]
+fn cvimodel_inputs_and_outputs_match_flatc() {
+    let mut checked = 0;
+    for model in support::files_with_suffix(&support::testdata().join("cvimodel"), ".cvimodel") {
+        let s = summary(&model).unwrap();
+        let flatc = support::read_json(&support::reference(&model, "flatc.json").unwrap());
+        for (program, entry) in arr(&flatc["programs"]).iter().zip(arr(&s["io"])) {
+            let tensors = arr(&program["tensor_map"]);
+            for (side, names) in [("inputs", "input_tensors"), ("outputs", "output_tensors")] {
+                let ours = arr(&entry[side]);
+                assert_eq!(ours.len(), arr(&program[names]).len());
+                for (p, name) in ours.iter().zip(arr(&program[names])) {
+                    let t = tensors.iter().find(|t| t["name"] == *name).unwrap();
+                    let dtype = match t["dtype"].as_str().unwrap() {
+                        "FP32" => "float32".to_string(),
+                        "BF16" => "bfloat16".to_string(),
+                        other => other.to_ascii_lowercase(),
+                    };
+                    assert_eq!(
+                        (&p["name"], p["dtype"].as_str().unwrap(), &p["shape"]),
+                        (name, dtype.as_str(), &t["shape"]["dim"])
+                    );
+                    if dtype.starts_with("int") || dtype.starts_with("uint") {
+                        assert_eq!(f32_of(&p["quantization"]["scale"]), f32_of(&t["quant"]["qscale"]), "{name}");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 4, "checked {checked}");
+}

@@ -96,9 +96,32 @@ fn tensor_json(index: usize, t: &cvimodel::Tensor<'_>) -> Value {
         "region": address.map(|a| region_name(a.region)),
         "region_number": address.map(|a| a.region.number()),
         "qscale": t.quant().map(|q| q.qscale()),
+        "zero_point": t.quant().map(|q| q.zero_point()),
         "size": t.size(),
         "overwrote": t.overwrote(),
     })
+}
+
+/// A program's input or output (listed by [`tensor_json`]) in the layout every format's `io`
+/// shares (the JSON of `inspect`; the text lists them with their memory regions instead): an
+/// integer tensor's `qscale` and `zero_point` as its per-tensor quantization.
+fn port(t: &Value) -> Value {
+    let integer = matches!(t["dtype"].as_str(), Some("int8" | "uint8" | "int16" | "uint16" | "int32" | "uint32"));
+    let quantization = match (integer, t["qscale"].as_f64()) {
+        (true, Some(scale)) => {
+            let zero_point = t["zero_point"].as_f64().unwrap_or(0.0);
+            json!({"kind": "per-tensor", "scale": scale, "zero_point": zero_point.round() as i64})
+        }
+        _ => Value::Null,
+    };
+    // NumPy's names, as the other formats' `io` uses them.
+    let dtype = match t["dtype"].as_str() {
+        Some("fp32") => json!("float32"),
+        Some("fp16") => json!("float16"),
+        Some("bf16") => json!("bfloat16"),
+        _ => t["dtype"].clone(),
+    };
+    json!({"name": t["name"], "tensor": t["index"], "dtype": dtype, "shape": t["shape"], "quantization": quantization})
 }
 
 /// The summary of a structurally valid cvimodel: what `model_tool --info` prints, and more.
@@ -144,6 +167,7 @@ pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBu
         }));
     }
     let mut programs = Vec::new();
+    let mut io_entries = Vec::new();
     for (p, program) in model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
         budget.charge(1)?;
         let mut tensors: Vec<cvimodel::Tensor<'_>> = Vec::new();
@@ -199,6 +223,8 @@ pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBu
             Ok(listed)
         };
         let (input_tensors, output_tensors) = (io(&inputs)?, io(&outputs)?);
+        let ports = |listed: &[Value]| listed.iter().map(port).collect::<Vec<_>>();
+        io_entries.push(json!({"program": p, "inputs": ports(&input_tensors), "outputs": ports(&output_tensors)}));
         programs.push(json!({
             "index": p,
             "batch_num": program.batch_num(),
@@ -218,6 +244,7 @@ pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBu
     Ok(json!({
         "format": "cvimodel",
         "file_bytes": file.file().len(),
+        "io": io_entries,
         "header": {
             "magic": String::from_utf8_lossy(&h.magic),
             "header_bytes": h.size(),
