@@ -261,7 +261,7 @@ fn inspect_agrees_with_model_tool() {
             assert_eq!(row.as_slice(), &theirs[1..], "{what}: section {}", theirs[0]);
         }
 
-        let weights = s["weights"].as_array().unwrap();
+        let weights = s["weight_list"].as_array().unwrap();
         assert_eq!(weights.len(), tool.weights.len(), "{what}");
         for (ours, theirs) in weights.iter().zip(&tool.weights) {
             let shape: Vec<String> = ours["shape"].as_array().unwrap().iter().take(4).map(Value::to_string).collect();

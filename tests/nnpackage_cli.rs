@@ -148,7 +148,7 @@ fn inspect_json_shows_the_manifest_and_each_model() {
             assert_eq!(m["bytes"], sine().len());
             assert_eq!(m["summary"]["format"], "TFLite");
             let input = &m["io"][0]["inputs"][0];
-            assert_eq!((input["type"].as_str(), &input["shape"]), (Some("FLOAT32"), &json!([-1, 1])));
+            assert_eq!((input["dtype"].as_str(), &input["shape"]), (Some("float32"), &json!([-1, 1])));
         }
     }
 }

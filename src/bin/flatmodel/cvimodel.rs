@@ -10,7 +10,7 @@ use flatmodel::dump::Dumpable;
 use flatmodel::verify::Options;
 use serde_json::{json, Value};
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
 /// Whether `bytes` are a cvimodel file.
@@ -273,11 +273,43 @@ pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBu
             "total_mb": format!("{:.2}", memory.total() as f64 / (1024.0 * 1024.0)),
         },
         "sections": sections,
-        "weights": weights,
+        "weights": weights_summary(&weights),
+        "weight_list": weights,
         "programs": programs,
         "model_rules": file.check(&Options::DEFAULT).err().map_or_else(|| "ok".to_string(), |e| e.to_string()),
         "warnings": warnings.to_json(),
     }))
+}
+
+/// The weights in the layout every format's `weights` shares: the WEIGHT section's entries
+/// (the file's `weight_list`), their bytes by NumPy's dtype names and their elements. They are all
+/// inside the file; cvimodel does not link a weight to the routine that reads it.
+fn weights_summary(list: &[Value]) -> Value {
+    let mut by_dtype: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut bytes, mut parameters) = (0u64, 0u64);
+    for w in list {
+        let size = w["size"].as_u64().unwrap_or(0);
+        bytes = bytes.saturating_add(size);
+        let elements = w["shape"].as_array().into_iter().flatten().map(|d| d.as_u64().unwrap_or(0)).product::<u64>();
+        parameters = parameters.saturating_add(elements);
+        let dtype = match w["type"].as_str() {
+            Some("fp32") => "float32".to_string(),
+            Some("bf16") => "bfloat16".to_string(),
+            Some(other) => other.to_string(),
+            None => "-".to_string(),
+        };
+        *by_dtype.entry(dtype).or_default() += size;
+    }
+    let mut rows: Vec<(String, u64)> = by_dtype.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    json!({
+        "bytes": bytes,
+        "inside": bytes,
+        "outside": 0,
+        "parameters": parameters,
+        "by_dtype": rows.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
+        "by_operator": [],
+    })
 }
 
 /// Each name's first position among `names` (the runtime's lookups take the first match).
@@ -304,8 +336,7 @@ pub fn inspect(out: &mut Out, name: &str, bytes: &[u8], as_json: bool) -> Result
         Err(refused) => return crate::open::report_invalid(out, name, &refused.to_string()),
     };
     if as_json {
-        serde_json::to_writer_pretty(&mut *out, &s)?;
-        writeln!(out)?;
+        crate::output::write_summary(out, s)?;
     } else {
         print_text(out, name, &s)?;
     }
@@ -367,7 +398,7 @@ fn print_text(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
     }
     writeln!(out, "  weights:")?;
     writeln!(out, "    ID   OFFSET    SIZE      TYPE    SHAPE               NAME")?;
-    for w in s["weights"].as_array().into_iter().flatten() {
+    for w in s["weight_list"].as_array().into_iter().flatten() {
         writeln!(
             out,
             "    {:03}  {:<10}{:<10}{:<8}{:<20}{}",

@@ -327,7 +327,7 @@ fn graph_summary<'a>(
         "version": g.version(),
         "io": [{"graph": "vulkan", "inputs": in_ports, "outputs": out_ports}],
         "values": values,
-        "operators": operators,
+        "operators": operator_list(operators),
         "inputs": inputs,
         "outputs": outputs,
         "constants": constants,
@@ -378,6 +378,14 @@ pub fn print(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Operator counts in the layout every format's `operators` shares: `{name, count}`, most
+/// frequent first (a Vulkan graph's operators have no version).
+fn operator_list(counts: BTreeMap<String, u64>) -> Value {
+    let mut rows: Vec<(String, u64)> = counts.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    Value::Array(rows.into_iter().map(|(name, count)| json!({"name": name, "count": count})).collect())
+}
+
 /// Operator counts, one aligned line each, most frequent first.
 fn print_histogram(out: &mut Out, counts: impl Iterator<Item = (String, u64)>, indent: &str) -> std::io::Result<()> {
     let mut rows: Vec<(String, u64)> = counts.collect();
@@ -393,7 +401,11 @@ fn print_graph(out: &mut Out, g: &Value, indent: &str) -> std::io::Result<()> {
     writeln!(out, "{indent}values:    {}", values.join(", "))?;
     crate::io::print_indented(out, &g["io"], indent, 11)?;
     writeln!(out, "{indent}operators:")?;
-    let counts = g["operators"].as_object().into_iter().flatten().map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)));
+    let counts = g["operators"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|o| (o["name"].as_str().unwrap_or("-").to_string(), o["count"].as_u64().unwrap_or(0)));
     print_histogram(out, counts, &format!("{indent}  "))?;
     writeln!(
         out,
@@ -412,8 +424,7 @@ fn print_graph(out: &mut Out, g: &Value, indent: &str) -> std::io::Result<()> {
 pub fn inspect(out: &mut Out, name: &str, bytes: &[u8], as_json: bool) -> Result<Outcome, Failure> {
     match summary(bytes) {
         Ok(s) if as_json => {
-            serde_json::to_writer_pretty(&mut *out, &s)?;
-            writeln!(out)?;
+            crate::output::write_summary(out, s)?;
         }
         Ok(s) => print(out, name, &s)?,
         Err(reason) => return crate::open::report_invalid(out, name, &reason),

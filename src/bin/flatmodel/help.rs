@@ -64,7 +64,8 @@ subgraphs its control-flow operators call and its activation arena (the sum of i
 tensors, and a greedy plan by tensor lifetime in the manner of TensorFlow Lite Micro's planner);
 operators by name and version; signatures, metadata and buffers. --tensors adds one row per
 tensor (type, stored shape with dynamic dimensions marked, bytes, buffer, quantization); --json
-prints the same as JSON, numbers at full precision. --tflm-resolver prints instead, for a TFLite
+prints the same as JSON, numbers at full precision, in the layout src/bin/flatmodel/inspect.schema.json
+describes for every format (its format_version key names the layout's version). --tflm-resolver prints instead, for a TFLite
 model, the C++ lines that register its operators with TensorFlow Lite Micro (the set TFLM's
 generate_micro_mutable_op_resolver_from_model.py derives). A file whose summary would be
 disproportionate to its size (tables shared by many offsets) is refused with exit status 1.

@@ -37,8 +37,7 @@ pub fn run(out: &mut Out, path: &OsString, as_json: bool, tensors: bool) -> Resu
     };
     match summary {
         Ok(summary) if as_json => {
-            serde_json::to_writer_pretty(&mut *out, &summary)?;
-            writeln!(out)?;
+            crate::output::write_summary(out, summary)?;
             Ok(Outcome::Ok)
         }
         Ok(summary) => {
@@ -413,7 +412,7 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
         writeln!(out, "    {count:>6}  {} v{}", str_of(&op["name"]), op["version"])?;
     }
     if let Some(signatures) = s.get("signatures").and_then(Value::as_array) {
-        writeln!(out, "  signatures:")?;
+        writeln!(out, "  signatures:{}", if signatures.is_empty() { "          -" } else { "" })?;
         for sig in signatures {
             let names = |k: &str| {
                 sig[k]
@@ -473,10 +472,13 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
     if let Some(meta) = s.get("metadata_buffer") {
         writeln!(out, "  metadata buffers:    {meta}")?;
     }
+    let bytes = |k: &str| crate::weights::grouped(s[k].as_u64().unwrap_or(0));
     writeln!(
         out,
         "  buffers:             {} ({} bytes inside the flatbuffer, {} outside)",
-        s["buffers"], s["buffer_bytes_inside"], s["buffer_bytes_outside"]
+        s["buffers"],
+        bytes("buffer_bytes_inside"),
+        bytes("buffer_bytes_outside")
     )
 }
 

@@ -11,6 +11,20 @@ pub fn stdout() -> Out {
     io::BufWriter::with_capacity(64 * 1024, io::stdout().lock())
 }
 
+/// The version of the layout `inspect --json` writes (`src/bin/flatmodel/inspect.schema.json`):
+/// raised when a key changes meaning or goes away, not when one is added.
+pub const INSPECT_FORMAT_VERSION: u32 = 1;
+
+/// Writes an `inspect --json` summary with its layout's version (`format_version`), then a
+/// newline.
+pub fn write_summary(out: &mut dyn Write, mut summary: serde_json::Value) -> Result<(), serde_json::Error> {
+    if let Some(map) = summary.as_object_mut() {
+        map.insert("format_version".into(), INSPECT_FORMAT_VERSION.into());
+    }
+    serde_json::to_writer_pretty(&mut *out, &summary)?;
+    writeln!(out).map_err(serde_json::Error::io)
+}
+
 /// A [`std::fmt::Write`] over an [`io::Write`], for the library's `no_std` writers (the dump),
 /// keeping the I/O error that `fmt::Error` cannot carry.
 pub struct FmtWriter<'w, W: Write> {

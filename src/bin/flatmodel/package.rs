@@ -77,19 +77,20 @@ pub fn inspect(out: &mut Out, path: &OsStr, as_json: bool) -> Result<Outcome, Fa
     };
     let summary = summarise(&package);
     if as_json {
-        serde_json::to_writer_pretty(&mut *out, &summary)?;
-        writeln!(out)?;
+        crate::output::write_summary(out, summary)?;
     } else {
         print_text(out, &name, &package, &summary)?;
     }
     Ok(Outcome::Ok)
 }
 
+/// A subgraph input or output in the port layout of `inspect`'s `io` (the model's own summary
+/// adds its quantization), with the type code as stored.
 fn tensor_json(t: &TensorIo) -> Value {
     json!({
-        "tensor": t.tensor,
         "name": t.name,
-        "type": t.element_type.to_string(),
+        "tensor": t.tensor,
+        "dtype": crate::facts::dtype(t.element_type),
         "type_code": t.element_type.code,
         "shape": t.shape,
     })
