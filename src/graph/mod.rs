@@ -33,6 +33,10 @@ pub use runtime::Runtime;
 pub use sparsity::IndexValues;
 pub use view::{Blockwise, BufferRef, ElementType, OperatorKind, QuantView};
 
+/// `QuantizationParameters.details`' value slot, the same in TFLite and Circle (a test checks
+/// both schemas).
+pub(crate) const DETAILS_SLOT: u16 = 5;
+
 use crate::container::path_error;
 use crate::error::{Error, ErrorKind};
 use crate::wire::{FromTable, TableVector, Vector};
@@ -211,7 +215,7 @@ pub trait TensorView<'a>: Copy + 'a {
     fn buffer(&self) -> u32;
     /// `Tensor.is_variable`.
     fn is_variable(&self) -> bool;
-    /// `Tensor.quantization`'s per-tensor and per-axis parameters.
+    /// `Tensor.quantization`'s per-tensor, per-axis and block-wise parameters.
     fn quantization(&self) -> Option<QuantView<'a>>;
     /// `Tensor.sparsity`: how a sparse tensor's data is laid out.
     fn sparsity(&self) -> Option<Self::Sparsity>;

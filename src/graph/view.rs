@@ -90,12 +90,14 @@ pub struct QuantView<'a> {
     pub zero_point: Option<Vector<'a, i64>>,
     /// The dimension per-axis parameters run along.
     pub quantized_dimension: i32,
-    /// Block-wise quantization (`details` holding `BlockwiseQuantization`): the scales and zero
-    /// points are other tensors of the subgraph.
+    /// Block-wise quantization, when `details` holds one (its scales and zero points are then
+    /// other tensors of the subgraph).
     pub blockwise: Option<Blockwise>,
 }
 
-/// Block-wise quantization: each scale covers `block_size` elements along the last dimension.
+/// Block-wise quantization (`QuantizationParameters.details` holding `BlockwiseQuantization`):
+/// each scale covers `block_size` elements along the last dimension, and the scales and zero
+/// points are other tensors of the subgraph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Blockwise {
     /// The tensor (of the same subgraph) holding the scales.
@@ -104,4 +106,17 @@ pub struct Blockwise {
     pub zero_points: i32,
     /// Elements per scale.
     pub block_size: i32,
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::graph::DETAILS_SLOT;
+    use crate::schema::TableType;
+
+    #[test]
+    fn the_details_slot_is_both_schemas() {
+        let slot = |fields: &[crate::schema::FieldDesc]| fields.iter().find(|f| f.name == "details").map(|f| f.slot);
+        assert_eq!(slot(crate::tflite::QuantizationParameters::desc().fields), Some(DETAILS_SLOT));
+        assert_eq!(slot(crate::circle::QuantizationParameters::desc().fields), Some(DETAILS_SLOT));
+    }
 }

@@ -1,13 +1,10 @@
 //! Circle's views as the shared model graph (`crate::graph`), and the rules Circle adds. The
 //! trait impls come from `graph_views!`; this file holds what is Circle's own.
 
-use super::{BlockwiseQuantization, BuiltinOperator, DimensionMetadata, Metadata, Model, Operator, OperatorCode};
-use super::{QuantizationDetails, SignatureDef, SparsityParameters, SubGraph, Tensor, TensorMap};
+use super::{BuiltinOperator, DimensionMetadata, Metadata, Model, Operator, OperatorCode};
+use super::{SignatureDef, SparsityParameters, SubGraph, Tensor, TensorMap};
 use crate::graph::VARIABLE_DATA;
 use crate::graph::{affine_refusal, Checked, Checker, ElementType, FormatRules, OperatorKind, Site, TensorView};
-
-/// `QuantizationParameters.details`' value slot (a test checks it against the schema).
-const DETAILS_SLOT: u16 = 5;
 
 crate::graph::graph_views!(crate::Format::Circle);
 
@@ -59,10 +56,7 @@ impl<'a> FormatRules<'a> for Model<'a> {
         if let Some(site) = affine_refusal(&q, Tensor::shape(tensor)) {
             return Err(c.fail(site, at));
         }
-        let Some(details) = Tensor::quantization(tensor) else { return Ok(()) };
-        let (table, tag) = (details.raw(), details.details_type());
-        let named = table.union_member::<QuantizationDetails, BlockwiseQuantization>(DETAILS_SLOT, tag);
-        crate::graph::details_tensors(c, at, named.map(|b| (b.scales(), b.zero_points())), count)
+        crate::graph::details_tensors(c, at, q.blockwise.map(|b| (b.scales, b.zero_points)), count)
     }
 
     /// With the `nested-metadata` feature, `CIRCLE_TRAINING`.
@@ -78,18 +72,5 @@ impl<'a> FormatRules<'a> for Model<'a> {
     fn called_subgraphs(op: &Operator<'a>, f: &mut dyn FnMut(i64, &'static Site)) {
         let tags = [op.builtin_options_type(), op.builtin_options_2_type()];
         crate::graph::calls::for_each_called_subgraph(op.raw(), tags, f);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::DETAILS_SLOT;
-    use crate::circle::QuantizationParameters;
-    use crate::schema::TableType;
-
-    #[test]
-    fn the_details_slot_is_the_schemas() {
-        let slot = QuantizationParameters::desc().fields.iter().find(|f| f.name == "details").map(|f| f.slot);
-        assert_eq!(slot, Some(DETAILS_SLOT));
     }
 }

@@ -10,9 +10,6 @@ use crate::graph::{Checked, Checker, FormatRules, Runtime, Site};
 /// The fields of the path codes: the shared ones (TFLite has none of its own).
 static PATHS: &[[u8; 2]] = path_fields!(crate::tflite;);
 
-/// `QuantizationParameters.details`' value slot (a test checks it against the schema).
-const DETAILS_SLOT: u16 = 5;
-
 impl<'a> FormatRules<'a> for Model<'a> {
     const VERSION: u32 = 3;
 
@@ -34,12 +31,13 @@ impl<'a> FormatRules<'a> for Model<'a> {
     fn tensor_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, count: usize, _data: &[u8]) -> Checked {
         let Some(q) = Tensor::quantization(tensor) else { return Ok(()) };
         let (table, tag) = (q.raw(), q.details_type());
-        let named = match table.union_member::<QuantizationDetails, BlockwiseQuantization>(DETAILS_SLOT, tag) {
-            Some(b) => Some((b.scales(), b.zero_points())),
-            None => table
-                .union_member::<QuantizationDetails, MultiAxisQuantization>(DETAILS_SLOT, tag)
-                .map(|m| (m.scales(), m.zero_points())),
-        };
+        let named =
+            match table.union_member::<QuantizationDetails, BlockwiseQuantization>(crate::graph::DETAILS_SLOT, tag) {
+                Some(b) => Some((b.scales(), b.zero_points())),
+                None => table
+                    .union_member::<QuantizationDetails, MultiAxisQuantization>(crate::graph::DETAILS_SLOT, tag)
+                    .map(|m| (m.scales(), m.zero_points())),
+            };
         crate::graph::details_tensors(c, tensor.raw().position(), named, count)
     }
 
@@ -66,18 +64,5 @@ impl<'a> FormatRules<'a> for Model<'a> {
         each: &mut crate::graph::Refusals<'_>,
     ) -> Checked {
         super::runtime::rules(*self, c, runtime, each)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::DETAILS_SLOT;
-    use crate::schema::TableType;
-    use crate::tflite::QuantizationParameters;
-
-    #[test]
-    fn the_details_slot_is_the_schemas() {
-        let slot = QuantizationParameters::desc().fields.iter().find(|f| f.name == "details").map(|f| f.slot);
-        assert_eq!(slot, Some(DETAILS_SLOT));
     }
 }
