@@ -149,6 +149,9 @@ fn output_to_a_closed_pipe_ends_quietly_with_status_0() {
         vec![s("extract"), t, s("buffer:1"), s("-o"), s("-")],
         vec![s("help")],
         vec![s("inspect"), s("--help")],
+        vec![s("inspect"), s("--tflm-resolver"), t],
+        vec![s("extract"), t, s("tensor:1"), s("-o"), s("-")],
+        vec![s("path"), s("tflite"), s("Model.#3[0]")],
     ];
     for args in &commands {
         let (code, stderr) = into_closed_pipe(args);

@@ -4,6 +4,11 @@
 //! allocates its tensors, and 1 where it refuses or crashes. Refusals outside the profile's
 //! scope are left out and counted: custom operators (a firmware registers its own) and the
 //! checks a kernel makes when it prepares. Skipped when the package does not import.
+//!
+//! The same run compares `inspect`'s activation arena with what TFLite Micro's greedy memory
+//! planner gave the activations of each model it loads ("Arena allocation head"): for a model of
+//! one subgraph, flatmodel's plan is never larger (TFLite Micro adds the scratch buffers kernels
+//! ask for) and equal for most.
 
 mod support;
 
@@ -34,6 +39,16 @@ fn tflm_verdicts(files: &[PathBuf]) -> Vec<(String, String)> {
     lines.iter().map(|v| (v["verdict"].as_str().unwrap().to_string(), v["log"].as_str().unwrap().to_string())).collect()
 }
 
+/// For a model of one subgraph: the greedy plan `inspect --json` gives its activations, and the
+/// arena head TFLite Micro's allocator reported in `log`.
+fn arena_of(file: &Path, log: &str) -> Option<(u64, u64)> {
+    let head = log.split("Arena allocation head ").nth(1)?.split(' ').next()?.parse().ok()?;
+    let out = Command::new(env!("CARGO_BIN_EXE_flatmodel")).args(["inspect", "--json"]).arg(file).output().ok()?;
+    let summary: Value = serde_json::from_slice(&out.stdout).ok()?;
+    let [subgraph] = summary["subgraphs"].as_array()?.as_slice() else { return None };
+    Some((subgraph["arena"]["greedy_plan_bytes"].as_u64()?, head))
+}
+
 /// `flatmodel verify --runtime tflm FILE`'s exit code.
 fn ours(file: &Path) -> i32 {
     let out =
@@ -54,7 +69,17 @@ fn verify_runtime_tflm_agrees_with_tflite_micro() {
     }
     let (mut compared, mut skipped, mut refused) = (0, Vec::new(), 0);
     let mut disagreements = Vec::new();
+    let (mut arenas, mut arenas_equal) = (Vec::new(), 0);
     for (file, (verdict, log)) in files.iter().zip(tflm_verdicts(&files)) {
+        if verdict == "ok" {
+            if let Some((ours, theirs)) = arena_of(file, &log) {
+                arenas_equal += usize::from(ours == theirs);
+                if ours > theirs {
+                    disagreements.push(format!("{}: planned arena {ours} > TFLite Micro's {theirs}", file.display()));
+                }
+                arenas.push(format!("{}: {ours} vs {theirs}", file.display()));
+            }
+        }
         let expected = match verdict.as_str() {
             "ok" => 0,
             _ => match out_of_scope(&log) {
@@ -74,6 +99,8 @@ fn verify_runtime_tflm_agrees_with_tflite_micro() {
         }
     }
     eprintln!("compared {compared} ({refused} refused), out of scope {}: {skipped:#?}", skipped.len());
+    eprintln!("arenas, flatmodel vs TFLite Micro ({arenas_equal} of {} equal): {arenas:#?}", arenas.len());
+    assert!(arenas.len() >= 3 && arenas_equal * 2 >= arenas.len(), "{arenas_equal} of {arenas:#?} equal");
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
     assert!(compared >= 8, "compared only {compared}");
     if support::corpus().is_some() {

@@ -3,7 +3,9 @@
 Each file is loaded in a process of its own (TFLite Micro crashes on some malformed models):
 `python3 verdicts.py FILE...` prints one JSON line per file, {"file", "verdict", "log"}, where
 verdict is "ok" (the interpreter was built, its tensors allocated), "refused" (it raised) or
-"crashed" (the process died of a signal). "log" is what TFLite Micro printed.
+"crashed" (the process died of a signal). "log" is what TFLite Micro printed; for a model it
+loads, it ends with the allocator's record (`print_allocations`), whose "Arena allocation head"
+is what its greedy memory planner gave the activations.
 """
 import json
 import subprocess
@@ -13,13 +15,15 @@ import sys
 def load(path):
     from tflite_micro import runtime
 
-    runtime.Interpreter.from_file(path, arena_size=64 << 20)
+    interpreter = runtime.Interpreter.from_file(path, arena_size=64 << 20)
+    sys.stdout.flush()
+    interpreter.print_allocations()
 
 
 def main(files):
     for path in files:
         child = subprocess.run([sys.executable, __file__, "--one", path], capture_output=True, text=True)
-        log = (child.stdout + child.stderr)[-4000:]
+        log = (child.stdout + child.stderr)[-8000:]
         if child.returncode == 0:
             verdict = "ok"
         elif child.returncode == 3:
