@@ -51,8 +51,10 @@ pub struct Uses<'s> {
 }
 
 impl Arena {
-    /// The estimate for one subgraph; the plan gives up past `max_steps` comparisons.
-    pub fn of(uses: &Uses<'_>, max_steps: u64) -> Arena {
+    /// The estimate for one subgraph. The plan spends comparisons from `steps_left`, shared by
+    /// every subgraph of a model so that planning stays linear in the file, and gives up when
+    /// they run out.
+    pub fn of(uses: &Uses<'_>, steps_left: &mut u64) -> Arena {
         let n = uses.tensors.len();
         let mut span: Vec<Option<(usize, usize)>> = vec![None; n];
         let mut touch = |t: i32, at: usize| {
@@ -92,7 +94,7 @@ impl Arena {
             let size = bytes.div_ceil(ALIGN).saturating_mul(ALIGN);
             lifetimes.push(Lifetime { size, first, last });
         }
-        Arena { sum, planned: plan(&mut lifetimes, max_steps), without_size }
+        Arena { sum, planned: plan(&mut lifetimes, steps_left), without_size }
     }
 
     /// `{"non_constant_bytes", "greedy_plan_bytes", "unsized_tensors"}`.
@@ -101,17 +103,14 @@ impl Arena {
     }
 }
 
-/// The greedy plan's arena size for `tensors`, or `None` past `max_steps` comparisons.
-pub fn plan(tensors: &mut [Lifetime], max_steps: u64) -> Option<u64> {
+/// The greedy plan's arena size for `tensors`, or `None` when its comparisons (one per placed
+/// tensor for each tensor placed) would pass `steps_left`, which it spends.
+pub fn plan(tensors: &mut [Lifetime], steps_left: &mut u64) -> Option<u64> {
     tensors.sort_by_key(|t| core::cmp::Reverse(t.size));
     let mut placed: Vec<(u64, Lifetime)> = Vec::with_capacity(tensors.len());
-    let mut steps = 0u64;
     let mut arena = 0u64;
     for &t in tensors.iter() {
-        steps = steps.saturating_add(placed.len() as u64);
-        if steps > max_steps {
-            return None;
-        }
+        *steps_left = steps_left.checked_sub(placed.len() as u64)?;
         // The placed tensors whose lifetimes meet this one's, by offset.
         let mut live: Vec<(u64, u64)> = placed
             .iter()
@@ -144,7 +143,7 @@ mod tests {
     fn tensors_whose_lifetimes_do_not_meet_share_memory() {
         // A and C never live together, so C reuses A's bytes; B meets both, so it goes above.
         let mut tensors = [t(32, 0, 1), t(16, 1, 2), t(32, 2, 3)];
-        assert_eq!(plan(&mut tensors, 100), Some(48));
+        assert_eq!(plan(&mut tensors, &mut 100), Some(48));
     }
 
     #[test]
@@ -153,16 +152,19 @@ mod tests {
         // reuses offset 0; 16 (ops 4-5) meets all three, and the gap above the 32 (32..64) is
         // still taken by the 64 at op 4, so it goes to 112: the arena is 128.
         let mut tensors = [t(16, 4, 5), t(32, 5, 5), t(48, 0, 4), t(64, 0, 4)];
-        assert_eq!(plan(&mut tensors, 100), Some(128));
+        assert_eq!(plan(&mut tensors, &mut 100), Some(128));
         // Disjoint in time, all four share offset 0: the arena is the largest.
         let mut disjoint = [t(16, 0, 0), t(32, 1, 1), t(48, 2, 2), t(64, 3, 3)];
-        assert_eq!(plan(&mut disjoint, 100), Some(64));
+        assert_eq!(plan(&mut disjoint, &mut 100), Some(64));
     }
 
     #[test]
     fn planning_past_its_budget_gives_up() {
+        // Three tensors: 0 + 1 + 2 comparisons.
         let mut tensors = [t(16, 0, 1), t(16, 0, 1), t(16, 0, 1)];
-        assert_eq!(plan(&mut tensors, 2), None);
-        assert_eq!(plan(&mut tensors, 3), Some(48));
+        assert_eq!(plan(&mut tensors, &mut 2), None);
+        let mut left = 5;
+        assert_eq!(plan(&mut tensors, &mut left), Some(48));
+        assert_eq!(left, 2, "what is left serves the next subgraph");
     }
 }

@@ -298,7 +298,8 @@ fn weights_summary(list: &[Value]) -> Value {
             Some(other) => other.to_string(),
             None => "-".to_string(),
         };
-        *by_dtype.entry(dtype).or_default() += size;
+        let e = by_dtype.entry(dtype).or_default();
+        *e = e.saturating_add(size);
     }
     let mut rows: Vec<(String, u64)> = by_dtype.into_iter().collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));

@@ -302,11 +302,11 @@ fn graph_summary<'a>(
     let constants: Vec<Value> = (0..g.constants().map_or(0, |c| c.len()))
         .map(|i| match blob.constant(i) {
             Ok(Constant::Inline(data)) => {
-                total += data.len() as u64;
+                total = total.saturating_add(data.len() as u64);
                 json!({"index": i, "bytes": data.len(), "stored": "inline (VH00 raw bytes)"})
             }
             Ok(Constant::Named { key, length }) => {
-                total += length;
+                total = total.saturating_add(length);
                 let found = named(key).is_some();
                 json!({"index": i, "bytes": length, "stored": "named data", "key": key, "found": found})
             }
@@ -314,7 +314,7 @@ fn graph_summary<'a>(
                 // A bare VkGraph: inline constants live in the VH00 raw-bytes region it lacks.
                 let entry = g.constants().and_then(|c| c.get(i));
                 let length = entry.map_or(0, |e| e.length());
-                total += length;
+                total = total.saturating_add(length);
                 json!({
                     "index": i, "bytes": length, "offset": entry.map(|e| e.offset()),
                     "stored": "VH00 raw bytes (not part of a bare VkGraph)",

@@ -130,8 +130,8 @@ fn graph_summary<'a, M: ModelView<'a>>(
     let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
     let mut versions: BTreeMap<(String, i32), u64> = BTreeMap::new();
     let mut subgraphs = Vec::new();
-    // The planner's comparisons are bounded by the file too (16 per byte).
-    let plan_steps = (model.file().len() as u64).saturating_mul(16).saturating_add(4096);
+    // The arena planner's comparisons, for all subgraphs together: 16 per byte of the file.
+    let mut plan_steps = (model.file().len() as u64).saturating_mul(16).saturating_add(4096);
     for (i, sg) in model.subgraph_list().into_iter().flat_map(|s| s.iter()).enumerate() {
         budget.charge(1)?;
         let mut facts = Vec::new();
@@ -159,7 +159,7 @@ fn graph_summary<'a, M: ModelView<'a>>(
         }
         let (inputs, outputs) = (listed(sg.inputs(), budget)?, listed(sg.outputs(), budget)?);
         let arena =
-            Arena::of(&Uses { tensors: &facts, operators: &uses, inputs: &inputs, outputs: &outputs }, plan_steps);
+            Arena::of(&Uses { tensors: &facts, operators: &uses, inputs: &inputs, outputs: &outputs }, &mut plan_steps);
         let mut s = json!({
             "index": i,
             "name": sg.name(),

@@ -32,7 +32,7 @@ impl Weights {
     pub fn of<'a, M: ModelView<'a>>(model: M, budget: &mut Budget) -> Result<Weights, OverBudget> {
         let mut w = Weights::default();
         let mut counted: HashSet<u32> = HashSet::new();
-        // Buffer -> (bytes, element type) of the constant tensors, for attributing to operators.
+        // Buffer index -> bytes of the constant tensors not yet attributed to an operator.
         let mut constant: BTreeMap<u32, u64> = BTreeMap::new();
         for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
             for (i, t) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
@@ -51,7 +51,8 @@ impl Weights {
                     false => w.inside = w.inside.saturating_add(bytes),
                 }
                 w.parameters = w.parameters.saturating_add(facts.elements());
-                *w.by_dtype.entry(dtype(facts.element)).or_default() += bytes;
+                let e = w.by_dtype.entry(dtype(facts.element)).or_default();
+                *e = e.saturating_add(bytes);
                 constant.insert(t.buffer(), bytes);
             }
         }
@@ -63,12 +64,13 @@ impl Weights {
                     budget.charge(1)?;
                     let Some(t) = sg.tensor(index) else { continue };
                     if let Some(bytes) = constant.remove(&t.buffer()) {
-                        *w.by_operator.entry(name.clone()).or_default() += bytes;
+                        let e = w.by_operator.entry(name.clone()).or_default();
+                        *e = e.saturating_add(bytes);
                     }
                 }
             }
         }
-        let unread: u64 = constant.values().sum();
+        let unread = constant.values().fold(0u64, |sum, &b| sum.saturating_add(b));
         if unread > 0 {
             w.by_operator.insert(UNREAD.into(), unread);
         }

@@ -5,7 +5,7 @@
 use super::{BlockwiseQuantization, MultiAxisQuantization};
 use super::{BuiltinOperator, Model, Operator, QuantizationDetails, Tensor};
 use crate::graph::checker::path_fields;
-use crate::graph::{Checked, Checker, FormatRules, Runtime, Site};
+use crate::graph::{Checked, Checker, FormatRules, Runtime, Site, DETAILS_SLOT};
 
 /// The fields of the path codes: the shared ones (TFLite has none of its own).
 static PATHS: &[[u8; 2]] = path_fields!(crate::tflite;);
@@ -31,13 +31,12 @@ impl<'a> FormatRules<'a> for Model<'a> {
     fn tensor_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, count: usize, _data: &[u8]) -> Checked {
         let Some(q) = Tensor::quantization(tensor) else { return Ok(()) };
         let (table, tag) = (q.raw(), q.details_type());
-        let named =
-            match table.union_member::<QuantizationDetails, BlockwiseQuantization>(crate::graph::DETAILS_SLOT, tag) {
-                Some(b) => Some((b.scales(), b.zero_points())),
-                None => table
-                    .union_member::<QuantizationDetails, MultiAxisQuantization>(crate::graph::DETAILS_SLOT, tag)
-                    .map(|m| (m.scales(), m.zero_points())),
-            };
+        let named = match table.union_member::<QuantizationDetails, BlockwiseQuantization>(DETAILS_SLOT, tag) {
+            Some(b) => Some((b.scales(), b.zero_points())),
+            None => table
+                .union_member::<QuantizationDetails, MultiAxisQuantization>(DETAILS_SLOT, tag)
+                .map(|m| (m.scales(), m.zero_points())),
+        };
         crate::graph::details_tensors(c, tensor.raw().position(), named, count)
     }
 
