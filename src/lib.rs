@@ -104,7 +104,7 @@ pub mod wire;
 pub use container::Parsed;
 pub use error::{Error, ErrorKind, Location, PathName, Result, MAX_PATH};
 pub use formats::{circle, circle_training, conversion_metadata, cvimodel, pte, tflite, tflite_metadata, vkgraph};
-pub use formats::{detect, Format};
+pub use formats::{detect, File, Format};
 
 /// The README's examples, compiled as doctests so they cannot go stale.
 #[cfg(doctest)]

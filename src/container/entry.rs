@@ -67,6 +67,12 @@ macro_rules! entry_points {
                 <Self as $crate::container::Container>::structure(bytes, &$crate::verify::Options::DEFAULT).map(|(v, _)| v)
             }
 
+            #[doc = concat!("Checks the rules (", $rules, ") of a file [`", stringify!($ty), "::parse_structure`] accepted:")]
+            /// with it, the same verdict as `parse`, without verifying the structure twice.
+            pub fn check_rules(&self, options: &$crate::verify::Options) -> Result<(), $crate::Error> {
+                <Self as $crate::container::Container>::rules(self, options)
+            }
+
             #[doc = concat!("[`", stringify!($ty), "::parse_structure`] with explicit limits, also returning the verifier's counts.")]
             pub fn parse_structure_with(
                 bytes: &'a [u8],

@@ -4,10 +4,13 @@ pub mod circle;
 pub mod circle_training;
 pub mod conversion_metadata;
 pub mod cvimodel;
+mod file;
 pub mod pte;
 pub mod tflite;
 pub mod tflite_metadata;
 pub mod vkgraph;
+
+pub use file::File;
 
 /// A format recognised from its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,6 +15,7 @@ use crate::warnings::Warnings;
 use crate::weights::Weights;
 use crate::{Failure, Outcome};
 use flatmodel::graph::{MetadataView, ModelView, OperatorView, SignatureView, SubGraphView, TensorMapView};
+use flatmodel::verify::Options;
 use flatmodel::wire::Vector;
 use flatmodel::{circle, tflite};
 use serde_json::{json, Map, Value};
@@ -79,15 +80,15 @@ pub fn summary_of(bytes: &[u8]) -> Result<Value, String> {
 }
 
 /// The summary of a structurally verified model. The listing is charged first, so a refused
-/// file costs no more than its budget; the model rules and warnings then run under the
-/// library's own budget.
+/// file costs no more than its budget; the model rules (over the structure already verified)
+/// and warnings then run under the library's own budget.
 fn summarise(model: Graph<'_>, tensors: bool) -> Result<Value, OverBudget> {
     match model {
         Graph::Tflite(m) => {
             let mut budget = Budget::for_file(m.file().len());
             let mut s = graph_summary("TFLite", m, tensors, &mut budget)?;
             tflite_extras(&m, &mut s, &mut budget)?;
-            let rules = tflite::Model::parse(m.file()).err();
+            let rules = m.check_rules(&Options::DEFAULT).err();
             let mut warnings = Warnings::collect(|f| m.for_each_warning(f));
             if let Some(e) = s.get("associated_files").and_then(|a| a["error"].as_str()) {
                 warnings.push(crate::associated::warning_text(e));
@@ -98,7 +99,7 @@ fn summarise(model: Graph<'_>, tensors: bool) -> Result<Value, OverBudget> {
             let mut budget = Budget::for_file(m.file().len());
             let mut s = graph_summary("Circle", m, tensors, &mut budget)?;
             circle_extras(&m, &mut s, &mut budget)?;
-            let rules = circle::Model::parse(m.file()).err();
+            let rules = m.check_rules(&Options::DEFAULT).err();
             let warnings = Warnings::collect(|f| m.for_each_warning(f));
             Ok(with_verdict(s, rules, warnings))
         }
