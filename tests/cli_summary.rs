@@ -586,3 +586,38 @@ fn cvimodel_inputs_and_outputs_match_flatc() {
     }
     assert!(checked >= 4, "checked {checked}");
 }
+
+/// A `.pte`'s needs name the backends of its delegates and the kernels of its plans, as flatc's
+/// JSON of the program lists them.
+#[test]
+fn pte_needs_match_flatc() {
+    let mut checked = 0;
+    for pte in support::files_with_suffix(&support::testdata().join("vkgraph"), ".pte") {
+        let s = summary(&pte).unwrap();
+        let program = support::read_json(&support::reference(&pte, "flatc.json").unwrap());
+        let detail = |feature: &str| {
+            arr(&s["needs"]).iter().find(|n| n["feature"] == feature).map(|n| n["detail"].as_str().unwrap().to_string())
+        };
+        let plans = arr(&program["execution_plan"]);
+        let backends: BTreeSet<&str> =
+            plans.iter().flat_map(|p| arr(&p["delegates"])).filter_map(|d| d["id"].as_str()).collect();
+        let expected = (!backends.is_empty())
+            .then(|| format!("delegate backends: {}", backends.into_iter().collect::<Vec<_>>().join(", ")));
+        assert_eq!(detail("delegate_backends"), expected, "{}", pte.display());
+        let kernels: BTreeSet<String> = plans
+            .iter()
+            .flat_map(|p| arr(&p["operators"]))
+            .map(|o| match o["overload"].as_str().filter(|s| !s.is_empty()) {
+                Some(overload) => format!("{}.{overload}", o["name"].as_str().unwrap()),
+                None => o["name"].as_str().unwrap().to_string(),
+            })
+            .collect();
+        let expected = (!kernels.is_empty()).then(|| {
+            format!("kernels the runtime must register: {}", kernels.into_iter().collect::<Vec<_>>().join(", "))
+        });
+        assert_eq!(detail("kernels"), expected, "{}", pte.display());
+        assert!(detail("pte_header").is_some_and(|d| d.contains(&format!("program version {}", program["version"]))));
+        checked += 1;
+    }
+    assert!(checked >= 5, "checked {checked}");
+}

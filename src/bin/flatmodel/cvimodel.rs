@@ -244,6 +244,17 @@ pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBu
     Ok(json!({
         "format": "cvimodel",
         "file_bytes": file.file().len(),
+        "needs": [{
+            "feature": "cvimodel_version",
+            "detail": format!(
+                "cvimodel {} (header {}.{}), chip {}, built by tpu-mlir {}",
+                version.as_deref().unwrap_or("-"),
+                h.major,
+                h.minor,
+                model.target().unwrap_or("-"),
+                model.mlir_version().unwrap_or("-")
+            ),
+        }],
         "io": io_entries,
         "header": {
             "magic": String::from_utf8_lossy(&h.magic),

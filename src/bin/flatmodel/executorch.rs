@@ -188,8 +188,10 @@ fn program_summary(bytes: &[u8], budget: &mut Budget) -> Result<Value, String> {
         .filter_map(|i| file.segment(i).ok())
         .map(|(_, b)| b.len() as u64)
         .sum();
+    let needs = program_needs(&file, &plans, &delegates);
     Ok(json!({
         "format": "ExecuTorch program (.pte)",
+        "needs": needs,
         "file_bytes": bytes.len(),
         "version": program.version(),
         "extended_header": file.header().map(|h| json!({
@@ -203,6 +205,40 @@ fn program_summary(bytes: &[u8], budget: &mut Budget) -> Result<Value, String> {
         "segment_bytes": segment_bytes,
         "named_data": program.named_data().map_or(0, |n| n.len()),
     }))
+}
+
+/// What a `.pte` needs of a runtime: its header, the backends its delegates name and the
+/// kernels its plans call (`needs` in the layout every format shares).
+fn program_needs(file: &PteFile<'_>, plans: &[Value], delegates: &[Value]) -> Value {
+    let mut needs = Vec::new();
+    let header = file.header().map_or_else(
+        || "no extended header (program version only)".to_string(),
+        |h| format!("extended header eh00 of {} bytes", h.length),
+    );
+    needs.push(
+        json!({"feature": "pte_header", "detail": format!("program version {}, {header}", file.program().version())}),
+    );
+    let names = |list: &mut Vec<String>| {
+        list.sort();
+        list.dedup();
+        list.join(", ")
+    };
+    let mut backends: Vec<String> =
+        delegates.iter().filter_map(|d| d["backend_id"].as_str()).map(str::to_string).collect();
+    if !backends.is_empty() {
+        let detail = format!("delegate backends: {}", names(&mut backends));
+        needs.push(json!({"feature": "delegate_backends", "detail": detail}));
+    }
+    let mut kernels: Vec<String> = plans
+        .iter()
+        .flat_map(|p| p["operators"].as_array().into_iter().flatten())
+        .filter_map(|o| o.as_str().map(str::to_string))
+        .collect();
+    if !kernels.is_empty() {
+        let detail = format!("kernels the runtime must register: {}", names(&mut kernels));
+        needs.push(json!({"feature": "kernels", "detail": detail}));
+    }
+    Value::Array(needs)
 }
 
 /// Value `id` of plan `p` as a port: a tensor's dtype and sizes, else the value's type.
@@ -341,6 +377,9 @@ pub fn print(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
     writeln!(out, "  format:     {}", s["format"].as_str().unwrap_or("-"))?;
     if let Some(plans) = s["execution_plans"].as_array() {
         writeln!(out, "  version:    {}", s["version"])?;
+        let needs: Vec<&str> =
+            s["needs"].as_array().into_iter().flatten().filter_map(|n| n["detail"].as_str()).collect();
+        writeln!(out, "  needs:      {}", needs.join("; "))?;
         crate::io::print_indented(out, &s["io"], "  ", 12)?;
         for p in plans {
             writeln!(
