@@ -7,22 +7,12 @@ mod support;
 use flatmodel::{circle, cvimodel, pte, tflite, vkgraph, ErrorKind, File, Format};
 use std::path::PathBuf;
 
+/// Every model file of testdata and the corpus, and the corpus's invalid TFLite files.
 fn files() -> Vec<PathBuf> {
-    let mut dirs = vec![support::testdata()];
-    dirs.extend(support::corpus());
-    let mut all = Vec::new();
-    for root in dirs {
-        for (dir, suffixes) in [
-            ("tflite", &[".tflite"][..]),
-            ("tflite/invalid", &[".tflite"][..]),
-            ("circle", &[".circle"][..]),
-            ("cvimodel", &[".cvimodel"][..]),
-            ("vkgraph", &[".pte", ".vh00", ".vk00.bin"][..]),
-        ] {
-            for suffix in suffixes {
-                all.extend(support::files_with_suffix(&root.join(dir), suffix));
-            }
-        }
+    let mut all = support::model_files(&support::testdata());
+    if let Some(corpus) = support::corpus() {
+        all.extend(support::model_files(&corpus));
+        all.extend(support::files_with_suffix(&corpus.join("tflite/invalid"), ".tflite"));
     }
     all
 }

@@ -12,19 +12,10 @@ use std::process::Command;
 
 /// The model files of testdata, relative to the project root.
 fn models(root: &Path) -> Vec<PathBuf> {
-    let mut all = Vec::new();
-    for (dir, suffixes) in [
-        ("tflite", &[".tflite"][..]),
-        ("circle", &[".circle"][..]),
-        ("cvimodel", &[".cvimodel"][..]),
-        ("vkgraph", &[".pte", ".vh00", ".vk00.bin"][..]),
-    ] {
-        for suffix in suffixes {
-            for path in support::files_with_suffix(&root.join("testdata").join(dir), suffix) {
-                all.push(path.strip_prefix(root).unwrap().to_path_buf());
-            }
-        }
-    }
+    let mut all: Vec<PathBuf> = support::model_files(&root.join("testdata"))
+        .into_iter()
+        .map(|path| path.strip_prefix(root).unwrap().to_path_buf())
+        .collect();
     all.sort();
     all
 }

@@ -15,22 +15,8 @@ use std::process::{Command, Stdio};
 
 /// The model files to summarise: testdata's, then the corpus's.
 fn models() -> Vec<PathBuf> {
-    let mut dirs = vec![support::testdata()];
-    dirs.extend(support::corpus());
-    let mut all = Vec::new();
-    for root in dirs {
-        for (dir, suffixes) in [
-            ("tflite", &[".tflite"][..]),
-            ("circle", &[".circle"][..]),
-            ("circle-0.10", &[".circle"][..]),
-            ("cvimodel", &[".cvimodel"][..]),
-            ("vkgraph", &[".pte", ".vh00", ".vk00.bin"][..]),
-        ] {
-            for suffix in suffixes {
-                all.extend(support::files_with_suffix(&root.join(dir), suffix));
-            }
-        }
-    }
+    let mut all = support::model_files(&support::testdata());
+    all.extend(support::corpus().map(|c| support::model_files(&c)).unwrap_or_default());
     all
 }
 

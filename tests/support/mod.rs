@@ -455,6 +455,24 @@ pub fn files_with_suffix(dir: &std::path::Path, suffix: &str) -> Vec<std::path::
     out
 }
 
+/// The model files of every format below `root` (testdata or the corpus): `tflite/`,
+/// `circle/`, `circle-0.10/`, `cvimodel/` and `vkgraph/` (programs, blobs and bare graphs).
+pub fn model_files(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut all = Vec::new();
+    for (dir, suffixes) in [
+        ("tflite", &[".tflite"][..]),
+        ("circle", &[".circle"][..]),
+        ("circle-0.10", &[".circle"][..]),
+        ("cvimodel", &[".cvimodel"][..]),
+        ("vkgraph", &[".pte", ".vh00", ".vk00.bin"][..]),
+    ] {
+        for suffix in suffixes {
+            all.extend(files_with_suffix(&root.join(dir), suffix));
+        }
+    }
+    all
+}
+
 /// Reads a JSON reference file, gunzipping `.gz` ones.
 pub fn read_json(path: &std::path::Path) -> serde_json::Value {
     use std::io::Read;

@@ -10,7 +10,7 @@ use flatmodel::dump::Dumpable;
 use flatmodel::verify::Options;
 use serde_json::{json, Value};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io::Write;
 
 /// Whether `bytes` are a cvimodel file.
@@ -296,32 +296,23 @@ pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBu
 /// (the file's `weight_list`), their bytes by NumPy's dtype names and their elements. They are all
 /// inside the file; cvimodel does not link a weight to the routine that reads it.
 fn weights_summary(list: &[Value]) -> Value {
-    let mut by_dtype: BTreeMap<String, u64> = BTreeMap::new();
-    let (mut bytes, mut parameters) = (0u64, 0u64);
-    for w in list {
-        let size = w["size"].as_u64().unwrap_or(0);
-        bytes = bytes.saturating_add(size);
-        let elements = w["shape"].as_array().into_iter().flatten().map(|d| d.as_u64().unwrap_or(0)).product::<u64>();
-        parameters = parameters.saturating_add(elements);
-        let dtype = match w["type"].as_str() {
+    let mut w = crate::weights::Weights::default();
+    for entry in list {
+        let size = entry["size"].as_u64().unwrap_or(0);
+        w.inside = w.inside.saturating_add(size);
+        let elements =
+            entry["shape"].as_array().into_iter().flatten().map(|d| d.as_u64().unwrap_or(0)).product::<u64>();
+        w.parameters = w.parameters.saturating_add(elements);
+        let dtype = match entry["type"].as_str() {
             Some("fp32") => "float32".to_string(),
             Some("bf16") => "bfloat16".to_string(),
             Some(other) => other.to_string(),
             None => "-".to_string(),
         };
-        let e = by_dtype.entry(dtype).or_default();
+        let e = w.by_dtype.entry(dtype).or_default();
         *e = e.saturating_add(size);
     }
-    let mut rows: Vec<(String, u64)> = by_dtype.into_iter().collect();
-    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    json!({
-        "bytes": bytes,
-        "inside": bytes,
-        "outside": 0,
-        "parameters": parameters,
-        "by_dtype": rows.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
-        "by_operator": [],
-    })
+    w.to_json()
 }
 
 /// Each name's first position among `names` (the runtime's lookups take the first match).
