@@ -5,33 +5,16 @@
 //! with the status it had so far (0 for `inspect`, `dump` and `extract`).
 #![deny(unsafe_code)]
 
-mod arena;
-mod associated;
 mod budget;
-mod conversion;
-mod cvimodel;
-mod dump;
-mod executorch;
-mod extract;
-mod facts;
+mod commands;
 mod help;
 mod input;
-mod inspect;
-mod io;
-mod needs;
-mod npy;
 mod open;
 mod output;
-mod package;
-mod path;
 mod suggest;
-mod support_metadata;
-mod tflm_resolver;
-mod training;
-mod verify;
-mod warnings;
-mod weights;
+mod summary;
 
+use commands::{dump, extract, inspect, path, verify};
 use output::Out;
 use std::ffi::OsString;
 use std::io::Write;

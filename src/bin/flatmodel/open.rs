@@ -30,7 +30,7 @@ pub fn target(path: &OsStr) -> Result<Target, Failure> {
             Target::NotModel("not a model file or nnpackage directory (no metadata/MANIFEST)".into())
         });
     }
-    if crate::package::is_package(path) {
+    if crate::summary::package::is_package(path) {
         return Ok(Target::Package);
     }
     Input::open(path).map(Target::File)
@@ -83,7 +83,7 @@ pub fn kind(bytes: &[u8]) -> Kind<'_> {
 /// bodies.
 pub struct Container {
     /// `verify`: full verification; a short description or why the file is invalid.
-    pub check: fn(&[u8]) -> Result<crate::verify::Verdict, String>,
+    pub check: fn(&[u8]) -> Result<crate::commands::verify::Verdict, String>,
     /// `inspect`: prints the summary (text or JSON) of the file named `name`.
     pub inspect: fn(&mut Out, &str, &[u8], bool) -> Result<Outcome, Failure>,
     /// `dump`: the root table and its descriptor, or why the file is invalid.
@@ -102,7 +102,7 @@ pub type Extracted<'a> = Result<Result<Cow<'a, [u8]>, String>, Failure>;
 
 /// The container format of `bytes`, if they are one (cvimodel, `.pte`, Vulkan blob).
 pub fn container(bytes: &[u8]) -> Option<Container> {
-    use crate::{cvimodel, executorch};
+    use crate::summary::{cvimodel, executorch};
     if cvimodel::reads(bytes) {
         return Some(Container {
             check: cvimodel::check,

@@ -6,13 +6,13 @@
 //! charged against a [`Budget`] linear in the file size, row by row and list element by list
 //! element, so a file whose tables are shared many times over is refused rather than expanded.
 
-use crate::arena::{Arena, Uses};
+use crate::summary::arena::{Arena, Uses};
 use crate::budget::{Budget, OverBudget};
-use crate::facts::{Quant, TensorFacts};
+use crate::summary::facts::{Quant, TensorFacts};
 use crate::open::{self, Graph, Kind, Target};
 use crate::output::Out;
-use crate::warnings::Warnings;
-use crate::weights::Weights;
+use crate::summary::warnings::Warnings;
+use crate::summary::weights::Weights;
 use crate::{Failure, Outcome};
 use flatmodel::graph::{MetadataView, ModelView, OperatorView, SignatureView, SubGraphView, TensorMapView};
 use flatmodel::verify::Options;
@@ -27,7 +27,7 @@ use std::io::Write;
 pub fn run(out: &mut Out, path: &OsString, as_json: bool, tensors: bool) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
     let input = match open::target(path)? {
-        Target::Package => return crate::package::inspect(out, path, as_json),
+        Target::Package => return crate::summary::package::inspect(out, path, as_json),
         Target::NotModel(reason) => return open::report_invalid(out, &name, &reason),
         Target::File(input) => input,
     };
@@ -59,7 +59,7 @@ pub fn tflm_resolver(out: &mut Out, path: &OsString) -> Result<Outcome, Failure>
     };
     match open::kind(input.bytes()) {
         Kind::Graph(Graph::Tflite(model)) => {
-            crate::tflm_resolver::print(out, model)?;
+            crate::commands::tflm_resolver::print(out, model)?;
             Ok(Outcome::Ok)
         }
         Kind::Invalid(reason) => open::report_invalid(out, &name, &reason),
@@ -91,7 +91,7 @@ fn summarise(model: Graph<'_>, tensors: bool) -> Result<Value, OverBudget> {
             let rules = m.check_rules(&Options::DEFAULT).err();
             let mut warnings = Warnings::collect(|f| m.for_each_warning(f));
             if let Some(e) = s.get("associated_files").and_then(|a| a["error"].as_str()) {
-                warnings.push(crate::associated::warning_text(e));
+                warnings.push(crate::summary::associated::warning_text(e));
             }
             Ok(with_verdict(s, rules, warnings))
         }
@@ -182,9 +182,9 @@ fn graph_summary<'a, M: ModelView<'a>>(
         budget.charge(1)?;
         metadata.push(json!({"name": m.name(), "buffer": m.buffer()}));
     }
-    let io: Vec<Value> = crate::io::entries(model, budget)?.iter().map(crate::io::Entry::to_json).collect();
+    let io: Vec<Value> = crate::summary::io::entries(model, budget)?.iter().map(crate::summary::io::Entry::to_json).collect();
     let weights = Weights::of(model, budget)?;
-    let needs = crate::needs::of(model, budget)?;
+    let needs = crate::summary::needs::of(model, budget)?;
     let operators: Vec<Value> = versions
         .into_iter()
         .map(|((name, version), count)| json!({"name": name, "version": version, "count": count}))
@@ -197,7 +197,7 @@ fn graph_summary<'a, M: ModelView<'a>>(
     s.insert("description".into(), json!(model.description()));
     s.insert("io".into(), json!(io));
     s.insert("weights".into(), weights.to_json());
-    s.insert("needs".into(), crate::needs::to_json(&needs));
+    s.insert("needs".into(), crate::summary::needs::to_json(&needs));
     s.insert("subgraphs".into(), json!(subgraphs));
     s.insert("operator_histogram".into(), json!(histogram));
     s.insert("operators".into(), json!(operators));
@@ -239,7 +239,7 @@ fn tensor_row(t: &TensorFacts) -> Value {
         "index": t.index,
         "name": t.name,
         "type": t.element.to_string(),
-        "dtype": crate::facts::dtype(t.element),
+        "dtype": crate::summary::facts::dtype(t.element),
         "shape": t.shape,
         "buffer": t.buffer,
         "data_bytes": t.data_bytes,
@@ -258,11 +258,11 @@ fn tensor_row(t: &TensorFacts) -> Value {
 /// associated files and the conversion record.
 fn tflite_extras(model: &tflite::Model<'_>, s: &mut Map<String, Value>, budget: &mut Budget) -> Result<(), OverBudget> {
     s.insert("min_runtime_version".into(), json!(model.min_runtime_version()));
-    nested(s, "support_metadata", model.support_metadata(), |meta| crate::support_metadata::summary(meta, budget))?;
-    if let Some(files) = crate::associated::summary(model.file(), budget)? {
+    nested(s, "support_metadata", model.support_metadata(), |meta| crate::summary::support_metadata::summary(meta, budget))?;
+    if let Some(files) = crate::summary::associated::summary(model.file(), budget)? {
         s.insert("associated_files".into(), files);
     }
-    nested(s, "conversion_metadata", model.conversion_metadata(), |r| Ok(crate::conversion::summary(r)))
+    nested(s, "conversion_metadata", model.conversion_metadata(), |r| Ok(crate::summary::conversion::summary(r)))
 }
 
 /// Under `key`, the summary of a flatbuffer nested in the model's metadata, or the error that
@@ -320,7 +320,7 @@ fn circle_extras(model: &circle::Model<'_>, s: &mut Map<String, Value>, budget: 
     });
     budget.charge(runs.len())?;
     s.insert("run_model".into(), json!(runs));
-    nested(s, "training", model.training(), |t| Ok(crate::training::summary(t)))
+    nested(s, "training", model.training(), |t| Ok(crate::summary::training::summary(t)))
 }
 
 /// `-` for a missing string.
@@ -373,8 +373,8 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
     if !needs.is_empty() {
         writeln!(out, "  needs:               {}", needs.join("; "))?;
     }
-    crate::io::print(out, &s["io"])?;
-    crate::weights::print(out, &s["weights"], s["file_bytes"].as_u64().unwrap_or(0))?;
+    crate::summary::io::print(out, &s["io"])?;
+    crate::summary::weights::print(out, &s["weights"], s["file_bytes"].as_u64().unwrap_or(0))?;
     let subgraphs = s["subgraphs"].as_array().map(Vec::as_slice).unwrap_or_default();
     writeln!(out, "  subgraphs:           {}", subgraphs.len())?;
     for sg in subgraphs {
@@ -439,18 +439,18 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
         writeln!(out, "  metadata:            {}", if meta.is_empty() { "-".into() } else { meta.join(", ") })?;
     }
     if let Some(files) = s.get("associated_files") {
-        crate::associated::print(out, files)?;
+        crate::summary::associated::print(out, files)?;
     }
     if let Some(record) = s.get("conversion_metadata") {
         match record.get("error").and_then(Value::as_str) {
             Some(e) => writeln!(out, "  converted by:        invalid record: {e}")?,
-            None => crate::conversion::print(out, record)?,
+            None => crate::summary::conversion::print(out, record)?,
         }
     }
     if let Some(meta) = s.get("support_metadata") {
         match meta.get("error").and_then(Value::as_str) {
             Some(e) => writeln!(out, "  model metadata:      invalid: {e}")?,
-            None => crate::support_metadata::print(out, meta)?,
+            None => crate::summary::support_metadata::print(out, meta)?,
         }
     }
     for run in s.get("run_model").and_then(Value::as_array).into_iter().flatten() {
@@ -467,13 +467,13 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
     if let Some(training) = s.get("training") {
         match training.get("error").and_then(Value::as_str) {
             Some(e) => writeln!(out, "  training:            invalid: {e}")?,
-            None => crate::training::print(out, training)?,
+            None => crate::summary::training::print(out, training)?,
         }
     }
     if let Some(meta) = s.get("metadata_buffer") {
         writeln!(out, "  metadata buffers:    {meta}")?;
     }
-    let bytes = |k: &str| crate::weights::grouped(s[k].as_u64().unwrap_or(0));
+    let bytes = |k: &str| crate::summary::weights::grouped(s[k].as_u64().unwrap_or(0));
     writeln!(
         out,
         "  buffers:             {} ({} bytes inside the flatbuffer, {} outside)",
@@ -485,7 +485,7 @@ pub fn print_text(out: &mut dyn Write, name: &str, s: &Value) -> std::io::Result
 
 /// A subgraph's activation arena: the sum of its non-constant tensors and the greedy plan.
 fn print_arena(out: &mut dyn Write, arena: &Value) -> std::io::Result<()> {
-    let bytes = |k: &str| arena[k].as_u64().map(crate::weights::grouped);
+    let bytes = |k: &str| arena[k].as_u64().map(crate::summary::weights::grouped);
     let plan =
         bytes("greedy_plan_bytes").map_or_else(|| "not planned (too many tensors)".into(), |b| format!("{b} bytes"));
     let left_out = match arena["unsized_tensors"].as_u64() {

@@ -9,7 +9,7 @@
 //! offset where it overlaps no placed tensor whose lifetime it shares. The arena is the highest
 //! end. The stored shape is used, so a dynamic dimension counts as its stored size.
 
-use crate::facts::TensorFacts;
+use crate::summary::facts::TensorFacts;
 use serde_json::{json, Value};
 
 /// Bytes each buffer is aligned to, as TFLM's planner aligns them.

@@ -2,7 +2,7 @@
 //! and shape, then the little-endian elements in C order. Packed 4- and 2-bit integers are
 //! unpacked to one byte per element (`int8`, `uint8`), low bits first, as TFLite packs them.
 
-use crate::facts::TensorFacts;
+use crate::summary::facts::TensorFacts;
 
 /// How a TFLite or Circle element type is written: NumPy's `descr`, and for packed types the
 /// bits per element and whether they are signed.

@@ -66,9 +66,9 @@ fn warning_text(w: Warning) -> String {
 
 /// `flatmodel verify` on a cvimodel: header, body, the rules and every LZ4 section checked
 /// without inflating it; a short description and the warnings, or why the file is invalid.
-pub fn check(bytes: &[u8]) -> Result<crate::verify::Verdict, String> {
+pub fn check(bytes: &[u8]) -> Result<crate::commands::verify::Verdict, String> {
     let file = CviModel::parse(bytes).map_err(|e| e.to_string())?;
-    let warnings = crate::warnings::Warnings::collect(|f| file.for_each_warning(|w| f(warning_text(w))));
+    let warnings = crate::summary::warnings::Warnings::collect(|f| file.for_each_warning(|w| f(warning_text(w))));
     let h = file.header();
     let summary = format!(
         "cvimodel v{}.{}, chip {}, {} program(s), {} section(s), md5 {}",
@@ -79,7 +79,7 @@ pub fn check(bytes: &[u8]) -> Result<crate::verify::Verdict, String> {
         file.model().sections().map_or(0, |s| s.len()),
         if file.md5_check().matches() { "ok" } else { "mismatch" },
     );
-    Ok(crate::verify::Verdict { summary, warnings })
+    Ok(crate::commands::verify::Verdict { summary, warnings })
 }
 
 /// One tensor of a program as `inspect` lists it.
@@ -240,7 +240,7 @@ pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBu
         }));
     }
     let memory = file.memory_usage();
-    let warnings = crate::warnings::Warnings::collect(|f| file.for_each_warning(|w| f(warning_text(w))));
+    let warnings = crate::summary::warnings::Warnings::collect(|f| file.for_each_warning(|w| f(warning_text(w))));
     Ok(json!({
         "format": "cvimodel",
         "file_bytes": file.file().len(),
@@ -296,7 +296,7 @@ pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBu
 /// (the file's `weight_list`), their bytes by NumPy's dtype names and their elements. They are all
 /// inside the file; cvimodel does not link a weight to the routine that reads it.
 fn weights_summary(list: &[Value]) -> Value {
-    let mut w = crate::weights::Weights::default();
+    let mut w = crate::summary::weights::Weights::default();
     for entry in list {
         let size = entry["size"].as_u64().unwrap_or(0);
         w.inside = w.inside.saturating_add(size);
@@ -376,7 +376,7 @@ fn print_text(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
         m["neuron"]
     )?;
     writeln!(out, "  model rules:     {}", str_of(&s["model_rules"]))?;
-    crate::warnings::Warnings::from_json(&s["warnings"]).print(out, "  warning:         ")?;
+    crate::summary::warnings::Warnings::from_json(&s["warnings"]).print(out, "  warning:         ")?;
     writeln!(out, "  sections:")?;
     writeln!(out, "    ID   TYPE      NAME                     SIZE        OFFSET      FLAGS     MD5")?;
     for sec in s["sections"].as_array().into_iter().flatten() {

@@ -2,7 +2,7 @@
 //! to standard output.
 
 use crate::budget::Budget;
-use crate::facts::TensorFacts;
+use crate::summary::facts::TensorFacts;
 use crate::open::{self, Graph, Kind};
 use crate::output::Out;
 use crate::{Failure, Outcome};
@@ -111,7 +111,7 @@ fn tensor<'a, M: ModelView<'a>>(name: &str, model: M, what: &str, raw: bool) -> 
     }
     let facts = TensorFacts::of(model, index, &t, &mut Budget::for_file(model.file().len()))
         .map_err(|e| Failure::new(format!("{name}: {e}")))?;
-    crate::npy::encode(&facts, data, t.sparsity().is_some())
+    crate::commands::npy::encode(&facts, data, t.sparsity().is_some())
         .map(Cow::Owned)
         .map_err(|reason| Failure::new(format!("{name}: tensor '{key}' cannot be written as .npy: {reason}")))
 }

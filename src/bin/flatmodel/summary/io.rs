@@ -2,7 +2,7 @@
 //! subgraph's when it has no signature.
 
 use crate::budget::{Budget, OverBudget};
-use crate::facts::{Quant, TensorFacts};
+use crate::summary::facts::{Quant, TensorFacts};
 use flatmodel::graph::{ModelView, SignatureView, SubGraphView, TensorMapView};
 use flatmodel::wire::{TableVector, Vector};
 use serde_json::{json, Value};

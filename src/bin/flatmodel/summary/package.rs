@@ -59,7 +59,7 @@ pub fn verify(out: &mut Out, path: &OsStr, quiet: bool) -> Result<Outcome, Failu
                 writeln!(out, "{name}: ok (nnpackage {}.{}, {} model(s))", v.major, v.minor, package.models().len())?;
             }
             for (i, model) in package.models().iter().enumerate() {
-                let warnings = crate::verify::warnings_of(model.bytes.as_bytes());
+                let warnings = crate::commands::verify::warnings_of(model.bytes.as_bytes());
                 warnings.print(out, &format!("{name}: warning: model {i} ({}): ", model.path))?;
             }
             Ok(Outcome::Ok)
@@ -90,7 +90,7 @@ fn tensor_json(t: &TensorIo) -> Value {
     json!({
         "name": t.name,
         "tensor": t.tensor,
-        "dtype": crate::facts::dtype(t.element_type),
+        "dtype": crate::summary::facts::dtype(t.element_type),
         "type_code": t.element_type.code,
         "shape": t.shape,
     })
@@ -119,7 +119,7 @@ fn summarise(package: &Package) -> Value {
                     .collect()
             });
             let summary = match model.io {
-                Some(_) => crate::inspect::summary_of(model.bytes.as_bytes()).unwrap_or_else(|e| json!({ "error": e })),
+                Some(_) => crate::commands::inspect::summary_of(model.bytes.as_bytes()).unwrap_or_else(|e| json!({ "error": e })),
                 None => Value::Null,
             };
             json!({
@@ -223,7 +223,7 @@ fn print_text(out: &mut Out, name: &str, package: &Package, s: &Value) -> std::i
         let title = format!("{name}: model {i} ({})", model["path"].as_str().unwrap_or("-"));
         match summary.get("error").and_then(Value::as_str) {
             Some(e) => writeln!(out, "{title}: {e}")?,
-            None => crate::inspect::print_text(out, &title, summary)?,
+            None => crate::commands::inspect::print_text(out, &title, summary)?,
         }
     }
     Ok(())

@@ -3,7 +3,7 @@
 //! operator that first reads them.
 
 use crate::budget::{Budget, OverBudget};
-use crate::facts::{dtype, TensorFacts};
+use crate::summary::facts::{dtype, TensorFacts};
 use flatmodel::graph::{ModelView, OperatorView, SubGraphView, TensorView};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};

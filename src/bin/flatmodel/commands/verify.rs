@@ -4,8 +4,9 @@
 
 use crate::open::{self, Graph, Kind, Target};
 use crate::output::Out;
-use crate::warnings::Warnings;
-use crate::{package, Failure, Outcome};
+use crate::summary::warnings::Warnings;
+use crate::summary::package;
+use crate::{Failure, Outcome};
 use flatmodel::graph::{ModelView, Runtime, Warning};
 use flatmodel::{circle, tflite, Format};
 use std::ffi::OsString;
@@ -113,7 +114,7 @@ fn operator_of(model: tflite::Model<'_>, runtime: Runtime, error: flatmodel::Err
 /// A valid TFLite model's verdict: its warnings, and a corrupt archive of associated files.
 fn tflite_verdict(model: tflite::Model<'_>) -> Verdict {
     let mut verdict = describe("TFLite", model, |f| model.for_each_warning(f));
-    if let Some(w) = crate::associated::warning(model.file()) {
+    if let Some(w) = crate::summary::associated::warning(model.file()) {
         verdict.warnings.push(w);
     }
     verdict

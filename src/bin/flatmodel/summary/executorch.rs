@@ -3,7 +3,7 @@
 
 use crate::budget::{Budget, OverBudget};
 use crate::output::Out;
-use crate::verify::Verdict;
+use crate::commands::verify::Verdict;
 use crate::{Failure, Outcome};
 use flatmodel::dump::Dumpable;
 use flatmodel::pte::{DataLocation, KernelTypes, PteFile};
@@ -380,7 +380,7 @@ pub fn print(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
         let needs: Vec<&str> =
             s["needs"].as_array().into_iter().flatten().filter_map(|n| n["detail"].as_str()).collect();
         writeln!(out, "  needs:      {}", needs.join("; "))?;
-        crate::io::print_indented(out, &s["io"], "  ", 12)?;
+        crate::summary::io::print_indented(out, &s["io"], "  ", 12)?;
         for p in plans {
             writeln!(
                 out,
@@ -438,7 +438,7 @@ fn print_histogram(out: &mut Out, counts: impl Iterator<Item = (String, u64)>, i
 fn print_graph(out: &mut Out, g: &Value, indent: &str) -> std::io::Result<()> {
     let values: Vec<String> = g["values"].as_object().into_iter().flatten().map(|(k, v)| format!("{v} {k}")).collect();
     writeln!(out, "{indent}values:    {}", values.join(", "))?;
-    crate::io::print_indented(out, &g["io"], indent, 11)?;
+    crate::summary::io::print_indented(out, &g["io"], indent, 11)?;
     writeln!(out, "{indent}operators:")?;
     let counts = g["operators"]
         .as_array()
