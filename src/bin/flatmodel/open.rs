@@ -1,125 +1,90 @@
-//! Opening what a path names, in one place for every command: an nnpackage (directory or zip),
-//! or a file mapped and recognised from its bytes.
+//! Opening what a path names, in one place for every command: an nnpackage (a directory or a
+//! zip archive, checked by the library) or a model file (mapped, its format recognised and its
+//! structure verified once, as a [`flatmodel::File`]).
 
 use crate::input::Input;
 use crate::output::Out;
 use crate::{Failure, Outcome};
-use flatmodel::{circle, tflite, Format};
-use std::borrow::Cow;
+use flatmodel::nnpackage::{self, Package, PackageErrorKind, SharedBytes};
+use flatmodel::{ErrorKind, File};
 use std::ffi::OsStr;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 /// What a path names.
-pub enum Target {
-    /// An nnpackage: a directory holding `metadata/MANIFEST`, or a zip archive.
-    Package,
-    /// A file's bytes (mapped).
+pub enum Opened {
+    /// A checked nnpackage.
+    Package(Box<Package>),
+    /// A model file's bytes (mapped); [`file`] verifies them.
     File(Input),
-    /// Something that is no model: why.
-    NotModel(String),
 }
 
-/// Opens `path`; `Err` when it cannot be read at all.
-pub fn target(path: &OsStr) -> Result<Target, Failure> {
+/// Opens `path`: `Ok(Err(reason))` when it is no model or an invalid package, `Err` when it
+/// cannot be read at all.
+pub fn open(path: &OsStr) -> Result<Result<Opened, String>, Failure> {
     let p = Path::new(path);
-    if p.is_dir() {
-        return Ok(if p.join("metadata").join("MANIFEST").exists() {
-            Target::Package
-        } else {
-            Target::NotModel("not a model file or nnpackage directory (no metadata/MANIFEST)".into())
-        });
+    if p.is_dir() && !p.join("metadata").join("MANIFEST").exists() {
+        return Ok(Err("not a model file or nnpackage directory (no metadata/MANIFEST)".into()));
     }
-    if crate::summary::package::is_package(path) {
-        return Ok(Target::Package);
+    if nnpackage::container_of(p).is_some() {
+        return Ok(package(path)?.map(|p| Opened::Package(Box::new(p))));
     }
-    Input::open(path).map(Target::File)
+    Input::open(path).map(|input| Ok(Opened::File(input)))
 }
 
-/// Opens `path` for a command that reads one model file (`dump`, `extract`): its bytes, or
-/// (inner `Err`) the outcome of reporting why it is none.
+/// Opens `path` for a command that reads one model file (`dump`, `extract`, `inspect
+/// --tflm-resolver`): its bytes, or (inner `Err`) the outcome of reporting why it is none.
 pub fn model_file(out: &mut Out, path: &OsStr, command: &str) -> Result<Result<Input, Outcome>, Failure> {
     let name = path.to_string_lossy();
-    Ok(match target(path)? {
-        Target::File(input) => Ok(input),
-        Target::Package => {
+    Ok(match open(path)? {
+        Ok(Opened::File(input)) => Ok(input),
+        Ok(Opened::Package(_)) => {
             let reason = format!("an nnpackage holds several models: {command} one of its model files");
             Err(report_invalid(out, &name, &reason)?)
         }
-        Target::NotModel(reason) => Err(report_invalid(out, &name, &reason)?),
+        Err(reason) => Err(report_invalid(out, &name, &reason)?),
     })
 }
 
-/// A structurally verified model of the TFLite family.
-pub enum Graph<'a> {
-    /// A TFLite model.
-    Tflite(tflite::Model<'a>),
-    /// A Circle model.
-    Circle(circle::Model<'a>),
+/// The file in `bytes`, its format recognised and its structure verified (its rules are each
+/// command's to check), or why it is no model.
+pub fn file(bytes: &[u8]) -> Result<File<'_>, String> {
+    File::parse_structure(bytes).map_err(|e| match e.kind() {
+        ErrorKind::UnknownFormat => unknown_format(bytes),
+        _ => e.to_string(),
+    })
 }
 
-/// What a file's bytes are.
-pub enum Kind<'a> {
-    /// A structurally verified TFLite or Circle model.
-    Graph(Graph<'a>),
-    /// A format with a container of its own (cvimodel, `.pte`, Vulkan blob), and its commands.
-    Container(Container),
-    /// Not a model: why (an unknown format, or a TFLite or Circle file whose structure is
-    /// broken).
-    Invalid(String),
-}
+/// A mapped file as the bytes the package library asks its loader for.
+struct Mapped(Input);
 
-/// Recognises `bytes`, verifying the structure of TFLite and Circle models.
-pub fn kind(bytes: &[u8]) -> Kind<'_> {
-    let graph = match flatmodel::detect(bytes) {
-        Some(Format::Tflite) => tflite::Model::parse_structure(bytes).map(Graph::Tflite),
-        Some(Format::Circle) => circle::Model::parse_structure(bytes).map(Graph::Circle),
-        _ => return container(bytes).map_or_else(|| Kind::Invalid(unknown_format(bytes)), Kind::Container),
-    };
-    graph.map_or_else(|e| Kind::Invalid(e.to_string()), Kind::Graph)
-}
-
-/// A format read outside the TFLite-family graph (a container of its own), with its command
-/// bodies.
-pub struct Container {
-    /// `verify`: full verification; a short description or why the file is invalid.
-    pub check: fn(&[u8]) -> Result<crate::commands::verify::Verdict, String>,
-    /// `inspect`: prints the summary (text or JSON) of the file named `name`.
-    pub inspect: fn(&mut Out, &str, &[u8], bool) -> Result<Outcome, Failure>,
-    /// `dump`: the root table and its descriptor, or why the file is invalid.
-    pub root: for<'a> fn(&'a [u8]) -> Result<Root<'a>, String>,
-    /// `extract`: the bytes a `WHAT` names; the outer error is a usage error, the inner one
-    /// says the file is invalid.
-    pub extract: for<'a> fn(&str, &'a [u8], &str) -> Extracted<'a>,
-}
-
-/// A verified root table and its type's descriptor, for `dump`.
-pub type Root<'a> = flatmodel::dump::Dumpable<'a>;
-
-/// What `extract` gives: the bytes, or (inner error) why the file is invalid; the outer error
-/// is a usage error.
-pub type Extracted<'a> = Result<Result<Cow<'a, [u8]>, String>, Failure>;
-
-/// The container format of `bytes`, if they are one (cvimodel, `.pte`, Vulkan blob).
-pub fn container(bytes: &[u8]) -> Option<Container> {
-    use crate::summary::{cvimodel, executorch};
-    if cvimodel::reads(bytes) {
-        return Some(Container {
-            check: cvimodel::check,
-            inspect: cvimodel::inspect,
-            root: cvimodel::root,
-            extract: cvimodel::extract,
-        });
+impl AsRef<[u8]> for Mapped {
+    fn as_ref(&self) -> &[u8] {
+        self.0.bytes()
     }
-    if executorch::reads(bytes) {
-        return Some(Container {
-            check: executorch::check,
-            inspect: executorch::inspect,
-            root: executorch::root,
-            extract: executorch::extract,
-        });
+}
+
+/// The package's loader: model files and zip archives are mapped, not copied.
+fn map_file(file: std::fs::File) -> std::io::Result<SharedBytes> {
+    let input = Input::map(&file, "package file").map_err(|f| match f {
+        Failure::Message(message) => std::io::Error::other(message),
+        Failure::OutputClosed => std::io::Error::from(std::io::ErrorKind::BrokenPipe),
+    })?;
+    Ok(Arc::new(Mapped(input)))
+}
+
+/// The checked package at `path`; `Ok(Err(reason))` when it is not a valid package, `Err` when
+/// the path itself cannot be read.
+fn package(path: &OsStr) -> Result<Result<Package, String>, Failure> {
+    let options = nnpackage::Options { loader: map_file, ..nnpackage::Options::default() };
+    match Package::open_with(Path::new(path), &options) {
+        Ok(package) => Ok(Ok(package)),
+        Err(e) if e.at().is_empty() && matches!(e.kind(), PackageErrorKind::Io | PackageErrorKind::NotFound) => {
+            Err(Failure::new(format!("{}: {e}", path.to_string_lossy())))
+        }
+        Err(e) => Ok(Err(e.to_string())),
     }
-    None
 }
 
 /// Prints `NAME: invalid: REASON`.

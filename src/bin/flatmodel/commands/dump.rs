@@ -5,12 +5,12 @@
 //! the file before anything is printed, then the real one straight to the output. Memory stays
 //! bounded by the nesting depth whatever the output size.
 
-use crate::open::{self, Graph, Kind, Root};
+use crate::open;
 use crate::output::{Counter, FmtWriter, Out};
 use crate::{Failure, Outcome};
-use flatmodel::circle;
 use flatmodel::dump::{dump_table, DumpError, Dumpable};
 use flatmodel::verify::Options;
+use flatmodel::{circle, File};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -28,13 +28,14 @@ pub fn run(
         Ok(input) => input,
         Err(outcome) => return Ok(outcome),
     };
-    let kind = open::kind(input.bytes());
-    if revision.is_some() && (what.is_some() || !matches!(kind, Kind::Graph(Graph::Circle(_)))) {
+    let file = open::file(input.bytes());
+    if revision.is_some() && (what.is_some() || !matches!(file, Ok(File::Circle(_)))) {
         return Err(Failure::new(format!("{name}: --circle-revision applies to the model of a Circle file")));
     }
-    let root: Result<Root<'_>, String> = match (kind, what) {
-        (kind, Some(what)) => nested(kind, what)?,
-        (kind, None) => whole(kind, input.bytes(), revision),
+    let root: Result<Dumpable<'_>, String> = match (file, what) {
+        (Ok(file), Some(what)) => nested(file, what)?,
+        (Ok(file), None) => whole(file, revision),
+        (Err(reason), _) => Err(reason),
     };
     let root = match root {
         Ok(root) => root,
@@ -56,38 +57,39 @@ pub fn run(
     Ok(Outcome::Ok)
 }
 
-/// The file's root table (a Circle model's by `revision`'s names, when given), or why the file
-/// is invalid.
-fn whole<'a>(kind: Kind<'a>, bytes: &'a [u8], revision: Option<circle::Revision>) -> Result<Root<'a>, String> {
-    match kind {
-        Kind::Graph(Graph::Tflite(m)) => Ok(Dumpable::new(m)),
-        Kind::Graph(Graph::Circle(m)) => match revision {
+/// The file's root table (a Circle model's by `revision`'s names, when given), or why the
+/// file cannot be dumped so.
+fn whole(file: File<'_>, revision: Option<circle::Revision>) -> Result<Dumpable<'_>, String> {
+    match file {
+        File::Tflite(m) => Ok(Dumpable::new(m)),
+        File::Circle(m) => match revision {
             Some(revision) => m.dump_root_as(revision),
             None => m.dump_root(),
         }
         .map_err(|e| e.to_string()),
-        Kind::Container(container) => (container.root)(bytes),
-        Kind::Invalid(reason) => Err(reason),
+        File::Pte(p) => Ok(Dumpable::new(p.program())),
+        File::VkGraph(b) => Ok(Dumpable::new(b.graph())),
+        File::Cvimodel(c) => Ok(Dumpable::new(c.model())),
+        other => Err(format!("dump does not read {:?} files", other.format())),
     }
 }
 
-/// The verified root of the flatbuffer `what` (`metadata:NAME`) names in the model, why it or
-/// the file is invalid, or (the outer error) a usage error.
-fn nested<'a>(kind: Kind<'a>, what: &str) -> Result<Result<Root<'a>, String>, Failure> {
+/// The verified root of the flatbuffer `what` (`metadata:NAME`) names in the model, why it is
+/// invalid, or (the outer error) a usage error.
+fn nested<'a>(file: File<'a>, what: &str) -> Result<Result<Dumpable<'a>, String>, Failure> {
     let Some(name) = what.strip_prefix("metadata:") else {
         return Err(Failure::new(format!("dump takes FILE [metadata:NAME], not '{what}'")));
     };
-    match kind {
-        Kind::Graph(Graph::Tflite(m)) if name == flatmodel::tflite_metadata::METADATA_NAME => {
+    match file {
+        File::Tflite(m) if name == flatmodel::tflite_metadata::METADATA_NAME => {
             found(name, m.support_metadata().map(|v| v.map(Dumpable::new)))
         }
-        Kind::Graph(Graph::Tflite(m)) if name == flatmodel::conversion_metadata::METADATA_NAME => {
+        File::Tflite(m) if name == flatmodel::conversion_metadata::METADATA_NAME => {
             found(name, m.conversion_metadata().map(|v| v.map(Dumpable::new)))
         }
-        Kind::Graph(Graph::Circle(m)) if name == flatmodel::circle_training::METADATA_NAME => {
+        File::Circle(m) if name == flatmodel::circle_training::METADATA_NAME => {
             found(name, m.training().map(|v| v.map(Dumpable::new)))
         }
-        Kind::Invalid(reason) => Ok(Err(reason)),
         _ => Err(Failure::new(format!(
             "metadata:{name} names no flatbuffer flatmodel reads in this file (TFLite models: metadata:{} or \
              metadata:{}; Circle models: metadata:{})",
@@ -102,8 +104,8 @@ fn nested<'a>(kind: Kind<'a>, what: &str) -> Result<Result<Root<'a>, String>, Fa
 /// `extract` says it) that the model has no such entry.
 fn found<'a>(
     name: &str,
-    root: Option<Result<Root<'a>, flatmodel::Error>>,
-) -> Result<Result<Root<'a>, String>, Failure> {
+    root: Option<Result<Dumpable<'a>, flatmodel::Error>>,
+) -> Result<Result<Dumpable<'a>, String>, Failure> {
     match root {
         Some(verified) => Ok(verified.map_err(|e| e.to_string())),
         None => Err(Failure::new(format!("the model has no metadata entry named '{name}'"))),

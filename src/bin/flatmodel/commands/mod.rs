@@ -4,7 +4,6 @@
 pub mod dump;
 pub mod extract;
 pub mod inspect;
-pub mod npy;
 pub mod path;
 pub mod tflm_resolver;
 pub mod verify;

@@ -2,13 +2,17 @@
 //! status is the worst outcome of them all, so one unreadable or invalid file never hides the
 //! others. With `--runtime`, a TFLite model that runtime would refuse is invalid.
 
-use crate::open::{self, Graph, Kind, Target};
+use crate::open::{self, Opened};
 use crate::output::Out;
 use crate::summary::warnings::Warnings;
-use crate::summary::package;
 use crate::{Failure, Outcome};
+use flatmodel::cvimodel::CviModel;
 use flatmodel::graph::{ModelView, Runtime, Warning};
-use flatmodel::{circle, tflite, Format};
+use flatmodel::nnpackage::Package;
+use flatmodel::pte::PteFile;
+use flatmodel::verify::Options;
+use flatmodel::vkgraph::Blob;
+use flatmodel::{tflite, File};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -41,16 +45,14 @@ pub fn run(out: &mut Out, files: &[OsString], quiet: bool, runtime: Option<Runti
 
 fn one(out: &mut Out, path: &OsString, quiet: bool, runtime: Option<Runtime>) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let verdict = match (open::target(path)?, runtime) {
-        (Target::Package, None) => return package::verify(out, path, quiet),
-        (Target::NotModel(reason), _) => Err(reason),
-        (Target::File(input), None) => check(input.bytes()),
-        (Target::File(input), Some(runtime)) => match flatmodel::detect(input.bytes()) {
-            Some(Format::Tflite) => check_for(input.bytes(), runtime),
-            None => check(input.bytes()),
-            Some(other) => return Err(not_tflite(runtime, &format!("a {other:?} file"))),
+    let verdict = match open::open(path)? {
+        Ok(Opened::Package(_)) if runtime.is_some() => return Err(not_tflite(runtime, "an nnpackage")),
+        Ok(Opened::Package(package)) => return verify_package(out, &name, &package, quiet),
+        Ok(Opened::File(input)) => match open::file(input.bytes()) {
+            Ok(file) => check(file, runtime)?,
+            Err(reason) => Err(reason),
         },
-        (Target::Package, Some(runtime)) => return Err(not_tflite(runtime, "an nnpackage")),
+        Err(reason) => Err(reason),
     };
     match verdict {
         Ok(verdict) => {
@@ -64,33 +66,100 @@ fn one(out: &mut Out, path: &OsString, quiet: bool, runtime: Option<Runtime>) ->
     }
 }
 
-/// Verifies `bytes` fully: what they are, or why they are invalid.
-pub fn check(bytes: &[u8]) -> Result<Verdict, String> {
-    match flatmodel::detect(bytes) {
-        Some(Format::Tflite) => {
-            let model = tflite::Model::parse(bytes).map_err(|e| e.to_string())?;
-            Ok(tflite_verdict(model))
-        }
-        Some(Format::Circle) => {
-            let model = circle::Model::parse(bytes).map_err(|e| e.to_string())?;
-            Ok(describe("Circle", model, |f| model.for_each_warning(f)))
-        }
-        _ => match open::container(bytes) {
-            Some(container) => (container.check)(bytes),
-            None => Err(open::unknown_format(bytes)),
-        },
+/// Checks the rules of `file` (structurally verified), and with `runtime` that runtime's own
+/// checks of a TFLite model: what it is, or (inner error) why it is invalid; the outer error
+/// is `--runtime` given for another format.
+fn check(file: File<'_>, runtime: Option<Runtime>) -> Result<Result<Verdict, String>, Failure> {
+    if !matches!(file, File::Tflite(_)) && runtime.is_some() {
+        return Err(not_tflite(runtime, &format!("a {:?} file", file.format())));
     }
+    if let Err(e) = file.check_rules(&Options::DEFAULT) {
+        return Ok(Err(e.to_string()));
+    }
+    Ok(match file {
+        File::Tflite(model) => match runtime {
+            Some(runtime) => check_for(model, runtime),
+            None => Ok(tflite_verdict(model)),
+        },
+        File::Circle(model) => Ok(describe("Circle", model, |f| model.for_each_warning(f))),
+        File::Pte(program) => Ok(program_verdict(&program)),
+        File::VkGraph(blob) => Ok(blob_verdict(&blob)),
+        File::Cvimodel(cvimodel) => Ok(cvimodel_verdict(&cvimodel)),
+        other => Err(format!("verify does not read {:?} files", other.format())),
+    })
+}
+
+/// `PATH: ok (nnpackage 1.3, N model(s))` and each model's warnings. The package check verified
+/// its flatbuffer models in full: their structure is read again for the warnings, their rules
+/// are not checked twice.
+fn verify_package(out: &mut Out, name: &str, package: &Package, quiet: bool) -> Result<Outcome, Failure> {
+    if !quiet {
+        let v = package.version();
+        writeln!(out, "{name}: ok (nnpackage {}.{}, {} model(s))", v.major, v.minor, package.models().len())?;
+    }
+    for (i, model) in package.models().iter().enumerate() {
+        let warnings = match open::file(model.bytes.as_bytes()) {
+            Ok(File::Tflite(m)) => Warnings::collect(|f| m.for_each_warning(f)),
+            Ok(File::Circle(m)) => Warnings::collect(|f| m.for_each_warning(f)),
+            _ => Warnings::default(),
+        };
+        warnings.print(out, &format!("{name}: warning: model {i} ({}): ", model.path))?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// A valid program's verdict: its version, plans and delegates.
+fn program_verdict(file: &PteFile<'_>) -> Verdict {
+    let delegates: Vec<_> = file.delegates().collect();
+    let vulkan = delegates.iter().filter(|d| d.is_vulkan()).count();
+    let plans = file.program().execution_plan().map_or(0, |p| p.len());
+    let summary = format!(
+        "ExecuTorch program v{}, {plans} execution plan(s), {} delegate(s) ({vulkan} Vulkan)",
+        file.program().version(),
+        delegates.len()
+    );
+    Verdict { summary, warnings: Warnings::default() }
+}
+
+/// A valid Vulkan blob's verdict: its values, operators and constants.
+fn blob_verdict(blob: &Blob<'_>) -> Verdict {
+    let what = if blob.header().is_some() { "Vulkan delegate blob (VH00)" } else { "bare VkGraph (VK00)" };
+    let g = blob.graph();
+    let summary = format!(
+        "{what}, {} value(s), {} operator(s), {} constant(s)",
+        g.values().map_or(0, |v| v.len()),
+        g.chain().map_or(0, |c| c.len()),
+        g.constants().map_or(0, |c| c.len())
+    );
+    Verdict { summary, warnings: Warnings::default() }
+}
+
+/// A valid cvimodel's verdict (header, body, rules and every LZ4 section checked without
+/// inflating it): version, chip, programs, sections, the MD5 check, and the warnings.
+fn cvimodel_verdict(file: &CviModel<'_>) -> Verdict {
+    let warnings = Warnings::collect(|f| file.for_each_warning(|w| f(crate::summary::cvimodel::warning_text(w))));
+    let h = file.header();
+    let summary = format!(
+        "cvimodel v{}.{}, chip {}, {} program(s), {} section(s), md5 {}",
+        h.major,
+        h.minor,
+        h.chip_name().unwrap_or("-"),
+        file.model().programs().map_or(0, |p| p.len()),
+        file.model().sections().map_or(0, |s| s.len()),
+        if file.md5_check().matches() { "ok" } else { "mismatch" },
+    );
+    Verdict { summary, warnings }
 }
 
 /// The error of `--runtime` on a file of another format, `what`.
-fn not_tflite(runtime: Runtime, what: &str) -> Failure {
-    Failure::Message(format!("--runtime {} applies to TFLite models, and this is {what}", runtime.key()))
+fn not_tflite(runtime: Option<Runtime>, what: &str) -> Failure {
+    let key = runtime.map_or("", Runtime::key);
+    Failure::Message(format!("--runtime {key} applies to TFLite models, and this is {what}"))
 }
 
-/// Verifies TFLite `bytes` fully and against `runtime`'s own checks: the model, or why it is
-/// invalid or refused. The warnings leave out that runtime's refusals (there are none).
-fn check_for(bytes: &[u8], runtime: Runtime) -> Result<Verdict, String> {
-    let model = tflite::Model::parse(bytes).map_err(|e| e.to_string())?;
+/// Checks a valid TFLite model against `runtime`'s own checks: the verdict, or why that
+/// runtime refuses it. The warnings leave out that runtime's refusals (there are none).
+fn check_for(model: tflite::Model<'_>, runtime: Runtime) -> Result<Verdict, String> {
     if let Err(e) = model.check_runtime(runtime) {
         return Err(format!("{runtime} refuses the model: {e}{}", operator_of(model, runtime, e)));
     }
@@ -118,17 +187,6 @@ fn tflite_verdict(model: tflite::Model<'_>) -> Verdict {
         verdict.warnings.push(w);
     }
     verdict
-}
-
-/// The warnings of a TFLite or Circle model whose rules were already checked (a package's
-/// models, which the package check verified in full): the structure is read again, the rules
-/// are not run twice. None for other bytes.
-pub fn warnings_of(bytes: &[u8]) -> Warnings {
-    match open::kind(bytes) {
-        Kind::Graph(Graph::Tflite(m)) => Warnings::collect(|f| m.for_each_warning(f)),
-        Kind::Graph(Graph::Circle(m)) => Warnings::collect(|f| m.for_each_warning(f)),
-        Kind::Container(_) | Kind::Invalid(_) => Warnings::default(),
-    }
 }
 
 /// `<format> v<version>, N subgraph(s)`, and the model's warnings.

@@ -10,19 +10,22 @@
 //! end. The stored shape is used, so a dynamic dimension counts as its stored size.
 
 use crate::summary::facts::TensorFacts;
-use serde_json::{json, Value};
+use serde::Serialize;
 
 /// Bytes each buffer is aligned to, as TFLM's planner aligns them.
 const ALIGN: u64 = 16;
 
 /// One subgraph's estimate.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Arena {
     /// Bytes of every non-constant tensor with a fixed-size element type.
+    #[serde(rename = "non_constant_bytes")]
     pub sum: u64,
     /// The greedy plan's size, `None` when planning would cost more than its budget.
+    #[serde(rename = "greedy_plan_bytes")]
     pub planned: Option<u64>,
     /// Non-constant tensors left out: element types without a fixed size (strings, resources).
+    #[serde(rename = "unsized_tensors")]
     pub without_size: usize,
 }
 
@@ -97,9 +100,20 @@ impl Arena {
         Arena { sum, planned: plan(&mut lifetimes, steps_left), without_size }
     }
 
-    /// `{"non_constant_bytes", "greedy_plan_bytes", "unsized_tensors"}`.
-    pub fn to_json(&self) -> Value {
-        json!({"non_constant_bytes": self.sum, "greedy_plan_bytes": self.planned, "unsized_tensors": self.without_size})
+    /// The `arena:` line: the sum of the non-constant tensors and the greedy plan.
+    pub fn print(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        use crate::summary::weights::grouped;
+        let plan =
+            self.planned.map_or_else(|| "not planned (too many tensors)".into(), |b| format!("{} bytes", grouped(b)));
+        let left_out = match self.without_size {
+            0 => String::new(),
+            n => format!(" ({n} tensors of types without a fixed size left out)"),
+        };
+        writeln!(
+            out,
+            "      arena: {} bytes of non-constant tensors, {plan} planned greedily by lifetime{left_out}",
+            grouped(self.sum)
+        )
     }
 }
 

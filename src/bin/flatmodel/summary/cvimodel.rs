@@ -1,22 +1,17 @@
-//! The commands for Sophgo cvimodel files: `verify`, `inspect` (what `model_tool --info`
-//! shows), `dump` (the flatbuffer body) and `extract` (`section:NAME`, `section-data:NAME`,
-//! `weight:NAME`).
+//! The summary of a Sophgo cvimodel: what tpu-mlir's `model_tool --info` shows (header,
+//! sections, weights, programs, routines, tensors), and more.
 
 use crate::budget::{Budget, OverBudget};
-use crate::output::Out;
-use crate::{Failure, Outcome};
+use crate::summary::facts::Quant;
+use crate::summary::io::{Entry, Found, Port, PortTensor, Runs};
+use crate::summary::needs::Need;
+use crate::summary::warnings::Warnings;
+use crate::summary::weights::Weights;
 use flatmodel::cvimodel::{self, CviModel, DType, MemoryRegion, SectionType, Warning};
-use flatmodel::dump::Dumpable;
 use flatmodel::verify::Options;
-use serde_json::{json, Value};
-use std::borrow::Cow;
+use serde::Serialize;
 use std::collections::HashMap;
 use std::io::Write;
-
-/// Whether `bytes` are a cvimodel file.
-pub fn reads(bytes: &[u8]) -> bool {
-    flatmodel::detect(bytes) == Some(flatmodel::Format::Cvimodel)
-}
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -48,7 +43,7 @@ fn region_name(r: MemoryRegion) -> &'static str {
     }
 }
 
-fn warning_text(w: Warning) -> String {
+pub fn warning_text(w: Warning) -> String {
     match w {
         Warning::Md5Mismatch { stored, computed } => {
             format!("header md5 {} is not the md5 of the file after the header ({})", hex(&stored), hex(&computed))
@@ -64,255 +59,615 @@ fn warning_text(w: Warning) -> String {
     }
 }
 
-/// `flatmodel verify` on a cvimodel: header, body, the rules and every LZ4 section checked
-/// without inflating it; a short description and the warnings, or why the file is invalid.
-pub fn check(bytes: &[u8]) -> Result<crate::commands::verify::Verdict, String> {
-    let file = CviModel::parse(bytes).map_err(|e| e.to_string())?;
-    let warnings = crate::summary::warnings::Warnings::collect(|f| file.for_each_warning(|w| f(warning_text(w))));
-    let h = file.header();
-    let summary = format!(
-        "cvimodel v{}.{}, chip {}, {} program(s), {} section(s), md5 {}",
-        h.major,
-        h.minor,
-        h.chip_name().unwrap_or("-"),
-        file.model().programs().map_or(0, |p| p.len()),
-        file.model().sections().map_or(0, |s| s.len()),
-        if file.md5_check().matches() { "ok" } else { "mismatch" },
-    );
-    Ok(crate::commands::verify::Verdict { summary, warnings })
+/// What `inspect` says of a cvimodel: what `model_tool --info` prints, and more.
+#[derive(Debug, Serialize)]
+pub struct CvimodelSummary {
+    /// Always `cvimodel`.
+    pub format: &'static str,
+    /// The file's size in bytes.
+    pub file_bytes: usize,
+    /// What the model needs of a runtime: its version, chip and the tpu-mlir that built it.
+    pub needs: Vec<Need>,
+    /// Each program's inputs and outputs, in the layout every format shares.
+    pub io: Vec<Entry>,
+    /// The file header.
+    pub header: HeaderSummary,
+    /// The version of tpu-mlir that built the model.
+    pub mlir_version: Option<String>,
+    /// `Model.version` as `major.minor.sub_minor`.
+    pub version: Option<String>,
+    /// `Model.name`.
+    pub name: String,
+    /// When the model was built.
+    pub build_time: Option<String>,
+    /// The chip the model is for (`Model.target`).
+    pub target: Option<String>,
+    /// The ION memory the runtime allocates.
+    pub memory: MemorySummary,
+    /// Every section, in file order.
+    pub sections: Vec<SectionSummary>,
+    /// The weights in the layout every format shares.
+    pub weights: Weights,
+    /// Every entry of `Model.weight_map`.
+    pub weight_list: Vec<WeightSummary>,
+    /// Every program.
+    pub programs: Vec<ProgramSummary>,
+    /// `ok`, or the first of the model's rules the file breaks.
+    pub model_rules: String,
+    /// The file's warnings.
+    pub warnings: Warnings,
 }
 
-/// One tensor of a program as `inspect` lists it.
-fn tensor_json(index: usize, t: &cvimodel::Tensor<'_>) -> Value {
-    let dims: Vec<i64> = t.shape().and_then(|s| s.dim()).map(|d| d.iter().collect()).unwrap_or_default();
-    let address = t.address();
-    json!({
-        "index": index,
-        "tensor_id": t.tensor_id(),
-        "name": t.name(),
-        "dtype": dtype_name(t.dtype()),
-        "shape": dims,
-        "offset": address.map(|a| a.offset),
-        "region": address.map(|a| region_name(a.region)),
-        "region_number": address.map(|a| a.region.number()),
-        "qscale": t.quant().map(|q| q.qscale()),
-        "zero_point": t.quant().map(|q| q.zero_point()),
-        "size": t.size(),
-        "overwrote": t.overwrote(),
-    })
+/// The file header.
+#[derive(Debug, Serialize)]
+pub struct HeaderSummary {
+    /// The magic bytes, as text.
+    pub magic: String,
+    /// The header's size in bytes (it depends on the version).
+    pub header_bytes: usize,
+    /// The flatbuffer body's size in bytes.
+    pub body_size: u32,
+    /// The header's major version.
+    pub major: u8,
+    /// The header's minor version.
+    pub minor: u8,
+    /// The stored MD5, in hex.
+    pub md5: String,
+    /// The MD5 of the file after the header, in hex.
+    pub md5_computed: String,
+    /// Whether the two match.
+    pub md5_ok: bool,
+    /// The chip the header names (absent from version 1.0 headers).
+    pub chip: Option<String>,
+    /// The padding bytes, in hex.
+    pub padding: String,
+    /// The bytes after the body: the section area.
+    pub sections_bytes: usize,
 }
 
-/// A program's input or output (listed by [`tensor_json`]) in the layout every format's `io`
-/// shares (the JSON of `inspect`; the text lists them with their memory regions instead): an
-/// integer tensor's `qscale` and `zero_point` as its per-tensor quantization.
-fn port(t: &Value) -> Value {
-    let integer = matches!(t["dtype"].as_str(), Some("int8" | "uint8" | "int16" | "uint16" | "int32" | "uint32"));
-    let quantization = match (integer, t["qscale"].as_f64()) {
-        (true, Some(scale)) => {
-            let zero_point = t["zero_point"].as_f64().unwrap_or(0.0);
-            json!({"kind": "per-tensor", "scale": scale, "zero_point": zero_point.round() as i64})
+/// The ION memory the runtime allocates, in bytes.
+#[derive(Debug, Serialize)]
+pub struct MemorySummary {
+    /// For the sections.
+    pub sections: u64,
+    /// For the neurons.
+    pub neuron: u64,
+    /// For the private regions.
+    pub private: u64,
+    /// For the shared region.
+    pub shared: u64,
+    /// For the inputs and outputs.
+    pub io: u64,
+    /// In all.
+    pub total: u64,
+    /// In all, in MB with two decimals.
+    pub total_mb: String,
+}
+
+/// One section.
+#[derive(Debug, Serialize)]
+pub struct SectionSummary {
+    /// Its position in `Model.sections`.
+    pub index: usize,
+    /// Its type as `model_tool` names it.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Its name.
+    pub name: String,
+    /// Its stored size in bytes.
+    pub size: u32,
+    /// Its offset in the section area.
+    pub offset: u32,
+    /// Its offset in the file, when it lies inside it.
+    pub file_offset: Option<usize>,
+    /// Whether it is encrypted.
+    pub encrypt: bool,
+    /// Whether it is LZ4-compressed.
+    pub compress: bool,
+    /// Its size once decompressed.
+    pub decompressed_size: u32,
+    /// The MD5 of its stored bytes, in hex, when it lies inside the file.
+    pub md5: Option<String>,
+    /// Why it cannot be read, when it cannot.
+    pub error: Option<String>,
+}
+
+/// One entry of `Model.weight_map`.
+#[derive(Debug, Serialize)]
+pub struct WeightSummary {
+    /// Its position in the map.
+    pub index: usize,
+    /// Its name.
+    pub name: Option<String>,
+    /// Its offset in the WEIGHT section.
+    pub offset: u64,
+    /// Whether the offset carries the bit-40 tag.
+    pub tagged: bool,
+    /// Its size in bytes.
+    pub size: u32,
+    /// Its element type as `model_tool` names it.
+    #[serde(rename = "type")]
+    pub dtype: String,
+    /// Its dimensions.
+    pub shape: Vec<i64>,
+}
+
+/// One program.
+#[derive(Debug, Serialize)]
+pub struct ProgramSummary {
+    /// Its position in `Model.programs`.
+    pub index: usize,
+    /// Its batch size.
+    pub batch_num: u32,
+    /// Its neuron memory in bytes.
+    pub neuron_size: u32,
+    /// Its private memory in bytes.
+    pub private_gmem: u32,
+    /// Its shared memory in bytes.
+    pub shared_gmem: u32,
+    /// The tensors its inputs name.
+    pub input_tensors: Vec<ListedTensor>,
+    /// The tensors its outputs name.
+    pub output_tensors: Vec<ListedTensor>,
+    /// The names of its inputs.
+    pub inputs: Vec<String>,
+    /// The names of its outputs.
+    pub outputs: Vec<String>,
+    /// Its routines, in order.
+    pub routines: Vec<RoutineSummary>,
+    /// Its `tensor_map`.
+    pub tensors: Vec<TensorSummary>,
+}
+
+/// One routine of a program.
+#[derive(Debug, Serialize)]
+pub struct RoutineSummary {
+    /// Its position in the program's routines.
+    pub index: usize,
+    /// `tpu`, `cpu` or the type's number.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The tensors it reads.
+    pub inputs: Vec<String>,
+    /// The tensors it writes.
+    pub outputs: Vec<String>,
+    /// What it runs on the TPU, when it has a `tpu_routine`.
+    #[serde(flatten)]
+    pub tpu: Option<TpuRoutineSummary>,
+    /// What it runs on the CPU, when it has a `cpu_routine`.
+    #[serde(flatten)]
+    pub cpu: Option<CpuRoutineSummary>,
+}
+
+/// The section a TPU routine runs.
+#[derive(Debug, Serialize)]
+pub struct TpuRoutineSummary {
+    /// The name of its cmdbuf section, else of its dmabuf section.
+    pub section: Option<String>,
+    /// The index of the first section of that name, for a routine of type TPU.
+    pub section_index: Option<usize>,
+}
+
+/// The function a CPU routine calls.
+#[derive(Debug, Serialize)]
+pub struct CpuRoutineSummary {
+    /// The name of the function (its section).
+    pub function: String,
+    /// The size of its arguments in bytes.
+    pub function_args_bytes: usize,
+}
+
+/// A tensor a program's input or output names.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum ListedTensor {
+    /// The first tensor of the name in the program's `tensor_map`.
+    Found(TensorSummary),
+    /// No tensor of the program has the name.
+    Missing {
+        /// The name.
+        name: String,
+        /// Always true: marks the entry as missing.
+        missing: bool,
+    },
+}
+
+/// One tensor of a program's `tensor_map`.
+#[derive(Debug, Serialize)]
+pub struct TensorSummary {
+    /// Its position in the `tensor_map`.
+    pub index: usize,
+    /// Its `tensor_id`.
+    pub tensor_id: u32,
+    /// Its name.
+    pub name: String,
+    /// Its element type as `model_tool` names it.
+    pub dtype: String,
+    /// Its dimensions.
+    pub shape: Vec<i64>,
+    /// Its offset in its memory region, when the offset decodes.
+    pub offset: Option<u64>,
+    /// Its memory region, when the offset decodes.
+    pub region: Option<&'static str>,
+    /// Its memory region's number, when the offset decodes.
+    pub region_number: Option<u8>,
+    /// Its quantization scale, when it has a `quant`.
+    pub qscale: Option<f32>,
+    /// Its quantization zero point, when it has a `quant`.
+    pub zero_point: Option<f32>,
+    /// Its size in bytes.
+    pub size: u32,
+    /// Whether it overwrites another tensor's memory.
+    pub overwrote: bool,
+}
+
+impl TensorSummary {
+    /// Tensor `index` of a program's `tensor_map`.
+    fn of(index: usize, t: &cvimodel::Tensor<'_>) -> TensorSummary {
+        let address = t.address();
+        TensorSummary {
+            index,
+            tensor_id: t.tensor_id(),
+            name: t.name().to_string(),
+            dtype: dtype_name(t.dtype()),
+            shape: t.shape().and_then(|s| s.dim()).map(|d| d.iter().collect()).unwrap_or_default(),
+            offset: address.map(|a| a.offset),
+            region: address.map(|a| region_name(a.region)),
+            region_number: address.map(|a| a.region.number()),
+            qscale: t.quant().map(|q| q.qscale()),
+            zero_point: t.quant().map(|q| q.zero_point()),
+            size: t.size(),
+            overwrote: t.overwrote(),
         }
-        _ => Value::Null,
-    };
-    // NumPy's names, as the other formats' `io` uses them.
-    let dtype = match t["dtype"].as_str() {
-        Some("fp32") => json!("float32"),
-        Some("fp16") => json!("float16"),
-        Some("bf16") => json!("bfloat16"),
-        _ => t["dtype"].clone(),
-    };
-    json!({"name": t["name"], "tensor": t["index"], "dtype": dtype, "shape": t["shape"], "quantization": quantization})
+    }
+
+    /// The tensor as an input or output in the layout every format's `io` shares, its
+    /// elements being `element`: an integer tensor's `qscale` and `zero_point` as its
+    /// per-tensor quantization.
+    fn port(&self, element: DType) -> Port {
+        let integer =
+            [DType::INT8, DType::UINT8, DType::INT16, DType::UINT16, DType::INT32, DType::UINT32].contains(&element);
+        // The zero point is stored as a float; `as` rounds it to the nearest i64, saturating.
+        let quantization = self.qscale.filter(|_| integer).map(|scale| Quant::PerTensor {
+            scale,
+            zero_point: f64::from(self.zero_point.unwrap_or(0.0)).round() as i64,
+        });
+        let tensor = PortTensor {
+            tensor_name: None,
+            dtype: numpy_dtype(&self.dtype),
+            type_code: None,
+            shape: Some(self.shape.clone()),
+            quantization,
+        };
+        Port {
+            name: Some(self.name.clone()),
+            tensor: i64::try_from(self.index).unwrap_or(i64::MAX),
+            found: Found::Tensor(tensor),
+        }
+    }
 }
 
-/// The summary of a structurally valid cvimodel: what `model_tool --info` prints, and more.
-/// Every section, weight, program, tensor and name it lists is charged to `budget`, as programs
-/// and routines may share their lists.
-pub fn summary(file: &CviModel<'_>, budget: &mut Budget) -> Result<Value, OverBudget> {
-    let model = file.model();
-    let h = file.header();
-    let version = model.version().map(|v| format!("{}.{}.{}", v.major_(), v.minor_(), v.sub_minor()));
-    let md5 = file.md5_check();
-    let sections_by_name = first_by_name(model.sections().into_iter().flat_map(|s| s.iter()).map(|s| s.name()));
-    let mut sections = Vec::new();
-    for (i, s) in model.sections().into_iter().flat_map(|s| s.iter()).enumerate() {
-        let resolved = file.section_at(i);
-        // Sections may overlap: the MD5 of each is charged by its length.
-        budget.charge(1usize.saturating_add(resolved.as_ref().map_or(0, |r| r.payload.len() / 16)))?;
-        sections.push(json!({
-            "index": i,
-            "type": section_type_name(s.type_()),
-            "name": s.name(),
-            "size": s.size(),
-            "offset": s.offset(),
-            "file_offset": resolved.as_ref().ok().map(|r| r.file_offset),
-            "encrypt": s.encrypt(),
-            "compress": s.compress(),
-            "decompressed_size": s.decompressed_size(),
-            "md5": resolved.as_ref().ok().map(|r| format!("{:x}", md5_of(r.payload))),
-            "error": resolved.err().map(|e| e.to_string()),
-        }));
+/// NumPy's name for an element type `model_tool` names `name`, as the other formats use it.
+fn numpy_dtype(name: &str) -> String {
+    match name {
+        "fp32" => "float32".into(),
+        "fp16" => "float16".into(),
+        "bf16" => "bfloat16".into(),
+        other => other.into(),
     }
-    let mut weights = Vec::new();
-    for (i, w) in model.weight_map().into_iter().flat_map(|w| w.iter()).enumerate() {
-        let dims = w.shape().and_then(|s| s.dim());
-        budget.charge(1usize.saturating_add(dims.map_or(0, |d| d.len())))?;
-        weights.push(json!({
-            "index": i,
-            "name": w.name(),
-            "offset": w.address().offset,
-            "tagged": w.address().tagged,
-            "size": w.size(),
-            "type": dtype_name(w.type_()),
-            "shape": dims.map(|d| d.iter().collect::<Vec<_>>()).unwrap_or_default(),
-        }));
-    }
-    let mut programs = Vec::new();
-    let mut io_entries = Vec::new();
-    for (p, program) in model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
-        budget.charge(1)?;
-        let mut tensors: Vec<cvimodel::Tensor<'_>> = Vec::new();
-        for t in program.tensor_map().into_iter().flat_map(|t| t.iter()) {
-            budget.charge(1usize.saturating_add(t.shape().and_then(|s| s.dim()).map_or(0, |d| d.len())))?;
-            tensors.push(t);
-        }
-        let by_name = first_by_name(tensors.iter().map(|t| t.name()));
-        let find = |name: &str| -> Value {
-            by_name
-                .get(name)
-                .and_then(|&i| Some((i, tensors.get(i)?)))
-                .map_or_else(|| json!({"name": name, "missing": true}), |(i, t)| tensor_json(i, t))
-        };
-        let mut names = |v: Option<flatmodel::wire::StrVector<'_>>| -> Result<Vec<String>, OverBudget> {
-            let mut listed = Vec::new();
-            for name in v.into_iter().flat_map(|v| v.iter()) {
-                budget.charge(1usize.saturating_add(name.len() / 16))?;
-                listed.push(name.to_string());
-            }
-            Ok(listed)
-        };
-        let mut routines = Vec::new();
-        for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
-            let mut v = json!({
-                "index": r,
-                "type": routine.type_().name().map_or_else(|| routine.type_().0.to_string(), str::to_lowercase),
-                "inputs": names(routine.in_tensors())?,
-                "outputs": names(routine.out_tensors())?,
+}
+
+/// `[1,3,224,224]`.
+fn dims_text(dims: &[i64]) -> String {
+    format!("[{}]", dims.iter().map(i64::to_string).collect::<Vec<_>>().join(","))
+}
+
+impl CvimodelSummary {
+    /// The summary of a structurally valid cvimodel. Every section, weight, program, tensor and
+    /// name it lists is charged to `budget`, as programs and routines may share their lists.
+    pub fn of(file: &CviModel<'_>, budget: &mut Budget) -> Result<Self, OverBudget> {
+        let model = file.model();
+        let h = file.header();
+        let version = model.version().map(|v| format!("{}.{}.{}", v.major_(), v.minor_(), v.sub_minor()));
+        let md5 = file.md5_check();
+        let sections_by_name = first_by_name(model.sections().into_iter().flat_map(|s| s.iter()).map(|s| s.name()));
+        let mut sections = Vec::new();
+        for (i, s) in model.sections().into_iter().flat_map(|s| s.iter()).enumerate() {
+            let resolved = file.section_at(i);
+            // Sections may overlap: the MD5 of each is charged by its length.
+            budget.charge(1usize.saturating_add(resolved.as_ref().map_or(0, |r| r.payload.len() / 16)))?;
+            sections.push(SectionSummary {
+                index: i,
+                kind: section_type_name(s.type_()),
+                name: s.name().to_string(),
+                size: s.size(),
+                offset: s.offset(),
+                file_offset: resolved.as_ref().ok().map(|r| r.file_offset),
+                encrypt: s.encrypt(),
+                compress: s.compress(),
+                decompressed_size: s.decompressed_size(),
+                md5: resolved.as_ref().ok().map(|r| format!("{:x}", md5_of(r.payload))),
+                error: resolved.err().map(|e| e.to_string()),
             });
-            if let Some(tpu) = routine.tpu_routine() {
-                // What `routine_section` resolves, through the index of section names.
-                let section = tpu.cmdbuf_section().or(tpu.dmabuf_section());
-                let is_tpu = routine.type_() == cvimodel::RoutineType::TPU;
-                v["section"] = json!(section);
-                v["section_index"] = json!(section.filter(|_| is_tpu).and_then(|n| sections_by_name.get(n)));
-            }
-            if let Some(cpu) = routine.cpu_routine() {
-                v["function"] = json!(cpu.function_section());
-                v["function_args_bytes"] = json!(cpu.function_args().map_or(0, |a| a.len()));
-            }
-            routines.push(v);
         }
-        let inputs = names(program.input_tensors())?;
-        let outputs = names(program.output_tensors())?;
-        let mut io = |names: &[String]| -> Result<Vec<Value>, OverBudget> {
-            let mut listed = Vec::new();
-            for name in names {
-                let tensor = by_name.get(name.as_str()).and_then(|&i| tensors.get(i));
-                budget.charge(tensor.and_then(|t| t.shape()?.dim()).map_or(0, |d| d.len()))?;
-                listed.push(find(name));
+        let mut weight_list = Vec::new();
+        for (i, w) in model.weight_map().into_iter().flat_map(|w| w.iter()).enumerate() {
+            let dims = w.shape().and_then(|s| s.dim());
+            budget.charge(1usize.saturating_add(dims.map_or(0, |d| d.len())))?;
+            weight_list.push(WeightSummary {
+                index: i,
+                name: w.name().map(str::to_string),
+                offset: w.address().offset,
+                tagged: w.address().tagged,
+                size: w.size(),
+                dtype: dtype_name(w.type_()),
+                shape: dims.map(|d| d.iter().collect()).unwrap_or_default(),
+            });
+        }
+        let mut programs = Vec::new();
+        let mut io = Vec::new();
+        for (p, program) in model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
+            budget.charge(1)?;
+            let mut tensors: Vec<cvimodel::Tensor<'_>> = Vec::new();
+            for t in program.tensor_map().into_iter().flat_map(|t| t.iter()) {
+                budget.charge(1usize.saturating_add(t.shape().and_then(|s| s.dim()).map_or(0, |d| d.len())))?;
+                tensors.push(t);
             }
-            Ok(listed)
-        };
-        let (input_tensors, output_tensors) = (io(&inputs)?, io(&outputs)?);
-        let ports = |listed: &[Value]| listed.iter().map(port).collect::<Vec<_>>();
-        io_entries.push(json!({"program": p, "inputs": ports(&input_tensors), "outputs": ports(&output_tensors)}));
-        programs.push(json!({
-            "index": p,
-            "batch_num": program.batch_num(),
-            "neuron_size": program.neuron_size(),
-            "private_gmem": program.private_gmem(),
-            "shared_gmem": program.shared_gmem(),
-            "input_tensors": input_tensors,
-            "output_tensors": output_tensors,
-            "inputs": inputs,
-            "outputs": outputs,
-            "routines": routines,
-            "tensors": tensors.iter().enumerate().map(|(i, t)| tensor_json(i, t)).collect::<Vec<_>>(),
-        }));
+            let by_name = first_by_name(tensors.iter().map(|t| t.name()));
+            let mut names = |v: Option<flatmodel::wire::StrVector<'_>>| -> Result<Vec<String>, OverBudget> {
+                let mut listed = Vec::new();
+                for name in v.into_iter().flat_map(|v| v.iter()) {
+                    budget.charge(1usize.saturating_add(name.len() / 16))?;
+                    listed.push(name.to_string());
+                }
+                Ok(listed)
+            };
+            let mut routines = Vec::new();
+            for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
+                let kind = routine.type_().name().map_or_else(|| routine.type_().0.to_string(), str::to_lowercase);
+                let (inputs, outputs) = (names(routine.in_tensors())?, names(routine.out_tensors())?);
+                // What `routine_section` resolves, through the index of section names.
+                let tpu = routine.tpu_routine().map(|tpu| {
+                    let section = tpu.cmdbuf_section().or(tpu.dmabuf_section());
+                    let is_tpu = routine.type_() == cvimodel::RoutineType::TPU;
+                    TpuRoutineSummary {
+                        section: section.map(str::to_string),
+                        section_index: section.filter(|_| is_tpu).and_then(|n| sections_by_name.get(n)).copied(),
+                    }
+                });
+                let cpu = routine.cpu_routine().map(|cpu| CpuRoutineSummary {
+                    function: cpu.function_section().to_string(),
+                    function_args_bytes: cpu.function_args().map_or(0, |a| a.len()),
+                });
+                routines.push(RoutineSummary { index: r, kind, inputs, outputs, tpu, cpu });
+            }
+            let inputs = names(program.input_tensors())?;
+            let outputs = names(program.output_tensors())?;
+            // Each name's tensor as the program lists it and as a port.
+            let mut listed = |names: &[String]| -> Result<(Vec<ListedTensor>, Vec<Port>), OverBudget> {
+                let (mut listed, mut ports) = (Vec::new(), Vec::new());
+                for name in names {
+                    let found = by_name.get(name.as_str()).and_then(|&i| Some((i, tensors.get(i)?)));
+                    budget.charge(found.and_then(|(_, t)| t.shape()?.dim()).map_or(0, |d| d.len()))?;
+                    match found {
+                        Some((i, t)) => {
+                            let tensor = TensorSummary::of(i, t);
+                            ports.push(tensor.port(t.dtype()));
+                            listed.push(ListedTensor::Found(tensor));
+                        }
+                        None => {
+                            ports.push(Port::missing(Some(name.clone()), -1, "no such tensor"));
+                            listed.push(ListedTensor::Missing { name: name.clone(), missing: true });
+                        }
+                    }
+                }
+                Ok((listed, ports))
+            };
+            let (input_tensors, input_ports) = listed(&inputs)?;
+            let (output_tensors, output_ports) = listed(&outputs)?;
+            io.push(Entry { runs: Runs::Program { program: p }, inputs: input_ports, outputs: output_ports });
+            programs.push(ProgramSummary {
+                index: p,
+                batch_num: program.batch_num(),
+                neuron_size: program.neuron_size(),
+                private_gmem: program.private_gmem(),
+                shared_gmem: program.shared_gmem(),
+                input_tensors,
+                output_tensors,
+                inputs,
+                outputs,
+                routines,
+                tensors: tensors.iter().enumerate().map(|(i, t)| TensorSummary::of(i, t)).collect(),
+            });
+        }
+        let memory = file.memory_usage();
+        let detail = format!(
+            "cvimodel {} (header {}.{}), chip {}, built by tpu-mlir {}",
+            version.as_deref().unwrap_or("-"),
+            h.major,
+            h.minor,
+            model.target().unwrap_or("-"),
+            model.mlir_version().unwrap_or("-")
+        );
+        Ok(CvimodelSummary {
+            format: "cvimodel",
+            file_bytes: file.file().len(),
+            needs: vec![Need { feature: "cvimodel_version", detail }],
+            io,
+            header: HeaderSummary {
+                magic: String::from_utf8_lossy(&h.magic).into_owned(),
+                header_bytes: h.size(),
+                body_size: h.body_size,
+                major: h.major,
+                minor: h.minor,
+                md5: hex(&h.md5),
+                md5_computed: hex(&md5.computed),
+                md5_ok: md5.matches(),
+                chip: h.chip_name().map(str::to_string),
+                padding: hex(&h.padding),
+                sections_bytes: file.binary().len(),
+            },
+            mlir_version: model.mlir_version().map(str::to_string),
+            version,
+            name: model.name().to_string(),
+            build_time: model.build_time().map(str::to_string),
+            target: model.target().map(str::to_string),
+            memory: MemorySummary {
+                sections: memory.sections,
+                neuron: memory.neuron,
+                private: memory.private,
+                shared: memory.shared,
+                io: memory.io,
+                total: memory.total(),
+                total_mb: format!("{:.2}", memory.total() as f64 / (1024.0 * 1024.0)),
+            },
+            sections,
+            weights: weights_summary(&weight_list),
+            weight_list,
+            programs,
+            model_rules: file.check(&Options::DEFAULT).err().map_or_else(|| "ok".to_string(), |e| e.to_string()),
+            warnings: Warnings::collect(|f| file.for_each_warning(|w| f(warning_text(w)))),
+        })
     }
-    let memory = file.memory_usage();
-    let warnings = crate::summary::warnings::Warnings::collect(|f| file.for_each_warning(|w| f(warning_text(w))));
-    Ok(json!({
-        "format": "cvimodel",
-        "file_bytes": file.file().len(),
-        "needs": [{
-            "feature": "cvimodel_version",
-            "detail": format!(
-                "cvimodel {} (header {}.{}), chip {}, built by tpu-mlir {}",
-                version.as_deref().unwrap_or("-"),
-                h.major,
-                h.minor,
-                model.target().unwrap_or("-"),
-                model.mlir_version().unwrap_or("-")
-            ),
-        }],
-        "io": io_entries,
-        "header": {
-            "magic": String::from_utf8_lossy(&h.magic),
-            "header_bytes": h.size(),
-            "body_size": h.body_size,
-            "major": h.major,
-            "minor": h.minor,
-            "md5": hex(&h.md5),
-            "md5_computed": hex(&md5.computed),
-            "md5_ok": md5.matches(),
-            "chip": h.chip_name(),
-            "padding": hex(&h.padding),
-            "sections_bytes": file.binary().len(),
-        },
-        "mlir_version": model.mlir_version(),
-        "version": version,
-        "name": model.name(),
-        "build_time": model.build_time(),
-        "target": model.target(),
-        "memory": {
-            "sections": memory.sections,
-            "neuron": memory.neuron,
-            "private": memory.private,
-            "shared": memory.shared,
-            "io": memory.io,
-            "total": memory.total(),
-            "total_mb": format!("{:.2}", memory.total() as f64 / (1024.0 * 1024.0)),
-        },
-        "sections": sections,
-        "weights": weights_summary(&weights),
-        "weight_list": weights,
-        "programs": programs,
-        "model_rules": file.check(&Options::DEFAULT).err().map_or_else(|| "ok".to_string(), |e| e.to_string()),
-        "warnings": warnings.to_json(),
-    }))
+
+    /// Prints the summary as text, under the file's `name`.
+    pub fn print_text(&self, out: &mut dyn Write, name: &str) -> std::io::Result<()> {
+        let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        let h = &self.header;
+        writeln!(out, "{name}")?;
+        writeln!(out, "  format:          cvimodel (header {}.{}, {} bytes)", h.major, h.minor, h.header_bytes)?;
+        writeln!(out, "  md5:             {} ({})", h.md5, if h.md5_ok { "ok" } else { "MISMATCH" })?;
+        writeln!(out, "  mlir version:    {}", or_dash(&self.mlir_version))?;
+        writeln!(out, "  version:         {}", or_dash(&self.version))?;
+        writeln!(out, "  name:            {}", self.name)?;
+        writeln!(out, "  build time:      {}", or_dash(&self.build_time))?;
+        writeln!(out, "  chip:            {} (header {})", or_dash(&self.target), or_dash(&h.chip))?;
+        let m = &self.memory;
+        writeln!(
+            out,
+            "  ION memory:      {} MB ({} bytes: sections {}, private {}, shared {}, io {}, neuron {})",
+            m.total_mb, m.total, m.sections, m.private, m.shared, m.io, m.neuron
+        )?;
+        writeln!(out, "  model rules:     {}", self.model_rules)?;
+        self.warnings.print(out, "  warning:         ")?;
+        writeln!(out, "  sections:")?;
+        writeln!(out, "    ID   TYPE      NAME                     SIZE        OFFSET      FLAGS     MD5")?;
+        for sec in &self.sections {
+            let mut flags = Vec::new();
+            if sec.encrypt {
+                flags.push("enc".to_string());
+            }
+            if sec.compress {
+                flags.push(format!("lz4->{}", sec.decompressed_size));
+            }
+            writeln!(
+                out,
+                "    {:03}  {:<10}{:<25}{:<12}{:<12}{:<10}{}",
+                sec.index,
+                sec.kind,
+                sec.name,
+                sec.size,
+                sec.offset,
+                if flags.is_empty() { "-".into() } else { flags.join(",") },
+                sec.md5.clone().unwrap_or_else(|| or_dash(&sec.error))
+            )?;
+        }
+        writeln!(out, "  weights:")?;
+        writeln!(out, "    ID   OFFSET    SIZE      TYPE    SHAPE               NAME")?;
+        for w in &self.weight_list {
+            writeln!(
+                out,
+                "    {:03}  {:<10}{:<10}{:<8}{:<20}{}",
+                w.index,
+                w.offset,
+                w.size,
+                w.dtype,
+                dims_text(&w.shape),
+                or_dash(&w.name)
+            )?;
+        }
+        for p in &self.programs {
+            p.print_text(out)?;
+        }
+        Ok(())
+    }
+}
+
+impl ProgramSummary {
+    /// Prints the program: its sizes, inputs, outputs, routines and tensors.
+    fn print_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "  program #{}", self.index)?;
+        writeln!(out, "    batch_num:     {}", self.batch_num)?;
+        if self.neuron_size > 0 {
+            writeln!(out, "    neuron_size:   {}", self.neuron_size)?;
+        }
+        writeln!(out, "    private_gmem:  {}", self.private_gmem)?;
+        writeln!(out, "    shared_gmem:   {}", self.shared_gmem)?;
+        for (label, listed) in [("input ", &self.input_tensors), ("output", &self.output_tensors)] {
+            for t in listed {
+                // What the JSON has for each field, `null` for nothing (and `-` for no text).
+                let (name, dtype, shape, region, offset) = match t {
+                    ListedTensor::Found(t) => (
+                        t.name.as_str(),
+                        t.dtype.as_str(),
+                        dims_text(&t.shape),
+                        t.region.unwrap_or("-"),
+                        t.offset.map_or_else(|| "null".into(), |o| o.to_string()),
+                    ),
+                    ListedTensor::Missing { name, .. } => (name.as_str(), "-", "null".into(), "-", "null".into()),
+                };
+                writeln!(out, "    {label}:        {name} {dtype} {shape} ({region} @ {offset})")?;
+            }
+        }
+        writeln!(out, "    routines:")?;
+        for r in &self.routines {
+            let what = match (&r.tpu, &r.cpu) {
+                (Some(tpu), _) => format!("section {}", tpu.section.as_deref().unwrap_or("-")),
+                (None, Some(cpu)) => format!("function {} ({} bytes of args)", cpu.function, cpu.function_args_bytes),
+                (None, None) => "-".into(),
+            };
+            writeln!(
+                out,
+                "      #{:02} {}: {} -> {}; {what}",
+                r.index,
+                r.kind,
+                r.inputs.join(","),
+                r.outputs.join(",")
+            )?;
+        }
+        writeln!(out, "    tensors:")?;
+        writeln!(out, "      ID   OFFSET      TYPE  SHAPE               QSCALE     MEM     NAME")?;
+        for t in &self.tensors {
+            writeln!(
+                out,
+                "      {:03}  {:<12}{:<6}{:<20}{:<11}{:<8}{}",
+                t.index,
+                t.offset.map_or_else(|| "-".into(), |o| o.to_string()),
+                t.dtype,
+                dims_text(&t.shape),
+                t.qscale.map_or_else(|| "-".into(), |q| format!("{:.6}", f64::from(q))),
+                t.region.unwrap_or("-"),
+                t.name
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// The weights in the layout every format's `weights` shares: the WEIGHT section's entries
 /// (the file's `weight_list`), their bytes by NumPy's dtype names and their elements. They are all
 /// inside the file; cvimodel does not link a weight to the routine that reads it.
-fn weights_summary(list: &[Value]) -> Value {
-    let mut w = crate::summary::weights::Weights::default();
+fn weights_summary(list: &[WeightSummary]) -> Weights {
+    let mut w = Weights::default();
     for entry in list {
-        let size = entry["size"].as_u64().unwrap_or(0);
+        let size = u64::from(entry.size);
         w.inside = w.inside.saturating_add(size);
-        let elements =
-            entry["shape"].as_array().into_iter().flatten().map(|d| d.as_u64().unwrap_or(0)).product::<u64>();
+        let elements = entry.shape.iter().fold(1u64, |n, &d| n.saturating_mul(u64::try_from(d).unwrap_or(0)));
         w.parameters = w.parameters.saturating_add(elements);
-        let dtype = match entry["type"].as_str() {
-            Some("fp32") => "float32".to_string(),
-            Some("bf16") => "bfloat16".to_string(),
-            Some(other) => other.to_string(),
-            None => "-".to_string(),
-        };
-        let e = w.by_dtype.entry(dtype).or_default();
+        let e = w.by_dtype.entry(numpy_dtype(&entry.dtype)).or_default();
         *e = e.saturating_add(size);
     }
-    w.to_json()
+    w
 }
 
 /// Each name's first position among `names` (the runtime's lookups take the first match).
@@ -326,196 +681,4 @@ fn first_by_name<'a>(names: impl Iterator<Item = &'a str>) -> HashMap<&'a str, u
 
 fn md5_of(bytes: &[u8]) -> md5::Digest {
     md5::compute(bytes)
-}
-
-/// `flatmodel inspect` on a cvimodel.
-pub fn inspect(out: &mut Out, name: &str, bytes: &[u8], as_json: bool) -> Result<Outcome, Failure> {
-    let file = match CviModel::parse_structure(bytes) {
-        Ok(f) => f,
-        Err(e) => return crate::open::report_invalid(out, name, &e.to_string()),
-    };
-    let s = match summary(&file, &mut Budget::for_file(bytes.len())) {
-        Ok(s) => s,
-        Err(refused) => return crate::open::report_invalid(out, name, &refused.to_string()),
-    };
-    if as_json {
-        crate::output::write_summary(out, s)?;
-    } else {
-        print_text(out, name, &s)?;
-    }
-    Ok(Outcome::Ok)
-}
-
-fn print_text(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
-    let str_of = |v: &Value| v.as_str().map(str::to_string).unwrap_or_else(|| "-".into());
-    let list = |v: &Value| v.as_array().into_iter().flatten().map(str_of).collect::<Vec<_>>().join(",");
-    let h = &s["header"];
-    writeln!(out, "{name}")?;
-    writeln!(out, "  format:          cvimodel (header {}.{}, {} bytes)", h["major"], h["minor"], h["header_bytes"])?;
-    writeln!(
-        out,
-        "  md5:             {} ({})",
-        str_of(&h["md5"]),
-        if h["md5_ok"] == true { "ok" } else { "MISMATCH" }
-    )?;
-    writeln!(out, "  mlir version:    {}", str_of(&s["mlir_version"]))?;
-    writeln!(out, "  version:         {}", str_of(&s["version"]))?;
-    writeln!(out, "  name:            {}", str_of(&s["name"]))?;
-    writeln!(out, "  build time:      {}", str_of(&s["build_time"]))?;
-    writeln!(out, "  chip:            {} (header {})", str_of(&s["target"]), str_of(&h["chip"]))?;
-    let m = &s["memory"];
-    writeln!(
-        out,
-        "  ION memory:      {} MB ({} bytes: sections {}, private {}, shared {}, io {}, neuron {})",
-        str_of(&m["total_mb"]),
-        m["total"],
-        m["sections"],
-        m["private"],
-        m["shared"],
-        m["io"],
-        m["neuron"]
-    )?;
-    writeln!(out, "  model rules:     {}", str_of(&s["model_rules"]))?;
-    crate::summary::warnings::Warnings::from_json(&s["warnings"]).print(out, "  warning:         ")?;
-    writeln!(out, "  sections:")?;
-    writeln!(out, "    ID   TYPE      NAME                     SIZE        OFFSET      FLAGS     MD5")?;
-    for sec in s["sections"].as_array().into_iter().flatten() {
-        let mut flags = Vec::new();
-        if sec["encrypt"] == true {
-            flags.push("enc".to_string());
-        }
-        if sec["compress"] == true {
-            flags.push(format!("lz4->{}", sec["decompressed_size"]));
-        }
-        writeln!(
-            out,
-            "    {:03}  {:<10}{:<25}{:<12}{:<12}{:<10}{}",
-            sec["index"].as_u64().unwrap_or(0),
-            str_of(&sec["type"]),
-            str_of(&sec["name"]),
-            sec["size"].to_string(),
-            sec["offset"].to_string(),
-            if flags.is_empty() { "-".into() } else { flags.join(",") },
-            sec["md5"].as_str().map_or_else(|| str_of(&sec["error"]), str::to_string)
-        )?;
-    }
-    writeln!(out, "  weights:")?;
-    writeln!(out, "    ID   OFFSET    SIZE      TYPE    SHAPE               NAME")?;
-    for w in s["weight_list"].as_array().into_iter().flatten() {
-        writeln!(
-            out,
-            "    {:03}  {:<10}{:<10}{:<8}{:<20}{}",
-            w["index"].as_u64().unwrap_or(0),
-            w["offset"].to_string(),
-            w["size"].to_string(),
-            str_of(&w["type"]),
-            w["shape"].to_string(),
-            str_of(&w["name"])
-        )?;
-    }
-    for p in s["programs"].as_array().into_iter().flatten() {
-        writeln!(out, "  program #{}", p["index"])?;
-        writeln!(out, "    batch_num:     {}", p["batch_num"])?;
-        if p["neuron_size"].as_u64().unwrap_or(0) > 0 {
-            writeln!(out, "    neuron_size:   {}", p["neuron_size"])?;
-        }
-        writeln!(out, "    private_gmem:  {}", p["private_gmem"])?;
-        writeln!(out, "    shared_gmem:   {}", p["shared_gmem"])?;
-        for (label, key) in [("input ", "input_tensors"), ("output", "output_tensors")] {
-            for t in p[key].as_array().into_iter().flatten() {
-                writeln!(
-                    out,
-                    "    {label}:        {} {} {} ({} @ {})",
-                    str_of(&t["name"]),
-                    str_of(&t["dtype"]),
-                    t["shape"],
-                    str_of(&t["region"]),
-                    t["offset"]
-                )?;
-            }
-        }
-        writeln!(out, "    routines:")?;
-        for r in p["routines"].as_array().into_iter().flatten() {
-            let what = match (r.get("section"), r.get("function")) {
-                (Some(sec), _) => format!("section {}", str_of(sec)),
-                (None, Some(f)) => format!("function {} ({} bytes of args)", str_of(f), r["function_args_bytes"]),
-                _ => "-".into(),
-            };
-            writeln!(
-                out,
-                "      #{:02} {}: {} -> {}; {what}",
-                r["index"].as_u64().unwrap_or(0),
-                str_of(&r["type"]),
-                list(&r["inputs"]),
-                list(&r["outputs"])
-            )?;
-        }
-        writeln!(out, "    tensors:")?;
-        writeln!(out, "      ID   OFFSET      TYPE  SHAPE               QSCALE     MEM     NAME")?;
-        for t in p["tensors"].as_array().into_iter().flatten() {
-            let qscale = t["qscale"].as_f64().map_or_else(|| "-".into(), |q| format!("{q:.6}"));
-            writeln!(
-                out,
-                "      {:03}  {:<12}{:<6}{:<20}{:<11}{:<8}{}",
-                t["index"].as_u64().unwrap_or(0),
-                t["offset"].as_u64().map_or_else(|| "-".into(), |o| o.to_string()),
-                str_of(&t["dtype"]),
-                t["shape"].to_string(),
-                qscale,
-                str_of(&t["region"]),
-                str_of(&t["name"])
-            )?;
-        }
-    }
-    Ok(())
-}
-
-/// `flatmodel dump` on a cvimodel: the flatbuffer body's root table.
-pub fn root(bytes: &[u8]) -> Result<crate::open::Root<'_>, String> {
-    let file = CviModel::parse_structure(bytes).map_err(|e| e.to_string())?;
-    Ok(Dumpable::new(file.model()))
-}
-
-/// `flatmodel extract` on a cvimodel: `section:NAME` (the stored payload), `section-data:NAME`
-/// (decompressed when LZ4) or `weight:NAME`. The outer error is a usage error, the inner one
-/// says the file is invalid.
-pub fn extract<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<Cow<'a, [u8]>, String>, Failure> {
-    let file = match CviModel::parse(bytes) {
-        Ok(f) => f,
-        Err(e) => return Ok(Err(e.to_string())),
-    };
-    let section_index = |key: &str| -> Result<usize, Failure> {
-        file.find_section(key).map(|(i, _)| i).ok_or_else(|| Failure::new(format!("{name}: no section named '{key}'")))
-    };
-    let data = match what.split_once(':') {
-        Some(("section", key)) => {
-            let i = section_index(key)?;
-            file.section_at(i).map(|r| Cow::Borrowed(r.payload)).map_err(|e| e.to_string())
-        }
-        Some(("section-data", key)) => {
-            let i = section_index(key)?;
-            file.decompress_section(i).map_err(|e| e.to_string())
-        }
-        Some(("weight", key)) => {
-            let w = file.weight(key).ok_or_else(|| Failure::new(format!("{name}: no weight named '{key}'")))?;
-            match file.weight_section() {
-                Some((i, s)) if s.is_lz4() => {
-                    let data = file.decompress_section(i).map_err(|e| Failure::new(format!("{name}: {e}")))?;
-                    let start = usize::try_from(w.address().offset).unwrap_or(usize::MAX);
-                    let size = usize::try_from(w.size()).unwrap_or(usize::MAX);
-                    let slice = data.get(start..).and_then(|d| d.get(..size));
-                    slice
-                        .map(|d| Cow::Owned(d.to_vec()))
-                        .ok_or_else(|| format!("weight '{key}' lies outside the WEIGHT section"))
-                }
-                _ => file.weight_data(&w).map(Cow::Borrowed).map_err(|e| e.to_string()),
-            }
-        }
-        _ => {
-            return Err(Failure::new(format!(
-                "'{what}': a cvimodel takes section:NAME, section-data:NAME or weight:NAME"
-            )))
-        }
-    };
-    Ok(data)
 }

@@ -1,265 +1,621 @@
-//! The command line over ExecuTorch files: `.pte` programs, `VH00` Vulkan delegate blobs and
-//! bare VkGraph flatbuffers.
+//! The summary of an ExecuTorch file: a `.pte` program (its plans, delegates, segments and each
+//! Vulkan delegate's graph), a `VH00` Vulkan delegate blob or a bare VkGraph.
 
 use crate::budget::{Budget, OverBudget};
-use crate::output::Out;
-use crate::commands::verify::Verdict;
-use crate::{Failure, Outcome};
-use flatmodel::dump::Dumpable;
-use flatmodel::pte::{DataLocation, KernelTypes, PteFile};
-use flatmodel::vkgraph::{Blob, Constant, GraphTypes};
-use flatmodel::Format;
-use serde_json::{json, Value};
-use std::borrow::Cow;
+use crate::summary::io::{print_indented, Entry, Port, Runs};
+use crate::summary::needs::Need;
+use flatmodel::pte::{DataLocation, Delegate, ExecutionPlan, KernelTypes, PteFile};
+use flatmodel::vkgraph::{Blob, Constant, GraphTypes, VkGraph};
+use flatmodel::wire::Vector;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 
-/// Whether this module reads `bytes` (a `.pte`, a `VH00` blob or a bare VkGraph).
-pub fn reads(bytes: &[u8]) -> bool {
-    matches!(flatmodel::detect(bytes), Some(Format::Pte | Format::VkGraph))
+/// What `inspect` says of an ExecuTorch file.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum ExecutorchSummary {
+    /// A `.pte` program.
+    Program(ProgramSummary),
+    /// A `VH00` Vulkan delegate blob or a bare VkGraph.
+    Blob(BlobSummary),
 }
 
-/// Verifies `bytes` fully: a short description, or why they are invalid.
-pub fn check(bytes: &[u8]) -> Result<Verdict, String> {
-    describe(bytes).map(|summary| Verdict { summary, warnings: Default::default() })
+/// A `.pte` program: its header, plans, delegates (with their Vulkan graphs) and segments.
+#[derive(Debug, Serialize)]
+pub struct ProgramSummary {
+    /// `ExecuTorch program (.pte)`.
+    pub format: &'static str,
+    /// What it needs of a runtime: its header, its delegates' backends, its plans' kernels.
+    pub needs: Vec<Need>,
+    /// The file's length.
+    pub file_bytes: usize,
+    /// `Program.version`.
+    pub version: u32,
+    /// The `eh00` header; `None` for a program without one.
+    pub extended_header: Option<ExtendedHeaderFields>,
+    /// Each plan's inputs and outputs.
+    pub io: Vec<Entry>,
+    /// The execution plans.
+    pub execution_plans: Vec<PlanSummary>,
+    /// The backend delegates, plan by plan.
+    pub delegates: Vec<DelegateSummary>,
+    /// How many segments the program lists.
+    pub segments: usize,
+    /// The bytes of the segments that can be read.
+    pub segment_bytes: u64,
+    /// How many named data entries the program lists.
+    pub named_data: usize,
 }
 
-fn describe(bytes: &[u8]) -> Result<String, String> {
-    match flatmodel::detect(bytes) {
-        Some(Format::Pte) => {
-            let file = PteFile::parse(bytes).map_err(|e| e.to_string())?;
-            let delegates: Vec<_> = file.delegates().collect();
-            let vulkan = delegates.iter().filter(|d| d.is_vulkan()).count();
-            let plans = file.program().execution_plan().map_or(0, |p| p.len());
-            Ok(format!(
-                "ExecuTorch program v{}, {plans} execution plan(s), {} delegate(s) ({vulkan} Vulkan)",
-                file.program().version(),
-                delegates.len()
-            ))
-        }
-        _ => {
-            let blob = Blob::parse(bytes).map_err(|e| e.to_string())?;
-            let what = if blob.header().is_some() { "Vulkan delegate blob (VH00)" } else { "bare VkGraph (VK00)" };
-            let g = blob.graph();
-            Ok(format!(
-                "{what}, {} value(s), {} operator(s), {} constant(s)",
-                g.values().map_or(0, |v| v.len()),
-                g.chain().map_or(0, |c| c.len()),
-                g.constants().map_or(0, |c| c.len())
-            ))
+/// A `.pte`'s extended (`eh00`) header.
+#[derive(Debug, Serialize)]
+pub struct ExtendedHeaderFields {
+    /// The header's length.
+    pub length: u32,
+    /// The flatbuffer's bytes, this header included.
+    pub program_size: u64,
+    /// The file offset segments are measured from.
+    pub segment_base_offset: u64,
+    /// The segments' total size, when the header is long enough to hold it.
+    pub segment_data_size: Option<u64>,
+}
+
+/// An execution plan.
+#[derive(Debug, Serialize)]
+pub struct PlanSummary {
+    /// Its name.
+    pub name: Option<String>,
+    /// How many values it holds.
+    pub values: usize,
+    /// Its inputs' value indices.
+    pub inputs: Option<Vec<i32>>,
+    /// Its outputs' value indices.
+    pub outputs: Option<Vec<i32>>,
+    /// The kernels it calls, `name.overload`, in its order.
+    pub operators: Vec<String>,
+    /// How many delegate calls it makes.
+    pub delegates: usize,
+}
+
+/// A backend delegate of a `.pte`.
+#[derive(Debug, Serialize)]
+pub struct DelegateSummary {
+    /// Its place among the program's delegates.
+    pub index: usize,
+    /// The plan it belongs to.
+    pub plan: usize,
+    /// The backend it names (`VulkanBackend`).
+    pub backend_id: Option<String>,
+    /// Where its data is: `inline N`, `segment N` or `DataLocation(N)`.
+    pub stored: Option<String>,
+    /// Its data's length; 0 when it cannot be read.
+    pub bytes: usize,
+    /// Its graph, for a Vulkan delegate whose blob reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vulkan: Option<VulkanGraphSummary>,
+}
+
+/// A `VH00` Vulkan delegate blob or a bare VkGraph, with its graph's summary alongside.
+#[derive(Debug, Serialize)]
+pub struct BlobSummary {
+    /// `Vulkan delegate blob (VH00)` or `VkGraph (VK00)`.
+    pub format: &'static str,
+    /// The file's length.
+    pub file_bytes: usize,
+    /// The `VH00` header; `None` for a bare VkGraph.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header: Option<BlobHeaderFields>,
+    /// Its graph.
+    #[serde(flatten)]
+    pub graph: VulkanGraphSummary,
+}
+
+/// A blob's `VH00` header.
+#[derive(Debug, Serialize)]
+pub struct BlobHeaderFields {
+    /// The header's length.
+    pub header_size: u16,
+    /// Where the VkGraph flatbuffer starts.
+    pub flatbuffer_offset: u32,
+    /// The flatbuffer's length.
+    pub flatbuffer_size: u32,
+    /// Where the raw constant bytes start.
+    pub bytes_offset: u32,
+    /// The raw constant bytes' length.
+    pub bytes_size: u64,
+}
+
+/// A Vulkan graph: values by type, operators by name, inputs, outputs, and where each
+/// constant's data lives.
+#[derive(Debug, Serialize)]
+pub struct VulkanGraphSummary {
+    /// `VkGraph.version`.
+    pub version: Option<String>,
+    /// Its inputs and outputs as ports: one entry, the `vulkan` graph.
+    pub io: Vec<Entry>,
+    /// How many values of each type (`VkTensor`, `Int`, ...).
+    pub values: BTreeMap<String, u64>,
+    /// How many calls of each operator, most frequent first.
+    pub operators: Vec<OperatorCount>,
+    /// Its input values.
+    pub inputs: Vec<GraphValue>,
+    /// Its output values.
+    pub outputs: Vec<GraphValue>,
+    /// Its constants.
+    pub constants: Vec<ConstantSummary>,
+    /// The constants' bytes, as far as they are known.
+    pub constant_bytes: u64,
+}
+
+/// An operator and how often the graph calls it.
+#[derive(Debug, Serialize)]
+pub struct OperatorCount {
+    /// Its name.
+    pub name: String,
+    /// How many calls.
+    pub count: u64,
+}
+
+/// A value a Vulkan graph takes or gives.
+#[derive(Debug, Serialize)]
+pub struct GraphValue {
+    /// Its index.
+    pub value: u32,
+    /// Its type and dimensions, when it is a tensor.
+    #[serde(flatten)]
+    pub tensor: Option<GraphTensor>,
+}
+
+/// A Vulkan tensor's type and dimensions.
+#[derive(Debug, Serialize)]
+pub struct GraphTensor {
+    /// Its `VkDataType`.
+    pub datatype: DataTypeName,
+    /// Its dimensions.
+    pub dims: Option<Vec<u32>>,
+}
+
+/// A `VkDataType`: its name, else its code.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum DataTypeName {
+    /// A type the schema names (`FLOAT32`).
+    Named(&'static str),
+    /// A code the schema does not name.
+    Code(i8),
+}
+
+/// A Vulkan graph's constant.
+#[derive(Debug, Serialize)]
+pub struct ConstantSummary {
+    /// Its index.
+    pub index: usize,
+    /// Where its data is.
+    #[serde(flatten)]
+    pub storage: ConstantStorage,
+}
+
+/// Where a constant's data is, under `stored` the words for a person.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum ConstantStorage {
+    /// In the blob's `VH00` raw bytes.
+    Inline {
+        /// Its length.
+        bytes: u64,
+        /// `inline (VH00 raw bytes)`.
+        stored: &'static str,
+    },
+    /// In the program's named data.
+    Named {
+        /// The length the graph expects.
+        bytes: u64,
+        /// `named data`.
+        stored: &'static str,
+        /// Its key in the named data.
+        key: String,
+        /// Whether the program has that key.
+        found: bool,
+    },
+    /// In the `VH00` raw bytes a bare VkGraph lacks.
+    OutsideBareGraph {
+        /// `VkBytes.length`.
+        bytes: u64,
+        /// `VkBytes.offset`.
+        offset: Option<u64>,
+        /// `VH00 raw bytes (not part of a bare VkGraph)`.
+        stored: &'static str,
+    },
+    /// Nowhere that reads: why.
+    Unreadable {
+        /// Why.
+        error: String,
+    },
+}
+
+impl ExecutorchSummary {
+    /// The summary of a verified `.pte`; every plan, delegate and list element is charged to
+    /// `budget`, as plans and delegates can be shared.
+    pub fn of_program(file: &PteFile<'_>, budget: &mut Budget) -> Result<Self, OverBudget> {
+        ProgramSummary::of(file, budget).map(Self::Program)
+    }
+
+    /// The summary of a verified `VH00` blob or bare VkGraph, its lists charged to `budget`.
+    pub fn of_blob(blob: &Blob<'_>, budget: &mut Budget) -> Result<Self, OverBudget> {
+        BlobSummary::of(blob, budget).map(Self::Blob)
+    }
+
+    /// Prints the summary for `inspect` without `--json`, under the file's `name`.
+    pub fn print_text(&self, out: &mut dyn Write, name: &str) -> std::io::Result<()> {
+        writeln!(out, "{name}")?;
+        match self {
+            Self::Program(program) => program.print_text(out),
+            Self::Blob(blob) => blob.print_text(out),
         }
     }
 }
 
-/// The root table and its descriptor, for `dump`: the `.pte`'s Program or the blob's VkGraph.
-pub fn root(bytes: &[u8]) -> Result<crate::open::Root<'_>, String> {
-    match flatmodel::detect(bytes) {
-        Some(Format::Pte) => {
-            let file = PteFile::parse_structure(bytes).map_err(|e| e.to_string())?;
-            Ok(Dumpable::new(file.program()))
+impl ProgramSummary {
+    /// The summary of `file`, charged to `budget`.
+    fn of(file: &PteFile<'_>, budget: &mut Budget) -> Result<Self, OverBudget> {
+        let program = file.program();
+        let mut execution_plans = Vec::new();
+        let mut io = Vec::new();
+        for p in program.execution_plan().into_iter().flat_map(|p| p.iter()) {
+            let (plan, entry) = PlanSummary::of(&p, budget)?;
+            execution_plans.push(plan);
+            io.push(entry);
         }
-        _ => {
-            let blob = Blob::parse_structure(bytes).map_err(|e| e.to_string())?;
-            Ok(Dumpable::new(blob.graph()))
+        let mut delegates = Vec::new();
+        for (index, d) in file.delegates().enumerate() {
+            budget.charge(1)?;
+            delegates.push(DelegateSummary::of(file, index, &d, budget)?);
         }
+        let segments = program.segments().map_or(0, |s| s.len());
+        let segment_bytes: u64 = (0..segments).filter_map(|i| file.segment(i).ok()).map(|(_, b)| b.len() as u64).sum();
+        Ok(ProgramSummary {
+            format: "ExecuTorch program (.pte)",
+            needs: program_needs(file, &execution_plans, &delegates),
+            file_bytes: file.bytes().len(),
+            version: program.version(),
+            extended_header: file.header().map(|h| ExtendedHeaderFields {
+                length: h.length,
+                program_size: h.program_size,
+                segment_base_offset: h.segment_base_offset,
+                segment_data_size: h.segment_data_size,
+            }),
+            io,
+            execution_plans,
+            delegates,
+            segments,
+            segment_bytes,
+            named_data: program.named_data().map_or(0, |n| n.len()),
+        })
+    }
+
+    /// The text lines after the file's name.
+    fn print_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "  format:     {}", self.format)?;
+        writeln!(out, "  version:    {}", self.version)?;
+        crate::summary::needs::print(out, "  needs:      ", &self.needs)?;
+        print_indented(out, &self.io, "  ", 12)?;
+        for plan in &self.execution_plans {
+            plan.print_text(out)?;
+        }
+        writeln!(
+            out,
+            "  segments:   {} ({} bytes), named data: {}",
+            self.segments, self.segment_bytes, self.named_data
+        )?;
+        for delegate in &self.delegates {
+            delegate.print_text(out)?;
+        }
+        Ok(())
     }
 }
 
-/// The bytes `what` names: `delegate:N`, `segment:N` or `named:KEY` in a `.pte`, `constant:N`
-/// in a blob. The outer error is a usage error, the inner one says the file is invalid.
-pub fn extract<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<Cow<'a, [u8]>, String>, Failure> {
-    extract_slice(name, bytes, what).map(|r| r.map(Cow::Borrowed))
-}
-
-fn extract_slice<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<&'a [u8], String>, Failure> {
-    let number =
-        |n: &str| n.parse::<usize>().map_err(|_| Failure::new(format!("'{what}': expected a number after ':'")));
-    Ok(match (flatmodel::detect(bytes), what.split_once(':')) {
-        (Some(Format::Pte), Some((kind, arg))) => {
-            let file = match PteFile::parse(bytes) {
-                Ok(f) => f,
-                Err(e) => return Ok(Err(e.to_string())),
-            };
-            match kind {
-                "delegate" => {
-                    let n = number(arg)?;
-                    let d = file.delegate(n).ok_or_else(|| Failure::new(format!("{name}: no delegate {n}")))?;
-                    file.delegate_blob(&d).map(|(_, b)| b).map_err(|e| e.to_string())
-                }
-                "segment" => file.segment(number(arg)?).map(|(_, b)| b).map_err(|e| e.to_string()),
-                "named" => {
-                    Ok(file.named_data(arg).ok_or_else(|| Failure::new(format!("{name}: no named data '{arg}'")))?)
-                }
-                _ => return Err(Failure::new(format!("'{what}': a .pte has delegate:N, segment:N or named:KEY"))),
-            }
-        }
-        (_, Some(("constant", arg))) => {
-            let blob = match Blob::parse(bytes) {
-                Ok(b) => b,
-                Err(e) => return Ok(Err(e.to_string())),
-            };
-            let n = number(arg)?;
-            match blob.constant(n) {
-                Ok(Constant::Inline(data)) => Ok(data),
-                Ok(Constant::Named { key, .. }) => {
-                    return Err(Failure::new(format!(
-                        "{name}: constant {n} is the program's named data '{key}': extract named:{key} from the .pte"
-                    )))
-                }
-                Err(e) => Err(e.to_string()),
-            }
-        }
-        _ => return Err(Failure::new(format!("'{what}': a Vulkan blob has constant:N"))),
-    })
-}
-
-/// The summary `inspect` prints, or why the file is invalid or refused. Every plan, delegate and
-/// list element is charged to a [`Budget`] for the file, as plans and delegates can be shared.
-pub fn summary(bytes: &[u8]) -> Result<Value, String> {
-    let mut budget = Budget::for_file(bytes.len());
-    match flatmodel::detect(bytes) {
-        Some(Format::Pte) => program_summary(bytes, &mut budget),
-        _ => {
-            let blob = Blob::parse(bytes).map_err(|e| e.to_string())?;
-            let mut s = graph_summary(&blob, |_| None, &mut budget).map_err(|e| e.to_string())?;
-            s["format"] = json!(if blob.header().is_some() { "Vulkan delegate blob (VH00)" } else { "VkGraph (VK00)" });
-            s["file_bytes"] = json!(bytes.len());
-            if let Some(h) = blob.header() {
-                s["header"] = json!({
-                    "header_size": h.header_size, "flatbuffer_offset": h.flatbuffer_offset,
-                    "flatbuffer_size": h.flatbuffer_size, "bytes_offset": h.bytes_offset, "bytes_size": h.bytes_size,
-                });
-            }
-            Ok(s)
-        }
-    }
-}
-
-fn program_summary(bytes: &[u8], budget: &mut Budget) -> Result<Value, String> {
-    let file = PteFile::parse(bytes).map_err(|e| e.to_string())?;
-    let program = file.program();
-    let refused = |e: OverBudget| e.to_string();
-    let mut plans = Vec::new();
-    let mut io = Vec::new();
-    for p in program.execution_plan().into_iter().flat_map(|p| p.iter()) {
+impl PlanSummary {
+    /// The summary of plan `p` and its `io` entry, charged to `budget`.
+    fn of(p: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<(Self, Entry), OverBudget> {
         let (inputs, outputs) = (p.inputs(), p.outputs());
         let lists = [inputs.map_or(0, |v| v.len()), outputs.map_or(0, |v| v.len())];
-        budget.charge(1usize.saturating_add(lists[0]).saturating_add(lists[1])).map_err(refused)?;
+        budget.charge(1usize.saturating_add(lists[0]).saturating_add(lists[1]))?;
         let mut operators = Vec::new();
         for o in p.operators().into_iter().flat_map(|o| o.iter()) {
-            budget.charge(1).map_err(refused)?;
+            budget.charge(1)?;
+            let name = o.name().unwrap_or("");
             operators.push(match o.overload().filter(|s| !s.is_empty()) {
-                Some(overload) => format!("{}.{overload}", o.name().unwrap_or("")),
-                None => o.name().unwrap_or("").to_string(),
+                Some(overload) => format!("{name}.{overload}"),
+                None => name.to_string(),
             });
         }
-        let ports = |ids: Option<flatmodel::wire::Vector<'_, i32>>| -> Vec<Value> {
-            ids.into_iter().flat_map(|v| v.iter()).map(|id| evalue_port(&p, id)).collect()
+        let ports = |ids: Option<Vector<'_, i32>>| -> Vec<Port> {
+            ids.into_iter().flat_map(|v| v.iter()).map(|id| evalue_port(p, id)).collect()
         };
-        io.push(json!({"plan": p.name(), "inputs": ports(inputs), "outputs": ports(outputs)}));
-        plans.push(json!({
-            "name": p.name(),
-            "values": p.values().map_or(0, |v| v.len()),
-            "inputs": inputs.map(|v| v.iter().collect::<Vec<_>>()),
-            "outputs": outputs.map(|v| v.iter().collect::<Vec<_>>()),
-            "operators": operators,
-            "delegates": p.delegates().map_or(0, |d| d.len()),
-        }));
+        let name = p.name().map(str::to_string);
+        let entry = Entry { runs: Runs::Plan { plan: name.clone() }, inputs: ports(inputs), outputs: ports(outputs) };
+        let plan = PlanSummary {
+            name,
+            values: p.values().map_or(0, |v| v.len()),
+            inputs: inputs.map(|v| v.iter().collect()),
+            outputs: outputs.map(|v| v.iter().collect()),
+            operators,
+            delegates: p.delegates().map_or(0, |d| d.len()),
+        };
+        Ok((plan, entry))
     }
-    let mut delegates = Vec::new();
-    for (n, d) in file.delegates().enumerate() {
-        budget.charge(1).map_err(refused)?;
-        let processed = d.view.processed();
-        let location = processed.map(|p| match p.location() {
+
+    /// The plan's line and its kernels' counts.
+    fn print_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "  plan {}: {} values, inputs {}, outputs {}, {} delegate calls",
+            json_text(&self.name)?,
+            self.values,
+            json_text(&self.inputs)?,
+            json_text(&self.outputs)?,
+            self.delegates
+        )?;
+        let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+        for op in &self.operators {
+            let count = counts.entry(op).or_default();
+            *count = count.saturating_add(1);
+        }
+        print_histogram(out, counts.into_iter(), "    ")
+    }
+}
+
+impl DelegateSummary {
+    /// The summary of `file`'s delegate `d`, the `index`th, its graph charged to `budget`.
+    fn of(file: &PteFile<'_>, index: usize, d: &Delegate<'_>, budget: &mut Budget) -> Result<Self, OverBudget> {
+        let stored = d.view.processed().map(|p| match p.location() {
             DataLocation::INLINE => format!("inline {}", p.index()),
             DataLocation::SEGMENT => format!("segment {}", p.index()),
             other => format!("DataLocation({})", other.0),
         });
-        let mut v = json!({
-            "index": n, "plan": d.plan, "backend_id": d.id, "stored": location,
-            "bytes": file.delegate_blob(&d).map_or(0, |(_, b)| b.len()),
-        });
-        if let Some(Ok(blob)) = file.vulkan_blob(&d) {
-            v["vulkan"] = graph_summary(&blob, |key| file.named_data(key), budget).map_err(refused)?;
-        }
-        delegates.push(v);
+        let vulkan = match file.vulkan_blob(d) {
+            Some(Ok(blob)) => Some(VulkanGraphSummary::of(&blob, |key| file.named_data(key), budget)?),
+            _ => None,
+        };
+        Ok(DelegateSummary {
+            index,
+            plan: d.plan,
+            backend_id: d.id.map(str::to_string),
+            stored,
+            bytes: file.delegate_blob(d).map_or(0, |(_, b)| b.len()),
+            vulkan,
+        })
     }
-    let segment_bytes: u64 = (0..program.segments().map_or(0, |s| s.len()))
-        .filter_map(|i| file.segment(i).ok())
-        .map(|(_, b)| b.len() as u64)
-        .sum();
-    let needs = program_needs(&file, &plans, &delegates);
-    Ok(json!({
-        "format": "ExecuTorch program (.pte)",
-        "needs": needs,
-        "file_bytes": bytes.len(),
-        "version": program.version(),
-        "extended_header": file.header().map(|h| json!({
-            "length": h.length, "program_size": h.program_size,
-            "segment_base_offset": h.segment_base_offset, "segment_data_size": h.segment_data_size,
-        })),
-        "io": io,
-        "execution_plans": plans,
-        "delegates": delegates,
-        "segments": program.segments().map_or(0, |s| s.len()),
-        "segment_bytes": segment_bytes,
-        "named_data": program.named_data().map_or(0, |n| n.len()),
-    }))
+
+    /// The delegate's line and its graph.
+    fn print_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let stored = self.stored.as_deref().unwrap_or("-");
+        let backend = json_text(&self.backend_id)?;
+        writeln!(out, "  delegate {}: {backend} ({stored}, {} bytes)", self.index, self.bytes)?;
+        match &self.vulkan {
+            Some(graph) => graph.print_text(out, "    "),
+            None => Ok(()),
+        }
+    }
+}
+
+impl BlobSummary {
+    /// The summary of `blob`, charged to `budget`.
+    fn of(blob: &Blob<'_>, budget: &mut Budget) -> Result<Self, OverBudget> {
+        let header = blob.header().map(|h| BlobHeaderFields {
+            header_size: h.header_size,
+            flatbuffer_offset: h.flatbuffer_offset,
+            flatbuffer_size: h.flatbuffer_size,
+            bytes_offset: h.bytes_offset,
+            bytes_size: h.bytes_size,
+        });
+        Ok(BlobSummary {
+            format: if header.is_some() { "Vulkan delegate blob (VH00)" } else { "VkGraph (VK00)" },
+            file_bytes: blob.bytes().len(),
+            header,
+            graph: VulkanGraphSummary::of(blob, |_| None, budget)?,
+        })
+    }
+
+    /// The text lines after the file's name.
+    fn print_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "  format:     {}", self.format)?;
+        self.graph.print_text(out, "  ")
+    }
+}
+
+impl VulkanGraphSummary {
+    /// The summary of `blob`'s graph (`named` looks up the program's named data), its lists
+    /// charged to `budget`.
+    fn of<'a>(
+        blob: &Blob<'a>,
+        named: impl Fn(&str) -> Option<&'a [u8]>,
+        budget: &mut Budget,
+    ) -> Result<Self, OverBudget> {
+        let g = blob.graph();
+        let constant_count = g.constants().map_or(0, |c| c.len());
+        let ports = (g.input_ids().map(|v| v.len()), g.output_ids().map(|v| v.len()));
+        let lists = [ports.0, ports.1, g.values().map(|v| v.len()), g.chain().map(|c| c.len())];
+        budget.charge(lists.into_iter().flatten().fold(constant_count, usize::saturating_add))?;
+        let mut values: BTreeMap<String, u64> = BTreeMap::new();
+        for v in g.values().into_iter().flat_map(|v| v.iter()) {
+            let u = v.value();
+            let type_name = u.type_name().map_or_else(|| format!("GraphTypes({})", u.tag()), str::to_string);
+            let count = values.entry(type_name).or_default();
+            *count = count.saturating_add(1);
+        }
+        let mut operators: BTreeMap<String, u64> = BTreeMap::new();
+        for call in g.chain().into_iter().flat_map(|c| c.iter()) {
+            let count = operators.entry(call.name().unwrap_or("").to_string()).or_default();
+            *count = count.saturating_add(1);
+        }
+        let inputs = graph_values(&g, g.input_ids(), budget)?;
+        let outputs = graph_values(&g, g.output_ids(), budget)?;
+        let ports = |values: &[GraphValue]| values.iter().map(GraphValue::port).collect();
+        let io =
+            vec![Entry { runs: Runs::Graph { graph: "vulkan" }, inputs: ports(&inputs), outputs: ports(&outputs) }];
+        let constants: Vec<ConstantSummary> =
+            (0..constant_count).map(|index| ConstantSummary::of(blob, index, &named)).collect();
+        let constant_bytes = constants.iter().filter_map(|c| c.storage.bytes()).fold(0u64, u64::saturating_add);
+        Ok(VulkanGraphSummary {
+            version: g.version().map(str::to_string),
+            io,
+            values,
+            operators: operator_list(operators),
+            inputs,
+            outputs,
+            constants,
+            constant_bytes,
+        })
+    }
+
+    /// The graph's lines, indented by `indent`.
+    fn print_text(&self, out: &mut dyn Write, indent: &str) -> std::io::Result<()> {
+        let values: Vec<String> = self.values.iter().map(|(name, n)| format!("{n} {name}")).collect();
+        writeln!(out, "{indent}values:    {}", values.join(", "))?;
+        print_indented(out, &self.io, indent, 11)?;
+        writeln!(out, "{indent}operators:")?;
+        let counts = self.operators.iter().map(|o| (o.name.as_str(), o.count));
+        print_histogram(out, counts, &format!("{indent}  "))?;
+        writeln!(out, "{indent}constants: {} ({} bytes)", self.constants.len(), self.constant_bytes)?;
+        for c in &self.constants {
+            c.print_text(out, indent)?;
+        }
+        Ok(())
+    }
+}
+
+/// The values `ids` name in graph `g`; each tensor's dimensions are charged to `budget`.
+fn graph_values(
+    g: &VkGraph<'_>,
+    ids: Option<Vector<'_, u32>>,
+    budget: &mut Budget,
+) -> Result<Vec<GraphValue>, OverBudget> {
+    let mut listed = Vec::new();
+    for value in ids.into_iter().flat_map(|v| v.iter()) {
+        let found = usize::try_from(value).ok().and_then(|i| g.values()?.get(i)).map(|v| v.value());
+        let tensor = match found {
+            Some(GraphTypes::VkTensor(t)) => {
+                let dims = t.dims();
+                budget.charge(dims.map_or(0, |d| d.len()))?;
+                let datatype = t.datatype().name().map_or(DataTypeName::Code(t.datatype().0), DataTypeName::Named);
+                Some(GraphTensor { datatype, dims: dims.map(|d| d.iter().collect()) })
+            }
+            _ => None,
+        };
+        listed.push(GraphValue { value, tensor });
+    }
+    Ok(listed)
+}
+
+impl GraphValue {
+    /// The value as a port: a tensor's dtype and shape, else `-`.
+    fn port(&self) -> Port {
+        let tensor = i64::from(self.value);
+        match &self.tensor {
+            Some(t) => {
+                let dtype = match t.datatype {
+                    DataTypeName::Named(name) => name.to_ascii_lowercase(),
+                    DataTypeName::Code(code) => format!("type({code})"),
+                };
+                let shape = t.dims.as_ref().map(|d| d.iter().map(|&n| i64::from(n)).collect());
+                Port::plain(None, tensor, dtype, shape)
+            }
+            None => Port::plain(None, tensor, "-".into(), None),
+        }
+    }
+}
+
+impl ConstantSummary {
+    /// Constant `index` of `blob` (`named` looks up the program's named data).
+    fn of<'a>(blob: &Blob<'a>, index: usize, named: impl Fn(&str) -> Option<&'a [u8]>) -> Self {
+        let storage = match blob.constant(index) {
+            Ok(Constant::Inline(data)) => {
+                ConstantStorage::Inline { bytes: data.len() as u64, stored: "inline (VH00 raw bytes)" }
+            }
+            Ok(Constant::Named { key, length }) => {
+                let found = named(key).is_some();
+                ConstantStorage::Named { bytes: length, stored: "named data", key: key.to_string(), found }
+            }
+            Err(_) if blob.header().is_none() => {
+                // A bare VkGraph: inline constants live in the VH00 raw-bytes region it lacks.
+                let entry = blob.graph().constants().and_then(|c| c.get(index));
+                ConstantStorage::OutsideBareGraph {
+                    bytes: entry.map_or(0, |e| e.length()),
+                    offset: entry.map(|e| e.offset()),
+                    stored: "VH00 raw bytes (not part of a bare VkGraph)",
+                }
+            }
+            Err(e) => ConstantStorage::Unreadable { error: e.to_string() },
+        };
+        ConstantSummary { index, storage }
+    }
+
+    /// The constant's line, under a graph indented by `indent`.
+    fn print_text(&self, out: &mut dyn Write, indent: &str) -> std::io::Result<()> {
+        let bytes = self.storage.bytes().map_or_else(|| "null".to_string(), |n| n.to_string());
+        let (stored, key) = match &self.storage {
+            ConstantStorage::Inline { stored, .. } | ConstantStorage::OutsideBareGraph { stored, .. } => (*stored, ""),
+            ConstantStorage::Named { stored, key, .. } => (*stored, key.as_str()),
+            ConstantStorage::Unreadable { .. } => ("?", ""),
+        };
+        let key = if key.is_empty() { String::new() } else { format!(" {key}") };
+        writeln!(out, "{indent}  [{}] {bytes} bytes, {stored}{key}", self.index)
+    }
+}
+
+impl ConstantStorage {
+    /// The constant's length, where it is known.
+    fn bytes(&self) -> Option<u64> {
+        match self {
+            Self::Inline { bytes, .. } | Self::Named { bytes, .. } | Self::OutsideBareGraph { bytes, .. } => {
+                Some(*bytes)
+            }
+            Self::Unreadable { .. } => None,
+        }
+    }
 }
 
 /// What a `.pte` needs of a runtime: its header, the backends its delegates name and the
 /// kernels its plans call (`needs` in the layout every format shares).
-fn program_needs(file: &PteFile<'_>, plans: &[Value], delegates: &[Value]) -> Value {
-    let mut needs = Vec::new();
+fn program_needs(file: &PteFile<'_>, plans: &[PlanSummary], delegates: &[DelegateSummary]) -> Vec<Need> {
     let header = file.header().map_or_else(
         || "no extended header (program version only)".to_string(),
         |h| format!("extended header eh00 of {} bytes", h.length),
     );
-    needs.push(
-        json!({"feature": "pte_header", "detail": format!("program version {}, {header}", file.program().version())}),
-    );
-    let names = |list: &mut Vec<String>| {
-        list.sort();
+    let version = file.program().version();
+    let mut needs = vec![Need { feature: "pte_header", detail: format!("program version {version}, {header}") }];
+    let names = |mut list: Vec<&str>| {
+        list.sort_unstable();
         list.dedup();
         list.join(", ")
     };
-    let mut backends: Vec<String> =
-        delegates.iter().filter_map(|d| d["backend_id"].as_str()).map(str::to_string).collect();
+    let backends: Vec<&str> = delegates.iter().filter_map(|d| d.backend_id.as_deref()).collect();
     if !backends.is_empty() {
-        let detail = format!("delegate backends: {}", names(&mut backends));
-        needs.push(json!({"feature": "delegate_backends", "detail": detail}));
+        needs.push(Need { feature: "delegate_backends", detail: format!("delegate backends: {}", names(backends)) });
     }
-    let mut kernels: Vec<String> = plans
-        .iter()
-        .flat_map(|p| p["operators"].as_array().into_iter().flatten())
-        .filter_map(|o| o.as_str().map(str::to_string))
-        .collect();
+    let kernels: Vec<&str> = plans.iter().flat_map(|p| &p.operators).map(String::as_str).collect();
     if !kernels.is_empty() {
-        let detail = format!("kernels the runtime must register: {}", names(&mut kernels));
-        needs.push(json!({"feature": "kernels", "detail": detail}));
+        let detail = format!("kernels the runtime must register: {}", names(kernels));
+        needs.push(Need { feature: "kernels", detail });
     }
-    Value::Array(needs)
+    needs
 }
 
 /// Value `id` of plan `p` as a port: a tensor's dtype and sizes, else the value's type.
-fn evalue_port(p: &flatmodel::pte::ExecutionPlan<'_>, id: i32) -> Value {
-    let value = usize::try_from(id).ok().and_then(|i| p.values()?.get(i)).map(|v| v.val());
-    match value {
-        Some(KernelTypes::Tensor(t)) => json!({
-            "name": null,
-            "tensor": id,
-            "dtype": scalar_dtype(t.scalar_type()),
-            "shape": t.sizes().map(|s| s.iter().collect::<Vec<_>>()),
-            "quantization": null,
-        }),
-        Some(other) => json!({
-            "name": null,
-            "tensor": id,
-            "dtype": other.type_name().map_or_else(|| format!("type({})", other.tag()), str::to_ascii_lowercase),
-            "shape": null,
-            "quantization": null,
-        }),
-        None => json!({"name": null, "tensor": id, "error": "no such value"}),
+fn evalue_port(p: &ExecutionPlan<'_>, id: i32) -> Port {
+    let tensor = i64::from(id);
+    match usize::try_from(id).ok().and_then(|i| p.values()?.get(i)).map(|v| v.val()) {
+        Some(KernelTypes::Tensor(t)) => {
+            let shape = t.sizes().map(|s| s.iter().map(i64::from).collect());
+            Port::plain(None, tensor, scalar_dtype(t.scalar_type()), shape)
+        }
+        Some(other) => {
+            let dtype = other.type_name().map_or_else(|| format!("type({})", other.tag()), str::to_ascii_lowercase);
+            Port::plain(None, tensor, dtype, None)
+        }
+        None => Port::missing(None, tensor, "no such value"),
     }
 }
 
@@ -280,193 +636,29 @@ fn scalar_dtype(t: flatmodel::pte::ScalarType) -> String {
     numpy.to_string()
 }
 
-/// A Vulkan graph: values by type, operators by name, inputs, outputs, and where each
-/// constant's data lives (`named` looks up the program's named data).
-fn graph_summary<'a>(
-    blob: &Blob<'a>,
-    named: impl Fn(&str) -> Option<&'a [u8]>,
-    budget: &mut Budget,
-) -> Result<Value, OverBudget> {
-    let g = blob.graph();
-    let len = |n: Option<usize>| n.unwrap_or(0);
-    let ids = [g.input_ids().map(|v| v.len()), g.output_ids().map(|v| v.len())];
-    let counts = [g.values().map(|v| v.len()), g.chain().map(|c| c.len()), g.constants().map(|c| c.len())];
-    let listed = ids.iter().chain(&counts).fold(0usize, |sum, n| sum.saturating_add(len(*n)));
-    budget.charge(listed)?;
-    let mut values: BTreeMap<String, u64> = BTreeMap::new();
-    for v in g.values().into_iter().flat_map(|v| v.iter()) {
-        let u = v.value();
-        let name = u.type_name().map_or_else(|| format!("GraphTypes({})", u.tag()), str::to_string);
-        *values.entry(name).or_default() += 1;
-    }
-    let mut operators: BTreeMap<String, u64> = BTreeMap::new();
-    for call in g.chain().into_iter().flat_map(|c| c.iter()) {
-        *operators.entry(call.name().unwrap_or("").to_string()).or_default() += 1;
-    }
-    let mut values_of =
-        |ids: Option<flatmodel::wire::Vector<'_, u32>>| -> Result<(Vec<Value>, Vec<Value>), OverBudget> {
-            let mut listed = Vec::new();
-            let mut ports = Vec::new();
-            for id in ids.into_iter().flat_map(|v| v.iter()) {
-                listed.push(match g.values().and_then(|v| v.get(id as usize)).map(|v| v.value()) {
-                    Some(GraphTypes::VkTensor(t)) => {
-                        let dims = t.dims();
-                        budget.charge(dims.map_or(0, |d| d.len()))?;
-                        json!({
-                            "value": id,
-                            "datatype": t.datatype().name().map_or_else(|| json!(t.datatype().0), |n| json!(n)),
-                            "dims": dims.map(|d| d.iter().collect::<Vec<_>>()),
-                        })
-                    }
-                    _ => json!({"value": id}),
-                });
-                ports.push(match listed.last() {
-                Some(v) if v.get("dims").is_some() => json!({
-                    "name": null,
-                    "tensor": id,
-                    "dtype": v["datatype"].as_str().map_or_else(|| format!("type({})", v["datatype"]), str::to_ascii_lowercase),
-                    "shape": v["dims"],
-                    "quantization": null,
-                }),
-                _ => json!({"name": null, "tensor": id, "dtype": "-", "shape": null, "quantization": null}),
-            });
-            }
-            Ok((listed, ports))
-        };
-    let ((inputs, in_ports), (outputs, out_ports)) = (values_of(g.input_ids())?, values_of(g.output_ids())?);
-    let mut total = 0u64;
-    let constants: Vec<Value> = (0..g.constants().map_or(0, |c| c.len()))
-        .map(|i| match blob.constant(i) {
-            Ok(Constant::Inline(data)) => {
-                total = total.saturating_add(data.len() as u64);
-                json!({"index": i, "bytes": data.len(), "stored": "inline (VH00 raw bytes)"})
-            }
-            Ok(Constant::Named { key, length }) => {
-                total = total.saturating_add(length);
-                let found = named(key).is_some();
-                json!({"index": i, "bytes": length, "stored": "named data", "key": key, "found": found})
-            }
-            Err(_) if blob.header().is_none() => {
-                // A bare VkGraph: inline constants live in the VH00 raw-bytes region it lacks.
-                let entry = g.constants().and_then(|c| c.get(i));
-                let length = entry.map_or(0, |e| e.length());
-                total = total.saturating_add(length);
-                json!({
-                    "index": i, "bytes": length, "offset": entry.map(|e| e.offset()),
-                    "stored": "VH00 raw bytes (not part of a bare VkGraph)",
-                })
-            }
-            Err(e) => json!({"index": i, "error": e.to_string()}),
-        })
-        .collect();
-    Ok(json!({
-        "version": g.version(),
-        "io": [{"graph": "vulkan", "inputs": in_ports, "outputs": out_ports}],
-        "values": values,
-        "operators": operator_list(operators),
-        "inputs": inputs,
-        "outputs": outputs,
-        "constants": constants,
-        "constant_bytes": total,
-    }))
-}
-
-/// Prints `summary` for `inspect` without `--json`.
-pub fn print(out: &mut Out, name: &str, s: &Value) -> std::io::Result<()> {
-    writeln!(out, "{name}")?;
-    writeln!(out, "  format:     {}", s["format"].as_str().unwrap_or("-"))?;
-    if let Some(plans) = s["execution_plans"].as_array() {
-        writeln!(out, "  version:    {}", s["version"])?;
-        let needs: Vec<&str> =
-            s["needs"].as_array().into_iter().flatten().filter_map(|n| n["detail"].as_str()).collect();
-        writeln!(out, "  needs:      {}", needs.join("; "))?;
-        crate::summary::io::print_indented(out, &s["io"], "  ", 12)?;
-        for p in plans {
-            writeln!(
-                out,
-                "  plan {}: {} values, inputs {}, outputs {}, {} delegate calls",
-                p["name"], p["values"], p["inputs"], p["outputs"], p["delegates"]
-            )?;
-            let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
-            for op in p["operators"].as_array().into_iter().flatten() {
-                *counts.entry(op.as_str().unwrap_or("-")).or_default() += 1;
-            }
-            print_histogram(out, counts.into_iter().map(|(k, v)| (k.to_string(), v)), "    ")?;
-        }
-        writeln!(
-            out,
-            "  segments:   {} ({} bytes), named data: {}",
-            s["segments"], s["segment_bytes"], s["named_data"]
-        )?;
-        for d in s["delegates"].as_array().into_iter().flatten() {
-            writeln!(
-                out,
-                "  delegate {}: {} ({}, {} bytes)",
-                d["index"],
-                d["backend_id"],
-                d["stored"].as_str().unwrap_or("-"),
-                d["bytes"]
-            )?;
-            if d.get("vulkan").is_some() {
-                print_graph(out, &d["vulkan"], "    ")?;
-            }
-        }
-    } else {
-        print_graph(out, s, "  ")?;
-    }
-    Ok(())
-}
-
 /// Operator counts in the layout every format's `operators` shares: `{name, count}`, most
 /// frequent first (a Vulkan graph's operators have no version).
-fn operator_list(counts: BTreeMap<String, u64>) -> Value {
-    let mut rows: Vec<(String, u64)> = counts.into_iter().collect();
-    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    Value::Array(rows.into_iter().map(|(name, count)| json!({"name": name, "count": count})).collect())
+fn operator_list(counts: BTreeMap<String, u64>) -> Vec<OperatorCount> {
+    let mut rows: Vec<OperatorCount> = counts.into_iter().map(|(name, count)| OperatorCount { name, count }).collect();
+    rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
+    rows
 }
 
 /// Operator counts, one aligned line each, most frequent first.
-fn print_histogram(out: &mut Out, counts: impl Iterator<Item = (String, u64)>, indent: &str) -> std::io::Result<()> {
-    let mut rows: Vec<(String, u64)> = counts.collect();
-    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+fn print_histogram<'s>(
+    out: &mut dyn Write,
+    counts: impl Iterator<Item = (&'s str, u64)>,
+    indent: &str,
+) -> std::io::Result<()> {
+    let mut rows: Vec<(&str, u64)> = counts.collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     for (name, n) in rows {
         writeln!(out, "{indent}{n:>6}  {name}")?;
     }
     Ok(())
 }
 
-fn print_graph(out: &mut Out, g: &Value, indent: &str) -> std::io::Result<()> {
-    let values: Vec<String> = g["values"].as_object().into_iter().flatten().map(|(k, v)| format!("{v} {k}")).collect();
-    writeln!(out, "{indent}values:    {}", values.join(", "))?;
-    crate::summary::io::print_indented(out, &g["io"], indent, 11)?;
-    writeln!(out, "{indent}operators:")?;
-    let counts = g["operators"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|o| (o["name"].as_str().unwrap_or("-").to_string(), o["count"].as_u64().unwrap_or(0)));
-    print_histogram(out, counts, &format!("{indent}  "))?;
-    writeln!(
-        out,
-        "{indent}constants: {} ({} bytes)",
-        g["constants"].as_array().map_or(0, Vec::len),
-        g["constant_bytes"]
-    )?;
-    for c in g["constants"].as_array().into_iter().flatten() {
-        let key = c.get("key").and_then(Value::as_str).map(|k| format!(" {k}")).unwrap_or_default();
-        writeln!(out, "{indent}  [{}] {} bytes, {}{key}", c["index"], c["bytes"], c["stored"].as_str().unwrap_or("?"))?;
-    }
-    Ok(())
-}
-
-/// `inspect` on an ExecuTorch file.
-pub fn inspect(out: &mut Out, name: &str, bytes: &[u8], as_json: bool) -> Result<Outcome, Failure> {
-    match summary(bytes) {
-        Ok(s) if as_json => {
-            crate::output::write_summary(out, s)?;
-        }
-        Ok(s) => print(out, name, &s)?,
-        Err(reason) => return crate::open::report_invalid(out, name, &reason),
-    }
-    Ok(Outcome::Ok)
+/// `value` as compact JSON, as the text shows names and index lists (`"forward"`, `[0,1]`, `null`).
+fn json_text(value: &impl Serialize) -> std::io::Result<String> {
+    serde_json::to_string(value).map_err(std::io::Error::other)
 }

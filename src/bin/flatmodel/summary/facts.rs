@@ -3,7 +3,7 @@
 
 use crate::budget::{Budget, OverBudget};
 use flatmodel::graph::{ElementType, ModelView, QuantView, TensorView};
-use serde_json::{json, Value};
+use serde::Serialize;
 
 /// An element type as NumPy and LiteRT name it: the schema's name in lower case (`int8`,
 /// `float32`), or `type(<code>)` for a code the schema does not name.
@@ -11,10 +11,48 @@ pub fn dtype(t: ElementType) -> String {
     t.name.map_or_else(|| format!("type({})", t.code), str::to_ascii_lowercase)
 }
 
-/// A tensor's quantization.
-#[derive(Debug, Clone, PartialEq)]
+/// A schema enum's value: its name, or its number when the schema does not name it. As JSON
+/// the bare name or number.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Named {
+    /// The value's name in the schema (`KERAS_MODEL`).
+    Name(String),
+    /// A value the schema does not name.
+    Number(i64),
+}
+
+impl Named {
+    /// `name` when the schema names the value, else `number`.
+    pub fn new(name: Option<&str>, number: impl Into<i64>) -> Named {
+        name.map_or_else(|| Named::Number(number.into()), |n| Named::Name(n.to_string()))
+    }
+
+    /// The name, if the schema gives one.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            Named::Name(n) => Some(n),
+            Named::Number(_) => None,
+        }
+    }
+}
+
+/// The name, or the number.
+impl std::fmt::Display for Named {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Named::Name(n) => f.write_str(n),
+            Named::Number(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// A tensor's quantization; as JSON every number at full precision, under a `kind` key.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind")]
 pub enum Quant {
     /// One scale and zero point for the whole tensor.
+    #[serde(rename = "per-tensor")]
     PerTensor {
         /// The scale.
         scale: f32,
@@ -22,6 +60,7 @@ pub enum Quant {
         zero_point: i64,
     },
     /// One scale (and zero point) per slice along `dimension`.
+    #[serde(rename = "per-axis")]
     PerAxis {
         /// The quantized dimension.
         dimension: i32,
@@ -31,6 +70,7 @@ pub enum Quant {
         zero_points: Vec<i64>,
     },
     /// Scales per block of elements, held by other tensors of the subgraph.
+    #[serde(rename = "block-wise")]
     Blockwise {
         /// Elements per scale.
         block_size: i32,
@@ -76,45 +116,6 @@ impl Quant {
                 };
                 format!("block-wise(block {block_size}, scales in tensor {scales_tensor}, {zero})")
             }
-        }
-    }
-
-    /// The quantization [`Quant::to_json`] wrote, `None` for anything else.
-    pub fn from_json(v: &Value) -> Option<Quant> {
-        let int = |k: &str| v[k].as_i64().and_then(|n| i32::try_from(n).ok());
-        Some(match v["kind"].as_str()? {
-            "per-tensor" => {
-                Quant::PerTensor { scale: v["scale"].as_f64()? as f32, zero_point: v["zero_point"].as_i64()? }
-            }
-            "per-axis" => Quant::PerAxis {
-                dimension: int("dimension")?,
-                scales: v["scales"].as_array()?.iter().filter_map(Value::as_f64).map(|x| x as f32).collect(),
-                zero_points: v["zero_points"].as_array()?.iter().filter_map(Value::as_i64).collect(),
-            },
-            "block-wise" => Quant::Blockwise {
-                block_size: int("block_size")?,
-                scales_tensor: int("scales_tensor")?,
-                zero_points_tensor: int("zero_points_tensor")?,
-            },
-            _ => return None,
-        })
-    }
-
-    /// Every number at full precision, under a `kind` key.
-    pub fn to_json(&self) -> Value {
-        match self {
-            Quant::PerTensor { scale, zero_point } => {
-                json!({"kind": "per-tensor", "scale": scale, "zero_point": zero_point})
-            }
-            Quant::PerAxis { dimension, scales, zero_points } => {
-                json!({"kind": "per-axis", "dimension": dimension, "scales": scales, "zero_points": zero_points})
-            }
-            Quant::Blockwise { block_size, scales_tensor, zero_points_tensor } => json!({
-                "kind": "block-wise",
-                "block_size": block_size,
-                "scales_tensor": scales_tensor,
-                "zero_points_tensor": zero_points_tensor,
-            }),
         }
     }
 }
@@ -196,18 +197,6 @@ impl TensorFacts {
     pub fn runtime_bytes(&self) -> Option<u64> {
         self.element.size.map(|size| size.saturating_mul(self.elements()))
     }
-
-    /// `{"tensor", "name", "dtype", "shape", "quantization"}`: what a caller feeds or reads.
-    pub fn io_json(&self, name: Option<&str>) -> Value {
-        json!({
-            "name": name.or(self.name.as_deref()),
-            "tensor": self.index,
-            "tensor_name": self.name,
-            "dtype": dtype(self.element),
-            "shape": self.dims(),
-            "quantization": self.quant.as_ref().map(Quant::to_json),
-        })
-    }
 }
 
 #[cfg(test)]
@@ -222,8 +211,11 @@ mod tests {
         assert_eq!(q.text(), "per-axis(dim 3, 32 scales)");
         let q = Quant::Blockwise { block_size: 32, scales_tensor: 7, zero_points_tensor: -1 };
         assert_eq!(q.text(), "block-wise(block 32, scales in tensor 7, zero points 0)");
-        for q in [q, Quant::PerTensor { scale: 0.1, zero_point: 3 }] {
-            assert_eq!(Quant::from_json(&q.to_json()), Some(q));
-        }
+        let json = serde_json::to_value(&q).unwrap_or_default();
+        let expected =
+            serde_json::json!({"kind": "block-wise", "block_size": 32, "scales_tensor": 7, "zero_points_tensor": -1});
+        assert_eq!(json, expected, "the layout inspect.schema.json names");
+        let json = serde_json::to_value(Quant::PerTensor { scale: 0.5, zero_point: 3 }).unwrap_or_default();
+        assert_eq!(json, serde_json::json!({"kind": "per-tensor", "scale": 0.5, "zero_point": 3}));
     }
 }

@@ -1,57 +1,171 @@
 //! What a model takes and gives: each signature's inputs and outputs, or the primary
-//! subgraph's when it has no signature.
+//! subgraph's when it has no signature, in the layout every format's `io` shares.
 
 use crate::budget::{Budget, OverBudget};
 use crate::summary::facts::{Quant, TensorFacts};
 use flatmodel::graph::{ModelView, SignatureView, SubGraphView, TensorMapView};
 use flatmodel::wire::{TableVector, Vector};
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::io::Write;
 
 /// One tensor a caller feeds or reads.
+#[derive(Debug, Serialize)]
 pub struct Port {
-    /// The signature's name for it, else the tensor's name.
+    /// The signature's name for it, else the tensor's name; `None` where the format names none.
     pub name: Option<String>,
-    /// The tensor, when the index names one.
-    pub tensor: Option<TensorFacts>,
-    /// The index as stored.
-    pub index: i64,
+    /// Its index as stored (a value index in ExecuTorch).
+    pub tensor: i64,
+    /// What the index names.
+    #[serde(flatten)]
+    pub found: Found,
 }
 
-/// One way to run the model: a signature, or the primary subgraph.
+/// What a port's index names.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Found {
+    /// A tensor (or, in ExecuTorch, a value of another type, with no shape).
+    Tensor(PortTensor),
+    /// Nothing: why (`no such tensor`).
+    Missing {
+        /// Why.
+        error: &'static str,
+    },
+}
+
+/// A port's tensor: type, shape and quantization.
+#[derive(Debug, Serialize)]
+pub struct PortTensor {
+    /// The tensor's own name, where it has one and the format names ports apart from tensors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tensor_name: Option<String>,
+    /// NumPy's name where NumPy has the type, else the format's name in lower case.
+    pub dtype: String,
+    /// The type code as stored, where the dtype is a reading of it (nnpackage ports).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub type_code: Option<i32>,
+    /// Dimensions, -1 for a dynamic one; `None` for a value that is no tensor.
+    pub shape: Option<Vec<i64>>,
+    /// Its quantization.
+    pub quantization: Option<Quant>,
+}
+
+impl Port {
+    /// The port of tensor `t`, named `name` by a signature (else by the tensor).
+    pub fn of_tensor(t: &TensorFacts, name: Option<&str>) -> Port {
+        Port {
+            name: name.or(t.name.as_deref()).map(str::to_string),
+            tensor: t.index as i64,
+            found: Found::Tensor(PortTensor {
+                tensor_name: t.name.clone(),
+                dtype: crate::summary::facts::dtype(t.element),
+                shape: Some(t.dims().iter().map(|&d| i64::from(d)).collect()),
+                quantization: t.quant.clone(),
+                type_code: None,
+            }),
+        }
+    }
+
+    /// A port whose index names nothing, for `error`'s reason.
+    pub fn missing(name: Option<String>, tensor: i64, error: &'static str) -> Port {
+        Port { name, tensor, found: Found::Missing { error } }
+    }
+
+    /// A port of `dtype` and `shape`, without quantization or a separate tensor name.
+    pub fn plain(name: Option<String>, tensor: i64, dtype: String, shape: Option<Vec<i64>>) -> Port {
+        let t = PortTensor { tensor_name: None, dtype, type_code: None, shape, quantization: None };
+        Port { name, tensor, found: Found::Tensor(t) }
+    }
+
+    /// Its cells as printed: name, dtype, shape (-1 dynamic), quantization.
+    fn cells(&self) -> [String; 4] {
+        let name = self.name.clone().unwrap_or_else(|| format!("#{}", self.tensor));
+        match &self.found {
+            Found::Missing { .. } => [name, "-".into(), "-".into(), format!("(tensor {} does not exist)", self.tensor)],
+            Found::Tensor(t) => {
+                let dims: Vec<String> = t.shape.iter().flatten().map(i64::to_string).collect();
+                let quant = t.quantization.as_ref().map_or_else(|| "-".into(), Quant::text);
+                [name, t.dtype.clone(), format!("[{}]", dims.join(",")), quant]
+            }
+        }
+    }
+}
+
+/// What an entry runs.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Runs {
+    /// A TFLite or Circle signature (its key; `None` for the primary subgraph) and its subgraph.
+    Signature {
+        /// The signature key.
+        signature: Option<String>,
+        /// The subgraph it runs.
+        subgraph: u32,
+    },
+    /// A subgraph of an nnpackage's model.
+    Subgraph {
+        /// Its index.
+        subgraph: usize,
+    },
+    /// An ExecuTorch execution plan, by name.
+    Plan {
+        /// Its name.
+        plan: Option<String>,
+    },
+    /// A delegate's graph (`vulkan`).
+    Graph {
+        /// Which.
+        graph: &'static str,
+    },
+    /// A cvimodel program, by index.
+    Program {
+        /// Its index.
+        program: usize,
+    },
+}
+
+/// One way to run the model and what it takes and gives.
+#[derive(Debug, Serialize)]
 pub struct Entry {
-    /// The signature key, `None` for the primary subgraph.
-    pub signature: Option<String>,
-    /// The subgraph it runs.
-    pub subgraph: u32,
+    /// What it runs.
+    #[serde(flatten)]
+    pub runs: Runs,
     /// Its inputs.
     pub inputs: Vec<Port>,
     /// Its outputs.
     pub outputs: Vec<Port>,
 }
 
-/// Each signature of `model`, or subgraph 0 when there is none.
-pub fn entries<'a, M: ModelView<'a>>(model: M, budget: &mut Budget) -> Result<Vec<Entry>, OverBudget> {
+/// Each signature of `model`, or subgraph 0 when there is none; `facts` are the tensors of
+/// each subgraph when the caller listed them already (else they are read here).
+pub fn entries<'a, M: ModelView<'a>>(
+    model: M,
+    facts: &[Vec<TensorFacts>],
+    budget: &mut Budget,
+) -> Result<Vec<Entry>, OverBudget> {
     let mut entries = Vec::new();
     for sig in model.signature_list().into_iter().flat_map(|s| s.iter()) {
         budget.charge(1)?;
         let subgraph = sig.subgraph_index();
-        let sg = model.subgraph(usize::try_from(subgraph).unwrap_or(usize::MAX));
-        let inputs = mapped(model, sg, sig.inputs(), budget)?;
-        let outputs = mapped(model, sg, sig.outputs(), budget)?;
-        entries.push(Entry { signature: Some(sig.key().unwrap_or("").to_string()), subgraph, inputs, outputs });
+        let at = usize::try_from(subgraph).unwrap_or(usize::MAX);
+        let (sg, listed) = (model.subgraph(at), facts.get(at).map(Vec::as_slice));
+        let inputs = mapped(model, sg, listed, sig.inputs(), budget)?;
+        let outputs = mapped(model, sg, listed, sig.outputs(), budget)?;
+        let runs = Runs::Signature { signature: Some(sig.key().unwrap_or("").to_string()), subgraph };
+        entries.push(Entry { runs, inputs, outputs });
     }
     if entries.is_empty() {
         if let Some(sg) = model.subgraph(0) {
+            let listed = facts.first().map(Vec::as_slice);
             let mut ports = |list: Option<Vector<'a, i32>>| -> Result<Vec<Port>, OverBudget> {
                 let mut ports = Vec::new();
                 for index in list.into_iter().flat_map(|v| v.iter()) {
-                    ports.push(port(model, Some(sg), i64::from(index), None, budget)?);
+                    ports.push(port(model, Some(sg), listed, i64::from(index), None, budget)?);
                 }
                 Ok(ports)
             };
             let (inputs, outputs) = (ports(sg.inputs())?, ports(sg.outputs())?);
-            entries.push(Entry { signature: None, subgraph: 0, inputs, outputs });
+            entries.push(Entry { runs: Runs::Signature { signature: None, subgraph: 0 }, inputs, outputs });
         }
     }
     Ok(entries)
@@ -61,90 +175,61 @@ pub fn entries<'a, M: ModelView<'a>>(model: M, budget: &mut Budget) -> Result<Ve
 fn mapped<'a, M: ModelView<'a>>(
     model: M,
     sg: Option<M::SubGraph>,
+    listed: Option<&[TensorFacts]>,
     maps: Option<TableVector<'a, <M::Signature as SignatureView<'a>>::TensorMap>>,
     budget: &mut Budget,
 ) -> Result<Vec<Port>, OverBudget> {
     let mut ports = Vec::new();
     for m in maps.into_iter().flat_map(|v| v.iter()) {
-        ports.push(port(model, sg, i64::from(m.tensor_index()), m.name(), budget)?);
+        ports.push(port(model, sg, listed, i64::from(m.tensor_index()), m.name(), budget)?);
     }
     Ok(ports)
 }
 
-/// The port for tensor `index` of `sg`, named `name` by a signature.
+/// The port for tensor `index` of `sg` (whose tensors are `listed`, when they were), named
+/// `name` by a signature.
 fn port<'a, M: ModelView<'a>>(
     model: M,
     sg: Option<M::SubGraph>,
+    listed: Option<&[TensorFacts]>,
     index: i64,
     name: Option<&str>,
     budget: &mut Budget,
 ) -> Result<Port, OverBudget> {
     budget.charge(1)?;
+    let at = usize::try_from(index).ok();
+    if let Some(facts) = listed.zip(at).and_then(|(l, at)| l.get(at)) {
+        return Ok(Port::of_tensor(facts, name));
+    }
     let tensor = match (sg, i32::try_from(index)) {
         (Some(sg), Ok(i)) => sg.tensor(i),
         _ => None,
     };
-    let tensor = match tensor {
-        Some(t) => Some(TensorFacts::of(model, usize::try_from(index).unwrap_or(0), &t, budget)?),
-        None => None,
-    };
-    let name = name.map(str::to_string).or_else(|| tensor.as_ref().and_then(|t| t.name.clone()));
-    Ok(Port { name, tensor, index })
-}
-
-impl Port {
-    fn to_json(&self) -> Value {
-        match &self.tensor {
-            Some(t) => t.io_json(self.name.as_deref()),
-            None => json!({"name": self.name, "tensor": self.index, "error": "no such tensor"}),
-        }
+    match (tensor, at) {
+        (Some(t), Some(at)) => Ok(Port::of_tensor(&TensorFacts::of(model, at, &t, budget)?, name)),
+        _ => Ok(Port::missing(name.map(str::to_string), index, "no such tensor")),
     }
 }
 
-impl Entry {
-    /// `{"signature", "subgraph", "inputs", "outputs"}`.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "signature": self.signature,
-            "subgraph": self.subgraph,
-            "inputs": self.inputs.iter().map(Port::to_json).collect::<Vec<_>>(),
-            "outputs": self.outputs.iter().map(Port::to_json).collect::<Vec<_>>(),
-        })
-    }
-}
-
-/// A port's cells: name, dtype, shape (-1 dynamic), quantization.
-fn cells(port: &Value) -> [String; 4] {
-    let name = port["name"].as_str().map_or_else(|| format!("#{}", port["tensor"]), str::to_string);
-    if port.get("error").is_some() {
-        return [name, "-".into(), "-".into(), format!("(tensor {} does not exist)", port["tensor"])];
-    }
-    let dims: Vec<String> = port["shape"].as_array().into_iter().flatten().map(Value::to_string).collect();
-    let quant = Quant::from_json(&port["quantization"]).map_or_else(|| "-".into(), |q| q.text());
-    [name, port["dtype"].as_str().unwrap_or("-").into(), format!("[{}]", dims.join(",")), quant]
-}
-
-/// Prints each entry of a summary's `io`: its inputs and outputs, one aligned row per tensor.
-pub fn print(out: &mut dyn Write, io: &Value) -> std::io::Result<()> {
+/// Prints each entry's inputs and outputs, one aligned row per tensor, under a `runs:` line.
+pub fn print(out: &mut dyn Write, io: &[Entry]) -> std::io::Result<()> {
     print_indented(out, io, "  ", 21)
 }
 
 /// [`print`] with the `runs:` lines indented by `indent`, their label padded to `width`.
-pub fn print_indented(out: &mut dyn Write, io: &Value, indent: &str, width: usize) -> std::io::Result<()> {
-    for e in io.as_array().into_iter().flatten() {
-        let title = match (e["signature"].as_str(), e["plan"].as_str(), e["graph"].as_str()) {
-            (Some(key), _, _) => format!("signature {key} (subgraph {})", e["subgraph"]),
-            (_, Some(plan), _) => format!("execution plan {plan}"),
-            (_, _, Some(graph)) => format!("the {graph} graph"),
-            _ => format!("subgraph {}", e["subgraph"]),
+pub fn print_indented(out: &mut dyn Write, io: &[Entry], indent: &str, width: usize) -> std::io::Result<()> {
+    for e in io {
+        let title = match &e.runs {
+            Runs::Signature { signature: Some(key), subgraph } => format!("signature {key} (subgraph {subgraph})"),
+            Runs::Signature { signature: None, subgraph } => format!("subgraph {subgraph}"),
+            Runs::Subgraph { subgraph } => format!("subgraph {subgraph}"),
+            Runs::Plan { plan } => format!("execution plan {}", plan.as_deref().unwrap_or("-")),
+            Runs::Graph { graph } => format!("the {graph} graph"),
+            Runs::Program { program } => format!("program {program}"),
         };
         writeln!(out, "{indent}{:<width$}{title}", "runs:")?;
-        let ports = |k: &str| e[k].as_array().cloned().unwrap_or_default();
-        let rows: Vec<(&str, [String; 4])> = ports("inputs")
-            .iter()
-            .map(|p| ("in ", cells(p)))
-            .chain(ports("outputs").iter().map(|p| ("out", cells(p))))
-            .collect();
+        let rows: Vec<(&str, [String; 4])> =
+            e.inputs.iter().map(|p| ("in ", p.cells())).chain(e.outputs.iter().map(|p| ("out", p.cells()))).collect();
         let mut widths = [0usize; 4];
         for (_, row) in &rows {
             for (w, c) in widths.iter_mut().zip(row) {

@@ -7,6 +7,7 @@ pub mod conversion;
 pub mod cvimodel;
 pub mod executorch;
 pub mod facts;
+pub mod graph;
 pub mod io;
 pub mod needs;
 pub mod package;
@@ -14,3 +15,82 @@ pub mod support_metadata;
 pub mod training;
 pub mod warnings;
 pub mod weights;
+
+use crate::budget::{Budget, OverBudget};
+use cvimodel::CvimodelSummary;
+use executorch::ExecutorchSummary;
+use flatmodel::nnpackage::Package;
+use flatmodel::verify::Options;
+use flatmodel::File;
+use graph::{GraphSummary, Rules};
+use package::PackageSummary;
+use serde::Serialize;
+use std::io::Write;
+
+/// What `inspect` says of any file: one summary per format, rendered as text or as the JSON
+/// that `inspect.schema.json` describes.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum Summary {
+    /// A TFLite or Circle model.
+    Graph(Box<GraphSummary>),
+    /// An ExecuTorch program or Vulkan blob.
+    Executorch(Box<ExecutorchSummary>),
+    /// A cvimodel.
+    Cvimodel(Box<CvimodelSummary>),
+    /// An nnpackage.
+    Package(Box<PackageSummary>),
+}
+
+impl Summary {
+    /// The summary of a structurally verified file, every tensor listed when `tensors` (TFLite
+    /// and Circle), or why it cannot be given: the file is disproportionate to its summary, or
+    /// (ExecuTorch files, whose sections are located through them) its rules fail. TFLite,
+    /// Circle and cvimodel summaries show a failing rule instead.
+    pub fn of_file(file: File<'_>, tensors: bool) -> Result<Summary, String> {
+        let refused = |e: OverBudget| e.to_string();
+        Ok(match file {
+            File::Tflite(m) => {
+                Summary::Graph(Box::new(GraphSummary::of_tflite(m, tensors, Rules::Check).map_err(refused)?))
+            }
+            File::Circle(m) => {
+                Summary::Graph(Box::new(GraphSummary::of_circle(m, tensors, Rules::Check).map_err(refused)?))
+            }
+            File::Pte(p) => {
+                p.check_rules(&Options::DEFAULT).map_err(|e| e.to_string())?;
+                let mut budget = Budget::for_file(p.bytes().len());
+                Summary::Executorch(Box::new(ExecutorchSummary::of_program(&p, &mut budget).map_err(refused)?))
+            }
+            File::VkGraph(b) => {
+                b.check_rules(&Options::DEFAULT).map_err(|e| e.to_string())?;
+                let mut budget = Budget::for_file(b.bytes().len());
+                Summary::Executorch(Box::new(ExecutorchSummary::of_blob(&b, &mut budget).map_err(refused)?))
+            }
+            File::Cvimodel(c) => {
+                let mut budget = Budget::for_file(c.file().len());
+                Summary::Cvimodel(Box::new(CvimodelSummary::of(&c, &mut budget).map_err(refused)?))
+            }
+            other => return Err(format!("inspect does not read {:?} files", other.format())),
+        })
+    }
+
+    /// The summary of a checked nnpackage.
+    pub fn of_package(package: &Package) -> Summary {
+        Summary::Package(Box::new(PackageSummary::of(package)))
+    }
+
+    /// Writes the summary as JSON, with its layout's version.
+    pub fn write_json(&self, out: &mut dyn Write) -> Result<(), serde_json::Error> {
+        crate::output::write_summary(out, serde_json::to_value(self)?)
+    }
+
+    /// Prints the summary as text under the file's `name`.
+    pub fn print_text(&self, out: &mut dyn Write, name: &str) -> std::io::Result<()> {
+        match self {
+            Summary::Graph(s) => s.print_text(out, name),
+            Summary::Executorch(s) => s.print_text(out, name),
+            Summary::Cvimodel(s) => s.print_text(out, name),
+            Summary::Package(s) => s.print_text(out, name),
+        }
+    }
+}

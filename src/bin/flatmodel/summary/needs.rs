@@ -3,10 +3,11 @@
 
 use crate::budget::{Budget, OverBudget};
 use flatmodel::graph::{ModelView, OperatorKind, OperatorView, SubGraphView, TensorView};
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::collections::BTreeSet;
 
 /// One feature the model uses, and what of it.
+#[derive(Debug, Serialize)]
 pub struct Need {
     /// A stable key (`buffer_offset`, `builtin_options_2`, ...).
     pub feature: &'static str,
@@ -121,7 +122,11 @@ fn list(names: &BTreeSet<String>) -> String {
     }
 }
 
-/// `[{"feature", "detail"}]`.
-pub fn to_json(needs: &[Need]) -> Value {
-    Value::Array(needs.iter().map(|n| json!({"feature": n.feature, "detail": n.detail})).collect())
+/// The `needs:` line: every need's detail, `; `-separated (nothing when there are none).
+pub fn print(out: &mut dyn std::io::Write, label: &str, needs: &[Need]) -> std::io::Result<()> {
+    if needs.is_empty() {
+        return Ok(());
+    }
+    let details: Vec<&str> = needs.iter().map(|n| n.detail.as_str()).collect();
+    writeln!(out, "{label}{}", details.join("; "))
 }

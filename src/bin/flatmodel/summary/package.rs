@@ -1,230 +1,237 @@
-//! `flatmodel verify` and `flatmodel inspect` on an nnpackage: a directory holding
-//! `metadata/MANIFEST`, or a zip archive of one. The library checks the package; this file maps
-//! its model files and prints.
+//! The summary of an nnpackage: its manifest, config and models, each flatbuffer model with its
+//! own summary ([`GraphSummary`]).
 
-use crate::input::Input;
-use crate::output::Out;
-use crate::{Failure, Outcome};
-use flatmodel::nnpackage::{self, Container, Options, Package, PackageErrorKind, SharedBytes, TensorIo};
-use serde_json::{json, Value};
-use std::ffi::OsStr;
+use crate::summary::graph::{GraphSummary, Nested, Rules};
+use crate::summary::io::{Entry, Found, Port, PortTensor, Runs};
+use flatmodel::nnpackage::{self, Container, Package, TensorIo};
+use flatmodel::File;
+use serde::Serialize;
 use std::io::Write;
-use std::path::Path;
-use std::sync::Arc;
 
-/// Whether `path` is a package rather than a model file: a directory, or a file that starts
-/// as a zip archive (`PK\x03\x04`).
-pub fn is_package(path: &OsStr) -> bool {
-    nnpackage::container_of(Path::new(path)).is_some()
+/// What `inspect` says of an nnpackage: the manifest, the config, and each model with its
+/// own summary.
+#[derive(Serialize)]
+pub struct PackageSummary {
+    /// `nnpackage`.
+    format: &'static str,
+    /// `directory` or `zip`.
+    container: &'static str,
+    /// The manifest's version.
+    version: String,
+    /// The manifest's `configs`.
+    configs: Vec<String>,
+    /// The config file read, if any.
+    config: Option<ConfigSummary>,
+    /// Each model.
+    models: Vec<ModelSummary>,
+    /// The package's inputs (`model:subgraph:index`).
+    pkg_inputs: Vec<String>,
+    /// The package's outputs.
+    pkg_outputs: Vec<String>,
+    /// How outputs feed inputs between models.
+    model_connect: Vec<ConnectionSummary>,
 }
 
-/// A mapped file as the bytes the library asks its loader for.
-struct Mapped(Input);
-
-impl AsRef<[u8]> for Mapped {
-    fn as_ref(&self) -> &[u8] {
-        self.0.bytes()
-    }
+/// The config file: its path and `key=value` entries.
+#[derive(Serialize)]
+struct ConfigSummary {
+    /// Its path in the package.
+    file: String,
+    /// Its entries in file order.
+    entries: Vec<ConfigEntry>,
 }
 
-/// The package's loader: model files and zip archives are mapped, not copied.
-fn map_file(file: std::fs::File) -> std::io::Result<SharedBytes> {
-    let input = Input::map(&file, "package file").map_err(|f| match f {
-        Failure::Message(message) => std::io::Error::other(message),
-        Failure::OutputClosed => std::io::Error::from(std::io::ErrorKind::BrokenPipe),
-    })?;
-    Ok(Arc::new(Mapped(input)))
+/// One `key=value` entry.
+#[derive(Serialize)]
+struct ConfigEntry {
+    /// The key.
+    key: String,
+    /// The value.
+    value: String,
 }
 
-/// The checked package at `path`; `Ok(Err(reason))` when it is not a valid package, `Err` when
-/// the path itself cannot be read.
-fn open(path: &OsStr) -> Result<Result<Package, String>, Failure> {
-    let options = Options { loader: map_file, ..Options::default() };
-    match Package::open_with(Path::new(path), &options) {
-        Ok(package) => Ok(Ok(package)),
-        Err(e) if e.at().is_empty() && matches!(e.kind(), PackageErrorKind::Io | PackageErrorKind::NotFound) => {
-            Err(Failure::new(format!("{}: {e}", path.to_string_lossy())))
-        }
-        Err(e) => Ok(Err(e.to_string())),
-    }
+/// `from` feeds each of `to`.
+#[derive(Serialize)]
+struct ConnectionSummary {
+    /// The output.
+    from: String,
+    /// The inputs it feeds.
+    to: Vec<String>,
 }
 
-/// `PATH: ok (nnpackage 1.3, N model(s))`, or `PATH: invalid: REASON`.
-pub fn verify(out: &mut Out, path: &OsStr, quiet: bool) -> Result<Outcome, Failure> {
-    let name = path.to_string_lossy();
-    match open(path)? {
-        Ok(package) => {
-            if !quiet {
-                let v = package.version();
-                writeln!(out, "{name}: ok (nnpackage {}.{}, {} model(s))", v.major, v.minor, package.models().len())?;
-            }
-            for (i, model) in package.models().iter().enumerate() {
-                let warnings = crate::commands::verify::warnings_of(model.bytes.as_bytes());
-                warnings.print(out, &format!("{name}: warning: model {i} ({}): ", model.path))?;
-            }
-            Ok(Outcome::Ok)
-        }
-        Err(reason) => crate::open::report_invalid(out, &name, &reason),
-    }
+/// One model of the package.
+#[derive(Serialize)]
+struct ModelSummary {
+    /// Its position in the manifest.
+    index: usize,
+    /// Its path in the package.
+    path: String,
+    /// Its type (`tflite`, `circle`, `tvn`, ...).
+    #[serde(rename = "type")]
+    model_type: &'static str,
+    /// Where the type came from: `extension` or `model-types`.
+    type_from: &'static str,
+    /// The file's size.
+    bytes: usize,
+    /// Each subgraph's inputs and outputs; `None` for a backend's opaque binary.
+    io: Option<Vec<Entry>>,
+    /// The model's own summary (a flatbuffer model's), or why it cannot be given.
+    summary: Option<Nested<Box<GraphSummary>>>,
 }
 
-/// Prints the package's manifest summary, then each model's summary, as text or JSON.
-pub fn inspect(out: &mut Out, path: &OsStr, as_json: bool) -> Result<Outcome, Failure> {
-    let name = path.to_string_lossy();
-    let package = match open(path)? {
-        Ok(p) => p,
-        Err(reason) => return crate::open::report_invalid(out, &name, &reason),
-    };
-    let summary = summarise(&package);
-    if as_json {
-        crate::output::write_summary(out, summary)?;
-    } else {
-        print_text(out, &name, &package, &summary)?;
-    }
-    Ok(Outcome::Ok)
-}
-
-/// A subgraph input or output in the port layout of `inspect`'s `io` (the model's own summary
-/// adds its quantization), with the type code as stored.
-fn tensor_json(t: &TensorIo) -> Value {
-    json!({
-        "name": t.name,
-        "tensor": t.tensor,
-        "dtype": crate::summary::facts::dtype(t.element_type),
-        "type_code": t.element_type.code,
-        "shape": t.shape,
-    })
-}
-
-/// The package as JSON: the manifest's keys, the config, and each model with its summary.
-fn summarise(package: &Package) -> Value {
-    let m = package.manifest();
-    let refs = |v: &[nnpackage::IoRef]| -> Vec<String> { v.iter().map(ToString::to_string).collect() };
-    let models: Vec<Value> = package
-        .models()
-        .iter()
-        .enumerate()
-        .map(|(i, model)| {
-            let io: Option<Vec<Value>> = model.io.as_ref().map(|io| {
-                io.subgraphs
+impl PackageSummary {
+    /// The summary of a checked package. Its flatbuffer models were verified in full by the
+    /// package check: their structure is read again for the summary, their rules are not.
+    pub fn of(package: &Package) -> PackageSummary {
+        let m = package.manifest();
+        let refs = |v: &[nnpackage::IoRef]| -> Vec<String> { v.iter().map(ToString::to_string).collect() };
+        let models = package.models().iter().enumerate().map(|(i, model)| model_summary(i, model)).collect();
+        PackageSummary {
+            format: "nnpackage",
+            container: match package.container() {
+                Container::Directory => "directory",
+                Container::Zip => "zip",
+            },
+            version: m.version.to_string(),
+            configs: m.configs.clone(),
+            config: package.config().map(|c| ConfigSummary {
+                file: c.file.clone(),
+                entries: c
+                    .entries
                     .iter()
-                    .enumerate()
-                    .map(|(s, sg)| {
-                        json!({
-                            "subgraph": s,
-                            "inputs": sg.inputs.iter().map(tensor_json).collect::<Vec<_>>(),
-                            "outputs": sg.outputs.iter().map(tensor_json).collect::<Vec<_>>(),
-                        })
-                    })
-                    .collect()
-            });
-            let summary = match model.io {
-                Some(_) => crate::commands::inspect::summary_of(model.bytes.as_bytes()).unwrap_or_else(|e| json!({ "error": e })),
-                None => Value::Null,
-            };
-            json!({
-                "index": i,
-                "path": model.path,
-                "type": model.model_type.name(),
-                "type_from": if model.type_from_extension { "extension" } else { "model-types" },
-                "bytes": model.bytes.as_bytes().len(),
-                "io": io,
-                "summary": summary,
+                    .map(|(key, value)| ConfigEntry { key: key.clone(), value: value.clone() })
+                    .collect(),
+            }),
+            models,
+            pkg_inputs: refs(&m.pkg_inputs),
+            pkg_outputs: refs(&m.pkg_outputs),
+            model_connect: m
+                .model_connect
+                .iter()
+                .map(|c| ConnectionSummary { from: c.from.to_string(), to: refs(&c.to) })
+                .collect(),
+        }
+    }
+}
+
+/// Model `index` of a package, with its summary when it is a flatbuffer model.
+fn model_summary(index: usize, model: &nnpackage::PackageModel) -> ModelSummary {
+    let bytes = model.bytes.as_bytes();
+    let io = model.io.as_ref().map(|io| {
+        io.subgraphs
+            .iter()
+            .enumerate()
+            .map(|(s, sg)| Entry {
+                runs: Runs::Subgraph { subgraph: s },
+                inputs: sg.inputs.iter().map(port).collect(),
+                outputs: sg.outputs.iter().map(port).collect(),
             })
-        })
-        .collect();
-    let connections: Vec<Value> =
-        m.model_connect.iter().map(|c| json!({ "from": c.from.to_string(), "to": refs(&c.to) })).collect();
-    let config = package.config().map(|c| {
-        json!({
-            "file": c.file,
-            "entries": c.entries.iter().map(|(k, v)| json!({ "key": k, "value": v })).collect::<Vec<_>>(),
-        })
+            .collect()
     });
-    json!({
-        "format": "nnpackage",
-        "container": match package.container() { Container::Directory => "directory", Container::Zip => "zip" },
-        "version": m.version.to_string(),
-        "configs": m.configs,
-        "config": config,
-        "models": models,
-        "pkg_inputs": refs(&m.pkg_inputs),
-        "pkg_outputs": refs(&m.pkg_outputs),
-        "model_connect": connections,
-    })
+    let summary = model.io.as_ref().map(|_| {
+        let summary = match File::parse_structure(bytes) {
+            Ok(File::Tflite(m)) => GraphSummary::of_tflite(m, false, Rules::Passed),
+            Ok(File::Circle(m)) => GraphSummary::of_circle(m, false, Rules::Passed),
+            Ok(_) => return Nested::Invalid { error: "not a TFLite or Circle model".into() },
+            Err(e) => return Nested::Invalid { error: e.to_string() },
+        };
+        summary.map_or_else(|e| Nested::Invalid { error: e.to_string() }, |s| Nested::Read(Box::new(s)))
+    });
+    ModelSummary {
+        index,
+        path: model.path.clone(),
+        model_type: model.model_type.name(),
+        type_from: if model.type_from_extension { "extension" } else { "model-types" },
+        bytes: bytes.len(),
+        io,
+        summary,
+    }
 }
 
-fn print_text(out: &mut Out, name: &str, package: &Package, s: &Value) -> std::io::Result<()> {
-    let list = |v: &Value| -> String {
-        let items: Vec<String> = v
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|x| x.as_str().map_or_else(|| x.to_string(), String::from))
-            .collect();
-        if items.is_empty() {
-            "-".into()
-        } else {
-            items.join(", ")
-        }
+/// A subgraph input or output in the port layout every format's `io` shares, with the type
+/// code as stored (the model's own summary adds its quantization).
+fn port(t: &TensorIo) -> Port {
+    let shape = t.shape.as_ref().map(|d| d.iter().map(|&x| i64::from(x)).collect());
+    let tensor = PortTensor {
+        tensor_name: None,
+        dtype: crate::summary::facts::dtype(t.element_type),
+        type_code: Some(i32::from(t.element_type.code)),
+        shape,
+        quantization: None,
     };
-    writeln!(out, "{name}")?;
-    writeln!(
-        out,
-        "  format:      nnpackage {} ({})",
-        s["version"].as_str().unwrap_or("-"),
-        s["container"].as_str().unwrap_or("-")
-    )?;
-    writeln!(out, "  configs:     {}", list(&s["configs"]))?;
-    if let Some(config) = package.config() {
-        writeln!(out, "  config:      {}", config.file)?;
-        for (k, v) in &config.entries {
-            writeln!(out, "    {k}={v}")?;
+    Port { name: t.name.clone(), tensor: i64::from(t.tensor), found: Found::Tensor(tensor) }
+}
+
+impl PackageSummary {
+    /// Prints the summary as text under the package's `name`: the manifest, then each model's
+    /// own summary.
+    pub fn print_text(&self, out: &mut dyn Write, name: &str) -> std::io::Result<()> {
+        let list = |items: &[String]| if items.is_empty() { "-".into() } else { items.join(", ") };
+        writeln!(out, "{name}")?;
+        writeln!(out, "  format:      nnpackage {} ({})", self.version, self.container)?;
+        writeln!(out, "  configs:     {}", list(&self.configs))?;
+        if let Some(config) = &self.config {
+            writeln!(out, "  config:      {}", config.file)?;
+            for e in &config.entries {
+                writeln!(out, "    {}={}", e.key, e.value)?;
+            }
         }
-    }
-    writeln!(out, "  models:      {}", package.models().len())?;
-    for (i, model) in package.models().iter().enumerate() {
-        let from = if model.type_from_extension { " by extension" } else { "" };
-        writeln!(
-            out,
-            "    [{i}] {} ({}{from}, {} bytes)",
-            model.path,
-            model.model_type.name(),
-            model.bytes.as_bytes().len()
-        )?;
-        for (sg, io) in model.io.iter().flat_map(|io| io.subgraphs.iter().enumerate()) {
-            let side = |ts: &[TensorIo]| -> String {
-                let parts: Vec<String> = ts
-                    .iter()
-                    .map(|t| {
-                        let shape =
-                            t.shape.as_ref().map_or_else(|| "[?]".into(), |d| format!("{d:?}").replace(' ', ""));
-                        format!("{} {} {shape}", t.name.as_deref().unwrap_or("-"), t.element_type)
-                    })
-                    .collect();
-                parts.join("; ")
-            };
-            writeln!(out, "        subgraph {sg}: inputs [{}] outputs [{}]", side(&io.inputs), side(&io.outputs))?;
+        writeln!(out, "  models:      {}", self.models.len())?;
+        for model in &self.models {
+            let from = if model.type_from == "extension" { " by extension" } else { "" };
+            writeln!(out, "    [{}] {} ({}{from}, {} bytes)", model.index, model.path, model.model_type, model.bytes)?;
+            for entry in model.io.iter().flatten() {
+                let side = |ports: &[Port]| -> String {
+                    let parts: Vec<String> = ports.iter().map(port_text).collect();
+                    parts.join("; ")
+                };
+                let sg = match entry.runs {
+                    Runs::Subgraph { subgraph } => subgraph,
+                    _ => 0,
+                };
+                writeln!(
+                    out,
+                    "        subgraph {sg}: inputs [{}] outputs [{}]",
+                    side(&entry.inputs),
+                    side(&entry.outputs)
+                )?;
+            }
         }
-    }
-    writeln!(out, "  pkg-inputs:  {}", list(&s["pkg_inputs"]))?;
-    writeln!(out, "  pkg-outputs: {}", list(&s["pkg_outputs"]))?;
-    writeln!(out, "  connections:{}", if package.manifest().model_connect.is_empty() { " -" } else { "" })?;
-    for c in &package.manifest().model_connect {
-        let to: Vec<String> = c.to.iter().map(ToString::to_string).collect();
-        writeln!(out, "    {} -> {}", c.from, to.join(", "))?;
-    }
-    for (i, model) in s["models"].as_array().into_iter().flatten().enumerate() {
-        let summary = &model["summary"];
-        if summary.is_null() {
-            continue;
+        writeln!(out, "  pkg-inputs:  {}", list(&self.pkg_inputs))?;
+        writeln!(out, "  pkg-outputs: {}", list(&self.pkg_outputs))?;
+        writeln!(out, "  connections:{}", if self.model_connect.is_empty() { " -" } else { "" })?;
+        for c in &self.model_connect {
+            writeln!(out, "    {} -> {}", c.from, c.to.join(", "))?;
         }
-        writeln!(out)?;
-        let title = format!("{name}: model {i} ({})", model["path"].as_str().unwrap_or("-"));
-        match summary.get("error").and_then(Value::as_str) {
-            Some(e) => writeln!(out, "{title}: {e}")?,
-            None => crate::commands::inspect::print_text(out, &title, summary)?,
+        for model in &self.models {
+            let title = format!("{name}: model {} ({})", model.index, model.path);
+            match &model.summary {
+                None => continue,
+                Some(Nested::Invalid { error }) => {
+                    writeln!(out)?;
+                    writeln!(out, "{title}: {error}")?;
+                }
+                Some(Nested::Read(summary)) => {
+                    writeln!(out)?;
+                    summary.print_text(out, &title)?;
+                }
+            }
         }
+        Ok(())
     }
-    Ok(())
+}
+
+/// `NAME DTYPE [d0,d1]` (`[?]` without a shape), as a model line lists a port.
+fn port_text(p: &Port) -> String {
+    let name = p.name.as_deref().unwrap_or("-");
+    match &p.found {
+        Found::Tensor(t) => {
+            let shape = t.shape.as_ref().map_or_else(
+                || "[?]".into(),
+                |d| format!("[{}]", d.iter().map(i64::to_string).collect::<Vec<_>>().join(",")),
+            );
+            format!("{name} {} {shape}", t.dtype)
+        }
+        Found::Missing { error } => format!("{name} ({error})"),
+    }
 }

@@ -1,15 +1,16 @@
 //! The warnings of one file, as `verify` and `inspect` list them: every one counted, the first
 //! [`Warnings::SHOWN`] kept as text so a model with thousands of them stays readable and small.
 
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::fmt::Display;
 use std::io::Write;
 
-/// A file's warnings.
-#[derive(Default)]
+/// A file's warnings; as JSON `{"count": N, "shown": [...]}`.
+#[derive(Debug, Default, Serialize)]
 pub struct Warnings {
-    shown: Vec<String>,
+    #[serde(rename = "count")]
     total: u64,
+    shown: Vec<String>,
 }
 
 impl Warnings {
@@ -46,16 +47,8 @@ impl Warnings {
         warnings
     }
 
-    /// The warnings [`Warnings::to_json`] wrote (a summary's `warnings`), for printing.
-    pub fn from_json(v: &Value) -> Warnings {
-        let shown: Vec<String> =
-            v["shown"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect();
-        let total = v["count"].as_u64().unwrap_or(shown.len() as u64);
-        Warnings { shown, total }
-    }
-
-    /// `{"count": N, "shown": [...]}`.
-    pub fn to_json(&self) -> Value {
-        json!({ "count": self.total, "shown": self.shown })
+    /// How many there are.
+    pub fn count(&self) -> u64 {
+        self.total
     }
 }

@@ -5,7 +5,7 @@
 use crate::budget::{Budget, OverBudget};
 use crate::summary::facts::{dtype, TensorFacts};
 use flatmodel::graph::{ModelView, OperatorView, SubGraphView, TensorView};
-use serde_json::{json, Value};
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 
@@ -28,20 +28,33 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// The weights of `model`: the data of every tensor that is not variable, once per buffer.
-    pub fn of<'a, M: ModelView<'a>>(model: M, budget: &mut Budget) -> Result<Weights, OverBudget> {
+    /// The weights of `model`: the data of every tensor that is not variable, once per buffer;
+    /// `facts` are each subgraph's tensors, as the summary listed them.
+    pub fn of<'a, M: ModelView<'a>>(
+        model: M,
+        facts: &[Vec<TensorFacts>],
+        budget: &mut Budget,
+    ) -> Result<Weights, OverBudget> {
         let mut w = Weights::default();
         let mut counted: HashSet<u32> = HashSet::new();
         // Buffer index -> bytes of the constant tensors not yet attributed to an operator.
         let mut constant: BTreeMap<u32, u64> = BTreeMap::new();
-        for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
+        for (s, sg) in model.subgraph_list().into_iter().flat_map(|s| s.iter()).enumerate() {
             for (i, t) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
                 budget.charge(1)?;
                 let Ok(data) = model.tensor_data(&t) else { continue };
                 if data.is_empty() || t.is_variable() || !counted.insert(t.buffer()) {
                     continue;
                 }
-                let facts = TensorFacts::of(model, i, &t, budget)?;
+                let listed = facts.get(s).and_then(|f| f.get(i));
+                let built;
+                let facts = match listed {
+                    Some(f) => f,
+                    None => {
+                        built = TensorFacts::of(model, i, &t, budget)?;
+                        &built
+                    }
+                };
                 let bytes = data.len() as u64;
                 let stored_outside = model
                     .buffer_ref(usize::try_from(t.buffer()).unwrap_or(usize::MAX))
@@ -82,49 +95,43 @@ impl Weights {
         self.inside.saturating_add(self.outside)
     }
 
-    /// `{"bytes", "inside", "outside", "parameters", "by_dtype", "by_operator"}`, the last two
-    /// as `[name, bytes]` pairs, largest first.
-    pub fn to_json(&self) -> Value {
-        let pairs =
-            |m: &BTreeMap<String, u64>| largest_first(m).into_iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>();
-        json!({
-            "bytes": self.bytes(),
-            "inside": self.inside,
-            "outside": self.outside,
-            "parameters": self.parameters,
-            "by_dtype": pairs(&self.by_dtype),
-            "by_operator": pairs(&self.by_operator),
-        })
+    /// Prints the `size:` lines: the file's size (`file_bytes`), then the weights'.
+    pub fn print(&self, out: &mut dyn Write, file_bytes: u64) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "  size:                {} bytes; weights {} bytes ({} inside the flatbuffer, {} outside), {} parameters",
+            grouped(file_bytes),
+            grouped(self.bytes()),
+            grouped(self.inside),
+            grouped(self.outside),
+            grouped(self.parameters)
+        )?;
+        let line = |m: &BTreeMap<String, u64>| {
+            let parts: Vec<String> = largest_first(m).into_iter().map(|(k, v)| format!("{k} {}", grouped(v))).collect();
+            if parts.is_empty() {
+                "-".to_string()
+            } else {
+                parts.join(", ")
+            }
+        };
+        writeln!(out, "    weights by type:     {}", line(&self.by_dtype))?;
+        writeln!(out, "    weights by operator: {}", line(&self.by_operator))
     }
 }
 
-/// Prints a summary's `weights` (with the file size) as the `size:` lines.
-pub fn print(out: &mut dyn Write, w: &Value, file_bytes: u64) -> std::io::Result<()> {
-    let n = |k: &str| grouped(w[k].as_u64().unwrap_or(0));
-    writeln!(
-        out,
-        "  size:                {} bytes; weights {} bytes ({} inside the flatbuffer, {} outside), {} parameters",
-        grouped(file_bytes),
-        n("bytes"),
-        n("inside"),
-        n("outside"),
-        n("parameters")
-    )?;
-    let line = |k: &str| {
-        let parts: Vec<String> = w[k]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|p| format!("{} {}", p[0].as_str().unwrap_or("-"), grouped(p[1].as_u64().unwrap_or(0))))
-            .collect();
-        if parts.is_empty() {
-            "-".to_string()
-        } else {
-            parts.join(", ")
-        }
-    };
-    writeln!(out, "    weights by type:     {}", line("by_dtype"))?;
-    writeln!(out, "    weights by operator: {}", line("by_operator"))
+/// `{"bytes", "inside", "outside", "parameters", "by_dtype", "by_operator"}`, the last two as
+/// `[name, bytes]` pairs, largest first.
+impl Serialize for Weights {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Weights", 6)?;
+        s.serialize_field("bytes", &self.bytes())?;
+        s.serialize_field("inside", &self.inside)?;
+        s.serialize_field("outside", &self.outside)?;
+        s.serialize_field("parameters", &self.parameters)?;
+        s.serialize_field("by_dtype", &largest_first(&self.by_dtype))?;
+        s.serialize_field("by_operator", &largest_first(&self.by_operator))?;
+        s.end()
+    }
 }
 
 /// The entries of `m`, largest value first, then by name.

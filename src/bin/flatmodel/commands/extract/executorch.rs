@@ -1,0 +1,50 @@
+//! `extract` from ExecuTorch files: `delegate:N`, `segment:N` or `named:KEY` in a `.pte`,
+//! `constant:N` in a Vulkan blob.
+
+use crate::Failure;
+use flatmodel::pte::PteFile;
+use flatmodel::vkgraph::{Blob, Constant};
+
+/// What an extraction gives: the bytes, or (inner error) why the file is invalid; the outer
+/// error is a usage error.
+type Extracted<'a> = Result<Result<&'a [u8], String>, Failure>;
+
+/// The number after `kind:` in `what`.
+fn number(what: &str, n: &str) -> Result<usize, Failure> {
+    n.parse::<usize>().map_err(|_| Failure::new(format!("'{what}': expected a number after ':'")))
+}
+
+/// The bytes `what` names in the verified program `file`: `delegate:N` (a delegate's
+/// processed blob), `segment:N` or `named:KEY`.
+pub fn from_program<'a>(name: &str, file: &PteFile<'a>, what: &str) -> Extracted<'a> {
+    Ok(match what.split_once(':') {
+        Some(("delegate", n)) => {
+            let n = number(what, n)?;
+            let d = file.delegate(n).ok_or_else(|| Failure::new(format!("{name}: no delegate {n}")))?;
+            file.delegate_blob(&d).map(|(_, b)| b).map_err(|e| e.to_string())
+        }
+        Some(("segment", n)) => file.segment(number(what, n)?).map(|(_, b)| b).map_err(|e| e.to_string()),
+        Some(("named", key)) => {
+            Ok(file.named_data(key).ok_or_else(|| Failure::new(format!("{name}: no named data '{key}'")))?)
+        }
+        _ => return Err(Failure::new(format!("'{what}': a .pte has delegate:N, segment:N or named:KEY"))),
+    })
+}
+
+/// The data of constant `constant:N` in the verified Vulkan blob `blob` (inline constants only:
+/// a named one lives in the program's named data).
+pub fn from_blob<'a>(name: &str, blob: &Blob<'a>, what: &str) -> Extracted<'a> {
+    let Some(("constant", n)) = what.split_once(':') else {
+        return Err(Failure::new(format!("'{what}': a Vulkan blob has constant:N")));
+    };
+    let n = number(what, n)?;
+    Ok(match blob.constant(n) {
+        Ok(Constant::Inline(data)) => Ok(data),
+        Ok(Constant::Named { key, .. }) => {
+            return Err(Failure::new(format!(
+                "{name}: constant {n} is the program's named data '{key}': extract named:{key} from the .pte"
+            )))
+        }
+        Err(e) => Err(e.to_string()),
+    })
+}

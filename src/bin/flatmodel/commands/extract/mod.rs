@@ -1,0 +1,81 @@
+//! `flatmodel extract FILE WHAT -o OUT`: write the exact bytes WHAT names, to a file or (`-o -`)
+//! to standard output. What each format can name is its own module's.
+
+mod cvimodel;
+mod executorch;
+mod model;
+pub mod npy;
+
+use crate::open;
+use crate::output::Out;
+use crate::{Failure, Outcome};
+use flatmodel::graph::ModelView;
+use flatmodel::verify::Options;
+use flatmodel::File;
+use std::borrow::Cow;
+use std::ffi::OsString;
+use std::io::Write;
+
+/// Writes the bytes `what` names in `path` to `to` (`-`: standard output).
+/// `raw` writes a tensor's data as stored rather than as a `.npy` file.
+pub fn run(out: &mut Out, path: &OsString, what: &str, to: &OsString, raw: bool) -> Result<Outcome, Failure> {
+    let name = path.to_string_lossy();
+    let input = match open::model_file(out, path, "extract from")? {
+        Ok(input) => input,
+        Err(outcome) => return Ok(outcome),
+    };
+    let data = match open::file(input.bytes()) {
+        Ok(file) => bytes(&name, file, what, raw)?,
+        Err(reason) => Err(reason),
+    };
+    match data {
+        Ok(data) if to == "-" => {
+            out.write_all(&data)?;
+            out.flush()?;
+            Ok(Outcome::Ok)
+        }
+        Ok(data) => write_replacing(std::path::Path::new(to), &data).map(|()| Outcome::Ok),
+        Err(reason) => open::report_invalid(out, &name, &reason),
+    }
+}
+
+/// The bytes `what` names in `file` (structurally verified), or (inner error) why the file is
+/// invalid; the outer error is a usage error. The container formats' rules are checked first,
+/// as their sections are located through them; a TFLite or Circle model's data is reached
+/// through its verified structure alone.
+fn bytes<'a>(name: &str, file: File<'a>, what: &str, raw: bool) -> Result<Result<Cow<'a, [u8]>, String>, Failure> {
+    let borrowed = |r: Result<&'a [u8], String>| r.map(Cow::Borrowed);
+    if !matches!(file, File::Tflite(_) | File::Circle(_)) {
+        if let Err(e) = file.check_rules(&Options::DEFAULT) {
+            return Ok(Err(e.to_string()));
+        }
+    }
+    Ok(match file {
+        File::Tflite(m) if what.starts_with("associated:") => model::associated(name, ModelView::file(&m), what)?,
+        File::Tflite(m) => Ok(model::bytes(name, m, what, raw)?),
+        File::Circle(m) => Ok(model::bytes(name, m, what, raw)?),
+        File::Pte(p) => borrowed(executorch::from_program(name, &p, what)?),
+        File::VkGraph(b) => borrowed(executorch::from_blob(name, &b, what)?),
+        File::Cvimodel(c) => cvimodel::bytes(name, &c, what)?,
+        other => Err(format!("extract does not read {:?} files", other.format())),
+    })
+}
+
+/// Writes `data` to a temporary file beside `out`, then renames it over `out`: `data` may be
+/// a slice of the mapped input, and `out` may name that very file, which must not be
+/// truncated while it is mapped.
+fn write_replacing(out: &std::path::Path, data: &[u8]) -> Result<(), Failure> {
+    let shown = out.to_string_lossy();
+    let dir = out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let name = out.file_name().ok_or_else(|| Failure::new(format!("{shown}: not a file name")))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".flatmodel-{}.tmp", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let written = std::fs::write(&tmp, data).and_then(|()| std::fs::rename(&tmp, out));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Failure::new(format!("{shown}: {e}")));
+    }
+    Ok(())
+}

@@ -1,0 +1,675 @@
+//! The summary of a TFLite or Circle model: one type for both (through `flatmodel::graph`:
+//! subgraphs, operators, tensors, signatures, metadata), with what only one format has
+//! ([`TfliteOwn`], [`CircleOwn`]).
+//!
+//! Building it is charged against a [`Budget`] linear in the file size, row by row and list
+//! element by list element, so a file whose tables are shared many times over is refused
+//! rather than expanded.
+
+use crate::budget::{Budget, OverBudget};
+use crate::summary::arena::{Arena, Uses};
+use crate::summary::associated::{self, Appended};
+use crate::summary::conversion::{self, Conversion};
+use crate::summary::facts::{dtype, Named, Quant, TensorFacts};
+use crate::summary::io::Entry;
+use crate::summary::needs::Need;
+use crate::summary::support_metadata::{self, SupportMetadata};
+use crate::summary::training::{self, Training};
+use crate::summary::warnings::Warnings;
+use crate::summary::weights::{grouped, Weights};
+use flatmodel::graph::{MetadataView, ModelView, OperatorView, SignatureView, SubGraphView, TensorMapView};
+use flatmodel::verify::Options;
+use flatmodel::wire::{TableVector, Vector};
+use flatmodel::{circle, tflite};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::Write;
+
+/// What `inspect` says of a TFLite or Circle model.
+#[derive(Serialize)]
+pub struct GraphSummary {
+    /// `TFLite` or `Circle`.
+    format: &'static str,
+    /// `Model.version`.
+    schema_version: u32,
+    /// The file's size.
+    file_bytes: usize,
+    /// `Model.description`.
+    description: Option<String>,
+    /// What each signature (else the primary subgraph) takes and gives.
+    io: Vec<Entry>,
+    /// The constant data.
+    weights: Weights,
+    /// The schema features the model uses that not every runtime reads.
+    needs: Vec<Need>,
+    /// Each subgraph.
+    subgraphs: Vec<Subgraph>,
+    /// Operators by name.
+    operator_histogram: BTreeMap<String, u64>,
+    /// Operators by name and version.
+    operators: Vec<OperatorCount>,
+    /// `Model.buffers` entries.
+    buffers: usize,
+    /// Buffer bytes inside the flatbuffer.
+    buffer_bytes_inside: u64,
+    /// Buffer bytes after it (`Buffer.offset`).
+    buffer_bytes_outside: u64,
+    /// Each signature's key, subgraph and tensor names.
+    signatures: Vec<Signature>,
+    /// `Model.metadata` entries.
+    metadata: Vec<Metadata>,
+    /// The model rules' verdict over the verified structure: `ok` or the error.
+    model_rules: String,
+    /// The advisory findings.
+    warnings: Warnings,
+    /// What only the model's format has.
+    #[serde(flatten)]
+    own: FormatOwn,
+}
+
+/// One subgraph.
+#[derive(Serialize)]
+struct Subgraph {
+    /// Its index.
+    index: usize,
+    /// `SubGraph.name`.
+    name: Option<String>,
+    /// How many tensors.
+    tensors: usize,
+    /// How many operators.
+    operators: usize,
+    /// `SubGraph.inputs`.
+    inputs: Vec<i32>,
+    /// `SubGraph.outputs`.
+    outputs: Vec<i32>,
+    /// Its control-flow operators and the subgraphs they call.
+    calls: Vec<Call>,
+    /// The activation arena estimate.
+    arena: Arena,
+    /// Revision 0 Circle's `data_format` (later revisions deprecate it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data_format: Option<Named>,
+    /// Every tensor, with `--tensors`.
+    #[serde(rename = "tensor_list", skip_serializing_if = "Option::is_none")]
+    tensor_list: Option<Vec<TensorRow>>,
+}
+
+/// A control-flow operator and the subgraphs it calls.
+#[derive(Serialize)]
+struct Call {
+    /// The operator's index.
+    operator: usize,
+    /// Its name.
+    name: String,
+    /// The subgraphs it calls.
+    subgraphs: Vec<i64>,
+}
+
+/// How many operators of one name and version.
+#[derive(Serialize)]
+struct OperatorCount {
+    /// `CONV_2D`, or a custom operator's name.
+    name: String,
+    /// `OperatorCode.version`.
+    version: i32,
+    /// How many.
+    count: u64,
+}
+
+/// A signature's key, subgraph and the tensors it names.
+#[derive(Serialize)]
+struct Signature {
+    /// `signature_key`.
+    key: Option<String>,
+    /// `subgraph_index`.
+    subgraph: u32,
+    /// Its inputs.
+    inputs: Vec<TensorName>,
+    /// Its outputs.
+    outputs: Vec<TensorName>,
+}
+
+/// A signature's name for a tensor.
+#[derive(Serialize)]
+struct TensorName {
+    /// The name.
+    name: Option<String>,
+    /// The tensor index.
+    tensor: u32,
+}
+
+/// A `Model.metadata` entry.
+#[derive(Serialize)]
+struct Metadata {
+    /// Its name.
+    name: Option<String>,
+    /// The buffer holding it.
+    buffer: u32,
+}
+
+/// One tensor's row with `--tensors`: the listed facts, serialized as `inspect.schema.json`
+/// names them.
+struct TensorRow(TensorFacts);
+
+impl Serialize for TensorRow {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let t = &self.0;
+        let mut m = serializer.serialize_map(None)?;
+        m.serialize_entry("index", &t.index)?;
+        m.serialize_entry("name", &t.name)?;
+        m.serialize_entry("type", &t.element.to_string())?;
+        m.serialize_entry("dtype", &dtype(t.element))?;
+        m.serialize_entry("shape", &t.shape)?;
+        m.serialize_entry("buffer", &t.buffer)?;
+        m.serialize_entry("data_bytes", &t.data_bytes)?;
+        m.serialize_entry("is_variable", &t.is_variable)?;
+        if let Some(signature) = t.shape_signature.as_ref().filter(|s| **s != t.shape) {
+            m.serialize_entry("shape_signature", signature)?;
+        }
+        if let Some(q) = &t.quant {
+            m.serialize_entry("quantization", q)?;
+        }
+        m.end()
+    }
+}
+
+/// What only one of the two formats has.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum FormatOwn {
+    /// TFLite's readings of its metadata.
+    Tflite(TfliteOwn),
+    /// Circle's own fields.
+    Circle(CircleOwn),
+}
+
+/// TFLite's readings of its metadata: the minimum runtime version, the support metadata,
+/// associated files and the conversion record.
+#[derive(Serialize)]
+pub struct TfliteOwn {
+    /// The `min_runtime_version` metadata entry.
+    min_runtime_version: Option<String>,
+    /// tflite-support's model metadata.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    support_metadata: Option<Nested<SupportMetadata>>,
+    /// The zip archive of associated files appended to the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    associated_files: Option<Appended>,
+    /// The converter's record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conversion_metadata: Option<Nested<Conversion>>,
+}
+
+/// Circle's own fields: the metadata buffer indices, the schema revision the content shows,
+/// the model files `RUN_MODEL` operators run and the training parameters.
+#[derive(Serialize)]
+pub struct CircleOwn {
+    /// `Model.metadata_buffer`.
+    metadata_buffer: Vec<i32>,
+    /// `0`, `0.4+` or `undetermined` ([`circle::Revision`]).
+    circle_revision: &'static str,
+    /// Each `RUN_MODEL` operator.
+    run_model: Vec<RunModel>,
+    /// The training parameters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    training: Option<Nested<Training>>,
+}
+
+/// A `RUN_MODEL` operator and the model it runs.
+#[derive(Serialize)]
+struct RunModel {
+    /// The subgraph holding it.
+    subgraph: usize,
+    /// Its index there.
+    operator: usize,
+    /// The model file.
+    location: Option<String>,
+    /// The entry signature.
+    signature: Option<String>,
+}
+
+/// A flatbuffer nested in a file (model metadata, a training record): its summary, or why it
+/// is invalid (`{"error": ...}`).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Nested<T> {
+    /// It verified: its summary.
+    Read(T),
+    /// It did not.
+    Invalid {
+        /// The verifier's error.
+        error: String,
+    },
+}
+
+/// Whether a summary checks the model rules.
+#[derive(Clone, Copy)]
+pub enum Rules {
+    /// Check them over the verified structure.
+    Check,
+    /// They passed already (a package's model, which the package check verified in full).
+    Passed,
+}
+
+impl Rules {
+    /// The rules' error, `check`ing them unless they passed already.
+    fn check(self, check: impl FnOnce() -> Result<(), flatmodel::Error>) -> Option<flatmodel::Error> {
+        match self {
+            Rules::Check => check().err(),
+            Rules::Passed => None,
+        }
+    }
+}
+
+impl GraphSummary {
+    /// The summary of a structurally verified TFLite model, every tensor listed when `tensors`.
+    /// The listing is charged first, so a refused file costs no more than its budget; the model
+    /// rules (over the structure already verified) and warnings then run under the library's
+    /// own budget.
+    pub fn of_tflite(m: tflite::Model<'_>, tensors: bool, rules: Rules) -> Result<GraphSummary, OverBudget> {
+        let mut budget = Budget::for_file(m.file().len());
+        let support_metadata = nested(m.support_metadata(), |meta| support_metadata::of(meta, &mut budget))?;
+        let associated_files = associated::of(m.file(), &mut budget)?;
+        let conversion_metadata = nested(m.conversion_metadata(), |c| Ok(conversion::of(c)))?;
+        let appended_warning = associated_files.as_ref().and_then(Appended::warning);
+        let own = FormatOwn::Tflite(TfliteOwn {
+            min_runtime_version: m.min_runtime_version().map(str::to_string),
+            support_metadata,
+            associated_files,
+            conversion_metadata,
+        });
+        Self::of(
+            "TFLite",
+            m,
+            tensors,
+            &mut budget,
+            |_| None,
+            own,
+            || {
+                let mut warnings = Warnings::collect(|f| m.for_each_warning(f));
+                if let Some(text) = appended_warning {
+                    warnings.push(text);
+                }
+                (rules.check(|| m.check_rules(&Options::DEFAULT)), warnings)
+            },
+        )
+    }
+
+    /// [`GraphSummary::of_tflite`] for a Circle model.
+    pub fn of_circle(m: circle::Model<'_>, tensors: bool, rules: Rules) -> Result<GraphSummary, OverBudget> {
+        let mut budget = Budget::for_file(m.file().len());
+        let revision = m.revision();
+        let metadata_buffer = listed(m.metadata_buffer(), &mut budget)?;
+        let mut run_model = Vec::new();
+        m.for_each_run_model(|r| {
+            run_model.push(RunModel {
+                subgraph: r.subgraph,
+                operator: r.operator,
+                location: r.location.map(str::to_string),
+                signature: r.signature.map(str::to_string),
+            })
+        });
+        budget.charge(run_model.len())?;
+        let own = FormatOwn::Circle(CircleOwn {
+            metadata_buffer,
+            circle_revision: match revision {
+                circle::Revision::Zero => "0",
+                circle::Revision::Later => "0.4+",
+                circle::Revision::Undetermined => "undetermined",
+            },
+            run_model,
+            training: nested(m.training(), |t| Ok(training::of(t)))?,
+        });
+        // Revision 0's `data_format`, which later revisions deprecate (so not shown for them).
+        let data_format = |i: usize| {
+            let f = m.subgraphs().and_then(|s| s.get(i))?.data_format();
+            (revision != circle::Revision::Later).then(|| Named::new(f.name(), f.0))
+        };
+        Self::of("Circle", m, tensors, &mut budget, data_format, own, || {
+            (rules.check(|| m.check_rules(&Options::DEFAULT)), Warnings::collect(|f| m.for_each_warning(f)))
+        })
+    }
+
+    /// What both formats share: what the model takes and gives, subgraphs (with their
+    /// control-flow calls and activation arena), operators by name and version, weights,
+    /// buffers; `data_format` gives a subgraph's, where the format has one. `verdict` (the model
+    /// rules' error and the warnings) runs last, once the listing has passed its budget.
+    #[allow(clippy::too_many_arguments)]
+    fn of<'a, M: ModelView<'a>>(
+        format: &'static str,
+        model: M,
+        with_tensors: bool,
+        budget: &mut Budget,
+        data_format: impl Fn(usize) -> Option<Named>,
+        own: FormatOwn,
+        verdict: impl FnOnce() -> (Option<flatmodel::Error>, Warnings),
+    ) -> Result<GraphSummary, OverBudget> {
+        let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
+        let mut versions: BTreeMap<(String, i32), u64> = BTreeMap::new();
+        let mut subgraphs = Vec::new();
+        let mut all_facts = Vec::new();
+        // The arena planner's comparisons, for all subgraphs together: 16 per byte of the file.
+        let mut plan_steps = (model.file().len() as u64).saturating_mul(16).saturating_add(4096);
+        for (i, sg) in model.subgraph_list().into_iter().flat_map(|s| s.iter()).enumerate() {
+            budget.charge(1)?;
+            let mut facts = Vec::new();
+            for (t, tensor) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
+                facts.push(TensorFacts::of(model, t, &tensor, budget)?);
+            }
+            let mut uses = Vec::new();
+            let mut calls = Vec::new();
+            for (o, op) in sg.operators().into_iter().flat_map(|o| o.iter()).enumerate() {
+                budget.charge(1)?;
+                let kind = model.operator_kind(&op);
+                let name = kind.map_or("<missing operator code>".into(), |k| k.to_string());
+                *histogram.entry(name.clone()).or_default() += 1;
+                *versions.entry((name.clone(), kind.map_or(0, |k| k.version()))).or_default() += 1;
+                let mut called = Vec::new();
+                op.for_each_called_subgraph(&mut |s| called.push(s));
+                budget.charge(called.len())?;
+                if !called.is_empty() {
+                    calls.push(Call { operator: o, name, subgraphs: called });
+                }
+                let tensors: Vec<i32> = [op.inputs(), op.outputs(), op.intermediates()]
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|v| v.iter())
+                    .collect();
+                budget.charge(tensors.len())?;
+                uses.push(tensors);
+            }
+            let (inputs, outputs) = (listed(sg.inputs(), budget)?, listed(sg.outputs(), budget)?);
+            let uses = Uses { tensors: &facts, operators: &uses, inputs: &inputs, outputs: &outputs };
+            let arena = Arena::of(&uses, &mut plan_steps);
+            subgraphs.push(Subgraph {
+                index: i,
+                name: sg.name().map(str::to_string),
+                tensors: facts.len(),
+                operators: uses.operators.len(),
+                inputs,
+                outputs,
+                calls,
+                arena,
+                data_format: data_format(i),
+                tensor_list: None,
+            });
+            all_facts.push(facts);
+        }
+        let signatures = signatures(model, budget)?;
+        let mut metadata = Vec::new();
+        for m in model.metadata_list().into_iter().flat_map(|m| m.iter()) {
+            budget.charge(1)?;
+            metadata.push(Metadata { name: m.name().map(str::to_string), buffer: m.buffer() });
+        }
+        let io = crate::summary::io::entries(model, &all_facts, budget)?;
+        let weights = Weights::of(model, &all_facts, budget)?;
+        let needs = crate::summary::needs::of(model, budget)?;
+        if with_tensors {
+            for (sg, facts) in subgraphs.iter_mut().zip(all_facts) {
+                sg.tensor_list = Some(facts.into_iter().map(TensorRow).collect());
+            }
+        }
+        let operators =
+            versions.into_iter().map(|((name, version), count)| OperatorCount { name, version, count }).collect();
+        let (inside, outside) = model.buffer_bytes();
+        let (rules, warnings) = verdict();
+        Ok(GraphSummary {
+            format,
+            schema_version: model.schema_version(),
+            file_bytes: model.file().len(),
+            description: model.description().map(str::to_string),
+            io,
+            weights,
+            needs,
+            subgraphs,
+            operator_histogram: histogram,
+            operators,
+            buffers: model.buffer_count().unwrap_or(0),
+            buffer_bytes_inside: inside,
+            buffer_bytes_outside: outside,
+            signatures,
+            metadata,
+            model_rules: rules.map_or_else(|| "ok".into(), |e| e.to_string()),
+            warnings,
+            own,
+        })
+    }
+}
+
+/// A flatbuffer nested in the model's metadata: its summary by `read`, or the error verifying it
+/// gave; `None` when the model has none.
+fn nested<T, U>(
+    found: Option<Result<T, flatmodel::Error>>,
+    read: impl FnOnce(&T) -> Result<U, OverBudget>,
+) -> Result<Option<Nested<U>>, OverBudget> {
+    Ok(match found {
+        None => None,
+        Some(Ok(root)) => Some(Nested::Read(read(&root)?)),
+        Some(Err(e)) => Some(Nested::Invalid { error: e.to_string() }),
+    })
+}
+
+/// The elements of `v`, charged one unit each.
+fn listed<T: flatmodel::wire::Scalar>(v: Option<Vector<'_, T>>, budget: &mut Budget) -> Result<Vec<T>, OverBudget> {
+    let Some(v) = v else { return Ok(Vec::new()) };
+    budget.charge(v.len())?;
+    Ok(v.iter().collect())
+}
+
+/// Each signature: its key, subgraph, and the names of its inputs and outputs.
+fn signatures<'a, M: ModelView<'a>>(model: M, budget: &mut Budget) -> Result<Vec<Signature>, OverBudget> {
+    let mut signatures = Vec::new();
+    for sig in model.signature_list().into_iter().flat_map(|s| s.iter()) {
+        budget.charge(1)?;
+        let mut maps = |m: Option<TableVector<'a, <M::Signature as SignatureView<'a>>::TensorMap>>| {
+            let m: Vec<_> = m.into_iter().flat_map(|v| v.iter()).collect();
+            budget.charge(m.len())?;
+            Ok::<_, OverBudget>(
+                m.iter().map(|t| TensorName { name: t.name().map(str::to_string), tensor: t.tensor_index() }).collect(),
+            )
+        };
+        let (inputs, outputs) = (maps(sig.inputs())?, maps(sig.outputs())?);
+        signatures.push(Signature {
+            key: sig.key().map(str::to_string),
+            subgraph: sig.subgraph_index(),
+            inputs,
+            outputs,
+        });
+    }
+    Ok(signatures)
+}
+
+/// `-` for a missing string.
+fn or_dash(s: &Option<String>) -> &str {
+    s.as_deref().unwrap_or("-")
+}
+
+/// `[1,2,3]`.
+fn list<T: std::fmt::Display>(items: &[T]) -> String {
+    let items: Vec<String> = items.iter().map(T::to_string).collect();
+    format!("[{}]", items.join(","))
+}
+
+impl GraphSummary {
+    /// Prints the summary as text, under the file's `name`.
+    pub fn print_text(&self, out: &mut dyn Write, name: &str) -> std::io::Result<()> {
+        writeln!(out, "{name}")?;
+        writeln!(out, "  format:              {} (schema version {})", self.format, self.schema_version)?;
+        writeln!(out, "  description:         {}", or_dash(&self.description))?;
+        match &self.own {
+            FormatOwn::Circle(c) => {
+                let text = match c.circle_revision {
+                    "0" => "0 (by its content: operator codes in slot 0 only, or a data_format)",
+                    "0.4+" => "0.4 or later (by its content: fields revision 0 lacks)",
+                    _ => "not told by its content (it reads alike with either)",
+                };
+                writeln!(out, "  circle revision:     {text}")?;
+            }
+            FormatOwn::Tflite(t) => writeln!(out, "  min runtime version: {}", or_dash(&t.min_runtime_version))?,
+        }
+        writeln!(out, "  model rules:         {}", self.model_rules)?;
+        writeln!(out, "  warnings:            {}", self.warnings.count())?;
+        self.warnings.print(out, "    ")?;
+        crate::summary::needs::print(out, "  needs:               ", &self.needs)?;
+        crate::summary::io::print(out, &self.io)?;
+        self.weights.print(out, self.file_bytes as u64)?;
+        writeln!(out, "  subgraphs:           {}", self.subgraphs.len())?;
+        for sg in &self.subgraphs {
+            sg.print(out)?;
+        }
+        writeln!(out, "  operators:")?;
+        let mut rows: Vec<&OperatorCount> = self.operators.iter().collect();
+        rows.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+        for op in rows {
+            writeln!(out, "    {:>6}  {} v{}", op.count, op.name, op.version)?;
+        }
+        writeln!(out, "  signatures:{}", if self.signatures.is_empty() { "          -" } else { "" })?;
+        for sig in &self.signatures {
+            let names = |list: &[TensorName]| {
+                list.iter().map(|t| format!("{}={}", or_dash(&t.name), t.tensor)).collect::<Vec<_>>().join(", ")
+            };
+            writeln!(
+                out,
+                "    {} (subgraph {}): inputs [{}] outputs [{}]",
+                or_dash(&sig.key),
+                sig.subgraph,
+                names(&sig.inputs),
+                names(&sig.outputs)
+            )?;
+        }
+        let meta: Vec<&str> = self.metadata.iter().map(|m| or_dash(&m.name)).collect();
+        writeln!(out, "  metadata:            {}", if meta.is_empty() { "-".into() } else { meta.join(", ") })?;
+        match &self.own {
+            FormatOwn::Tflite(t) => t.print(out)?,
+            FormatOwn::Circle(c) => c.print(out)?,
+        }
+        writeln!(
+            out,
+            "  buffers:             {} ({} bytes inside the flatbuffer, {} outside)",
+            self.buffers,
+            grouped(self.buffer_bytes_inside),
+            grouped(self.buffer_bytes_outside)
+        )
+    }
+}
+
+impl TfliteOwn {
+    /// The lines of TFLite's metadata readings.
+    fn print(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if let Some(files) = &self.associated_files {
+            files.print(out)?;
+        }
+        match &self.conversion_metadata {
+            Some(Nested::Invalid { error }) => writeln!(out, "  converted by:        invalid record: {error}")?,
+            Some(Nested::Read(record)) => record.print(out)?,
+            None => {}
+        }
+        match &self.support_metadata {
+            Some(Nested::Invalid { error }) => writeln!(out, "  model metadata:      invalid: {error}")?,
+            Some(Nested::Read(meta)) => meta.print(out)?,
+            None => {}
+        }
+        Ok(())
+    }
+}
+
+impl CircleOwn {
+    /// The lines of Circle's own fields.
+    fn print(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        for run in &self.run_model {
+            let signature = run.signature.as_deref().filter(|s| !s.is_empty());
+            writeln!(
+                out,
+                "  runs model:          {} ({}) from subgraph {} operator {}",
+                or_dash(&run.location),
+                signature.map_or_else(|| "its first subgraph".into(), |s| format!("signature {s}")),
+                run.subgraph,
+                run.operator
+            )?;
+        }
+        match &self.training {
+            Some(Nested::Invalid { error }) => writeln!(out, "  training:            invalid: {error}")?,
+            Some(Nested::Read(training)) => training.print(out)?,
+            None => {}
+        }
+        writeln!(out, "  metadata buffers:    {}", list(&self.metadata_buffer))
+    }
+}
+
+impl Subgraph {
+    /// Its line, its calls, its arena and, with `--tensors`, its tensor table.
+    fn print(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let layout = self.data_format.as_ref().map(|f| format!(", {f}")).unwrap_or_default();
+        writeln!(
+            out,
+            "    [{}] {}: {} tensors, {} operators, inputs {}, outputs {}{layout}",
+            self.index,
+            or_dash(&self.name),
+            self.tensors,
+            self.operators,
+            list(&self.inputs),
+            list(&self.outputs)
+        )?;
+        for call in &self.calls {
+            writeln!(out, "      operator {} {} calls subgraphs {}", call.operator, call.name, list(&call.subgraphs))?;
+        }
+        self.arena.print(out)?;
+        if let Some(rows) = &self.tensor_list {
+            print_tensor_table(out, rows)?;
+        }
+        Ok(())
+    }
+}
+
+/// The stored shape with the dimensions `shape_signature` leaves dynamic (-1) marked `?`:
+/// `[1?,224,224,3]`.
+fn shape_text(t: &TensorFacts) -> String {
+    let signature = t.shape_signature.as_ref().filter(|s| s.len() == t.shape.len());
+    let parts: Vec<String> = t
+        .shape
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let dynamic = signature.and_then(|s| s.get(i)) == Some(&-1);
+            format!("{d}{}", if dynamic { "?" } else { "" })
+        })
+        .collect();
+    format!("[{}]", parts.join(","))
+}
+
+/// One aligned row per tensor under a header; the name comes last, as names vary in length.
+fn print_tensor_table(out: &mut dyn Write, rows: &[TensorRow]) -> std::io::Result<()> {
+    const HEADER: [&str; 7] = ["INDEX", "TYPE", "SHAPE", "BYTES", "BUFFER", "QUANTIZATION", "NAME"];
+    let cells: Vec<[String; 7]> = rows
+        .iter()
+        .map(|TensorRow(t)| {
+            [
+                t.index.to_string(),
+                t.element.to_string(),
+                shape_text(t),
+                t.data_bytes.to_string(),
+                t.buffer.to_string(),
+                t.quant.as_ref().map_or_else(|| "-".into(), Quant::text),
+                or_dash(&t.name).to_string(),
+            ]
+        })
+        .collect();
+    let mut widths = HEADER.map(str::len);
+    for row in &cells {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |out: &mut dyn Write, row: [&str; 7]| -> std::io::Result<()> {
+        let [index, ty, shape, bytes, buffer, quant, name] = row;
+        let [wi, wt, ws, wb, wf, wq, _] = widths;
+        writeln!(out, "      {index:>wi$}  {ty:<wt$}  {shape:<ws$}  {bytes:>wb$}  {buffer:>wf$}  {quant:<wq$}  {name}")
+    };
+    writeln!(out, "      shape: ? marks a dimension that is dynamic (-1 in shape_signature)")?;
+    line(out, HEADER)?;
+    for row in &cells {
+        line(out, [&row[0], &row[1], &row[2], &row[3], &row[4], &row[5], &row[6]].map(String::as_str))?;
+    }
+    Ok(())
+}
