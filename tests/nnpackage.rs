@@ -6,6 +6,7 @@
 mod nnpackage_support;
 mod support;
 
+use flatmodel::graph::ModelView;
 use flatmodel::nnpackage::{
     model_io, Container, IoRef, Limits, ModelType, Options, Package, PackageError, PackageErrorKind as Kind, Version,
 };
@@ -268,6 +269,66 @@ fn backend_binaries_are_kept_but_not_parsed() {
     assert_eq!(p.models()[1].model_type, ModelType::Bin);
     assert!(p.models()[1].io.is_none());
     assert_eq!(p.models()[1].bytes.as_bytes(), b"opaque");
+    assert!(p.model_file(1).is_none(), "an opaque binary has no view");
+}
+
+/// A package's flatbuffer models come back as views over the bytes the package check
+/// verified: the same model a fresh parse reads, over the very bytes the package holds.
+#[test]
+fn model_files_are_the_verified_views_of_the_package_bytes() {
+    let s = Scratch::new("views");
+    let convnet = model_bytes("tf_convnet_int8_full");
+    let dir = s.package(
+        "pkg",
+        &manifest(1, &["a.tflite", "b.tflite"], json!({})),
+        &[("a.tflite", &sine()), ("b.tflite", &convnet)],
+    );
+    let p = open(&dir).unwrap();
+    for (i, expected) in [sine(), convnet].iter().enumerate() {
+        let Some(Ok(flatmodel::File::Tflite(view))) = p.model_file(i) else { panic!("model {i} is a TFLite view") };
+        let fresh = tflite::Model::parse(expected).unwrap();
+        assert!(std::ptr::eq(view.file(), p.models()[i].bytes.as_bytes()), "model {i}: a view of the held bytes");
+        let tensors = |m: tflite::Model<'_>| m.subgraphs().unwrap().get(0).unwrap().tensors().unwrap().len();
+        assert_eq!(tensors(view), tensors(fresh), "model {i}");
+    }
+    assert!(p.model_file(2).is_none(), "no third model");
+}
+
+/// Set once the package is open: [`Shifting`] bytes then read as garbage.
+static SHIFTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Bytes a careless loader hands out: a valid model until [`SHIFTED`] is set, then the same
+/// length with its second half zeroed.
+struct Shifting(Vec<u8>, Vec<u8>);
+
+impl AsRef<[u8]> for Shifting {
+    fn as_ref(&self) -> &[u8] {
+        match SHIFTED.load(std::sync::atomic::Ordering::SeqCst) {
+            false => &self.0,
+            true => &self.1,
+        }
+    }
+}
+
+fn shifting_loader(file: std::fs::File) -> std::io::Result<flatmodel::nnpackage::SharedBytes> {
+    let bytes = flatmodel::nnpackage::read_file(file)?;
+    // The first half kept (its root table still reads), the rest zeroed.
+    let mut garbage = bytes.as_ref().as_ref().to_vec();
+    let half = garbage.len() / 2;
+    garbage.iter_mut().skip(half).for_each(|b| *b = 0);
+    Ok(std::sync::Arc::new(Shifting(bytes.as_ref().as_ref().to_vec(), garbage)))
+}
+
+/// When the loader's bytes are no longer those the check verified, `model_file` verifies them
+/// anew rather than give a view of unverified bytes.
+#[test]
+fn bytes_that_moved_since_the_check_are_verified_anew() {
+    let s = Scratch::new("shifting");
+    let dir = s.package("pkg", &manifest(0, &["m.tflite"], json!({})), &[("m.tflite", &sine())]);
+    let p = Package::open_with(&dir, &Options { loader: shifting_loader, ..Options::default() }).unwrap();
+    assert!(matches!(p.model_file(0), Some(Ok(flatmodel::File::Tflite(_)))));
+    SHIFTED.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert!(matches!(p.model_file(0), Some(Err(_))), "the garbage was verified, and refused");
 }
 
 #[test]

@@ -16,6 +16,8 @@ pub use entry::Parsed;
 pub(crate) use entry::{entry_points, parse_with, Container};
 pub(crate) use ids::{check_ids, in_range};
 pub(crate) use path::{path_error, Fault, Segment};
+#[cfg(feature = "nnpackage")]
+pub(crate) use root::reread_root;
 pub(crate) use root::{verified_root, verified_root_in};
 pub(crate) use slot::{locate, with_error_slot};
 pub(crate) use walk::{Checked, Walk};

@@ -28,6 +28,16 @@ pub(crate) fn verified_root<'a, T: VerifyTable + FromTable<'a>>(
     }
 }
 
+/// The root view of `bytes` that this crate verified before as a `T` (by [`verified_root`]),
+/// built again without verifying them twice: for a caller that keeps the bytes, not the view
+/// (a package's model files). The reads stay checked, so bytes that changed since give `None`
+/// or a view of other valid-looking data, never undefined behaviour.
+#[cfg(feature = "nnpackage")]
+pub(crate) fn reread_root<'a, T: FromTable<'a>>(bytes: &'a [u8]) -> Option<T> {
+    let root = crate::wire::read_u32(bytes, 0)?;
+    Table::verified(bytes, usize::try_from(root).ok()?).map(|table| T::from_table(table, Seal))
+}
+
 /// [`verified_root`], failing with its error written into `error`.
 #[inline(always)]
 pub(crate) fn verified_root_in<'a, T: VerifyTable + FromTable<'a>>(

@@ -56,6 +56,19 @@ impl<'a> File<'a> {
         }
     }
 
+    /// The TFLite or Circle model in `bytes`, which [`File::parse`] accepted earlier as
+    /// `format`, without verifying it again (the bytes must not have changed since: a
+    /// package keeps its model files' bytes and checks that they did not move). `None` for
+    /// the other formats.
+    #[cfg(feature = "nnpackage")]
+    pub(crate) fn reread(bytes: &'a [u8], format: Format) -> Option<Self> {
+        match format {
+            Format::Tflite => crate::container::reread_root(bytes).map(File::Tflite),
+            Format::Circle => crate::container::reread_root(bytes).map(File::Circle),
+            _ => None,
+        }
+    }
+
     /// The file's format.
     pub fn format(&self) -> Format {
         match self {

@@ -114,6 +114,9 @@ pub struct PackageModel {
     /// The subgraphs' inputs and outputs of a verified flatbuffer model; `None` for a
     /// backend's opaque binary (`bin`, `tvn`), which is not checked.
     pub io: Option<ModelIo>,
+    /// Where the bytes that were verified lay (address, length), so that
+    /// [`Package::model_file`] can tell they are still the ones it gives a view of.
+    verified: Option<(usize, usize)>,
 }
 
 /// An opened, checked package.
@@ -239,6 +242,21 @@ impl Package {
     pub fn models(&self) -> &[PackageModel] {
         &self.models
     }
+
+    /// The verified view of model `index`, when it is a flatbuffer model (TFLite or Circle).
+    /// The package check verified it in full, so this verifies nothing again, unless the
+    /// loader now gives other bytes than it verified (then they are verified anew). `None` for
+    /// an index past the models or a backend's opaque binary.
+    pub fn model_file(&self, index: usize) -> Option<Result<crate::File<'_>, crate::Error>> {
+        let model = self.models.get(index)?;
+        let format = model.io.as_ref()?.format;
+        let bytes = model.bytes.as_bytes();
+        let unchanged = model.verified == Some((bytes.as_ptr() as usize, bytes.len()));
+        match unchanged.then(|| crate::File::reread(bytes, format)).flatten() {
+            Some(file) => Some(Ok(file)),
+            None => Some(crate::File::parse(bytes)),
+        }
+    }
 }
 
 /// Reads model `i` (`text` as the MANIFEST writes it), checks its type against its bytes and
@@ -268,7 +286,8 @@ fn read_model(source: &mut Source, manifest: &Manifest, i: usize, text: &str) ->
     } else {
         None
     };
-    Ok(PackageModel { path: path.into(), model_type, type_from_extension, bytes, io })
+    let verified = io.as_ref().map(|_| (bytes.as_bytes().as_ptr() as usize, bytes.as_bytes().len()));
+    Ok(PackageModel { path: path.into(), model_type, type_from_extension, bytes, io, verified })
 }
 
 fn check_model(

@@ -89,18 +89,17 @@ fn check(file: File<'_>, runtime: Option<Runtime>) -> Result<Result<Verdict, Str
     })
 }
 
-/// `PATH: ok (nnpackage 1.3, N model(s))` and each model's warnings. The package check verified
-/// its flatbuffer models in full: their structure is read again for the warnings, their rules
-/// are not checked twice.
+/// `PATH: ok (nnpackage 1.3, N model(s))` and each model's warnings, read from the views the
+/// package check verified.
 fn verify_package(out: &mut Out, name: &str, package: &Package, quiet: bool) -> Result<Outcome, Failure> {
     if !quiet {
         let v = package.version();
         writeln!(out, "{name}: ok (nnpackage {}.{}, {} model(s))", v.major, v.minor, package.models().len())?;
     }
     for (i, model) in package.models().iter().enumerate() {
-        let warnings = match open::file(model.bytes.as_bytes()) {
-            Ok(File::Tflite(m)) => Warnings::collect(|f| m.for_each_warning(f)),
-            Ok(File::Circle(m)) => Warnings::collect(|f| m.for_each_warning(f)),
+        let warnings = match package.model_file(i) {
+            Some(Ok(File::Tflite(m))) => Warnings::collect(|f| m.for_each_warning(f)),
+            Some(Ok(File::Circle(m))) => Warnings::collect(|f| m.for_each_warning(f)),
             _ => Warnings::default(),
         };
         warnings.print(out, &format!("{name}: warning: model {i} ({}): ", model.path))?;
