@@ -621,3 +621,87 @@ fn pte_needs_match_flatc() {
     }
     assert!(checked >= 5, "checked {checked}");
 }
+
+/// Bytes per element of an ExecuTorch scalar type, as flatc prints its name.
+fn scalar_size(name: &str) -> u64 {
+    match name {
+        "SHORT" | "HALF" | "BFLOAT16" | "BITS16" | "UINT16" => 2,
+        "INT" | "FLOAT" | "QINT32" | "UINT32" => 4,
+        "LONG" | "DOUBLE" | "UINT64" => 8,
+        _ => 1,
+    }
+}
+
+/// The weights flatc's JSON of a program shows: (bytes, parameters, bytes by dtype). A plan's
+/// constant tensors (a constant buffer and no allocation) once per buffer: the legacy
+/// `constant_buffer`'s storage length when the program has one, else elements times size;
+/// each Vulkan delegate's constants (from its VkGraph's JSON) once per constant named by a
+/// tensor value, at the length the graph gives.
+fn reference_pte_weights(program: &Value, graphs: &[Value]) -> (u64, u64, BTreeMap<String, u64>) {
+    let (mut bytes, mut parameters, mut by_dtype) = (0u64, 0u64, BTreeMap::new());
+    let legacy = arr(&program["constant_buffer"]);
+    let mut seen = BTreeSet::new();
+    for plan in arr(&program["execution_plan"]) {
+        for v in arr(&plan["values"]).iter().filter(|v| v["val_type"] == "Tensor") {
+            let t = &v["val"];
+            let index = t["data_buffer_idx"].as_u64().unwrap_or(0);
+            if index == 0 || !t["allocation_info"].is_null() || !seen.insert(index) {
+                continue;
+            }
+            let elements: u64 = arr(&t["sizes"]).iter().map(|d| d.as_u64().unwrap()).product();
+            let ty = t["scalar_type"].as_str().unwrap();
+            let size = match legacy.get(index as usize) {
+                Some(buffer) => arr(&buffer["storage"]).len() as u64,
+                None => elements * scalar_size(ty),
+            };
+            (bytes, parameters) = (bytes + size, parameters + elements);
+            *by_dtype.entry(scalar_dtype(ty)).or_default() += size;
+        }
+    }
+    for graph in graphs {
+        let mut seen = BTreeSet::new();
+        for v in arr(&graph["values"]).iter().filter(|v| v["value_type"] == "VkTensor") {
+            let t = &v["value"];
+            let Some(id) = t["constant_id"].as_i64().filter(|&id| id >= 0) else { continue };
+            if !seen.insert(id) {
+                continue;
+            }
+            let size = graph["constants"][id as usize]["length"].as_u64().unwrap();
+            let elements: u64 = arr(&t["dims"]).iter().map(|d| d.as_u64().unwrap()).product();
+            (bytes, parameters) = (bytes + size, parameters + elements);
+            *by_dtype.entry(t["datatype"].as_str().unwrap().to_ascii_lowercase()).or_default() += size;
+        }
+    }
+    (bytes, parameters, by_dtype)
+}
+
+/// A `.pte`'s weights (bytes, parameters, bytes by dtype) are what flatc's JSON of the program
+/// and of its Vulkan delegates' graphs shows; a plan constant no kernel reads is listed so.
+#[test]
+fn pte_weights_match_flatc() {
+    let dir = support::testdata().join("vkgraph");
+    let mut checked = 0;
+    for pte in support::files_with_suffix(&dir, ".pte") {
+        let s = summary(&pte).unwrap();
+        let program = support::read_json(&support::reference(&pte, "flatc.json").unwrap());
+        let stem = pte.file_stem().unwrap().to_string_lossy().to_string();
+        let graphs: Vec<Value> = (0..arr(&s["delegates"]).len())
+            .map(|n| dir.join(format!("{stem}.delegate{n}.vk00.flatc.json")))
+            .filter(|p| p.exists())
+            .map(|p| support::read_json(&p))
+            .collect();
+        let (bytes, parameters, by_dtype) = reference_pte_weights(&program, &graphs);
+        let w = &s["weights"];
+        assert_eq!((w["bytes"].as_u64(), w["parameters"].as_u64()), (Some(bytes), Some(parameters)), "{stem}");
+        let ours: BTreeMap<String, u64> =
+            arr(&w["by_dtype"]).iter().map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_u64().unwrap())).collect();
+        assert_eq!(ours, by_dtype, "{stem}");
+        checked += 1;
+    }
+    assert!(checked >= 6, "checked {checked}");
+    // The crafted program: one buffer shared by two values and read by `aten::add.out`, one
+    // read by no kernel, and a tensor the memory plan allocates (not a weight).
+    let s = summary(&dir.join("et_plan_constants.pte")).unwrap();
+    assert_eq!(s["weights"]["by_operator"], serde_json::json!([["aten::add.out", 24], ["(read by no operator)", 4]]));
+    assert_eq!((s["weights"]["inside"].as_u64(), s["weights"]["outside"].as_u64()), (Some(28), Some(0)));
+}

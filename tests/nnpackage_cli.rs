@@ -5,6 +5,8 @@
 mod nnpackage_support;
 mod support;
 
+use flatmodel::graph::ModelView;
+use flatmodel::tflite;
 use nnpackage_support::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -150,6 +152,18 @@ fn inspect_json_shows_the_manifest_and_each_model() {
             let input = &m["io"][0]["inputs"][0];
             assert_eq!((input["dtype"].as_str(), &input["shape"]), (Some("float32"), &json!([-1, 1])));
         }
+        // The package's size: its model files and their weights together.
+        assert_eq!(v["file_bytes"], 2 * sine().len());
+        let sine = sine();
+        let model = tflite::Model::parse(&sine).unwrap();
+        let tensors = model.subgraph(0).unwrap().tensors().unwrap();
+        let mut buffers: Vec<u32> = tensors.iter().filter(|t| !t.is_variable()).map(|t| t.buffer()).collect();
+        buffers.sort_unstable();
+        buffers.dedup();
+        let one: usize = buffers.iter().map(|&b| model.buffer_data(b).map_or(0, <[u8]>::len)).sum();
+        assert!(one > 0);
+        assert_eq!(v["weights"]["bytes"], 2 * one, "each sine model's weights: its constant tensors' buffers");
+        assert_eq!(v["weights"]["by_operator"][0][0], "FULLY_CONNECTED");
     }
 }
 

@@ -60,7 +60,7 @@ fn delegate_blobs_are_the_extracted_files() {
         let r = reference(&path);
         let delegates: Vec<_> = file.delegates().collect();
         let expected: usize =
-            r["execution_plan"].as_array().unwrap().iter().map(|p| p["delegates"].as_array().unwrap().len()).sum();
+            r["execution_plan"].as_array().unwrap().iter().map(|p| p["delegates"].as_array().map_or(0, Vec::len)).sum();
         assert_eq!(delegates.len(), expected, "{stem}");
         for (n, d) in delegates.iter().enumerate() {
             assert!(d.is_vulkan(), "{stem}: delegate {n} is {:?}", d.id);

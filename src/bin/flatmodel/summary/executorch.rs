@@ -4,6 +4,7 @@
 use crate::budget::{Budget, OverBudget};
 use crate::summary::io::{print_indented, Entry, Port, Runs};
 use crate::summary::needs::Need;
+use crate::summary::weights::{grouped, Weights};
 use flatmodel::pte::{DataLocation, Delegate, ExecutionPlan, KernelTypes, PteFile};
 use flatmodel::vkgraph::{Blob, Constant, GraphTypes, VkGraph};
 use flatmodel::wire::Vector;
@@ -36,6 +37,8 @@ pub struct ProgramSummary {
     pub extended_header: Option<ExtendedHeaderFields>,
     /// Each plan's inputs and outputs.
     pub io: Vec<Entry>,
+    /// The constant tensors, its Vulkan delegates' included.
+    pub weights: Weights,
     /// The execution plans.
     pub execution_plans: Vec<PlanSummary>,
     /// The backend delegates, plan by plan.
@@ -272,6 +275,7 @@ impl ProgramSummary {
             budget.charge(1)?;
             delegates.push(DelegateSummary::of(file, index, &d, budget)?);
         }
+        let weights = crate::summary::pte_weights::of(file, budget)?;
         let segments = program.segments().map_or(0, |s| s.len());
         let segment_bytes: u64 = (0..segments).filter_map(|i| file.segment(i).ok()).map(|(_, b)| b.len() as u64).sum();
         Ok(ProgramSummary {
@@ -286,6 +290,7 @@ impl ProgramSummary {
                 segment_data_size: h.segment_data_size,
             }),
             io,
+            weights,
             execution_plans,
             delegates,
             segments,
@@ -300,6 +305,7 @@ impl ProgramSummary {
         writeln!(out, "  version:    {}", self.version)?;
         crate::summary::needs::print(out, "  needs:      ", &self.needs)?;
         print_indented(out, &self.io, "  ", 12)?;
+        self.weights.print(out, "  size:       ", &format!("{} bytes", grouped(self.file_bytes as u64)))?;
         for plan in &self.execution_plans {
             plan.print_text(out)?;
         }
@@ -609,7 +615,7 @@ fn evalue_port(p: &ExecutionPlan<'_>, id: i32) -> Port {
     match usize::try_from(id).ok().and_then(|i| p.values()?.get(i)).map(|v| v.val()) {
         Some(KernelTypes::Tensor(t)) => {
             let shape = t.sizes().map(|s| s.iter().map(i64::from).collect());
-            Port::plain(None, tensor, scalar_dtype(t.scalar_type()), shape)
+            Port::plain(None, tensor, crate::summary::facts::scalar_dtype(t.scalar_type()), shape)
         }
         Some(other) => {
             let dtype = other.type_name().map_or_else(|| format!("type({})", other.tag()), str::to_ascii_lowercase);
@@ -617,23 +623,6 @@ fn evalue_port(p: &ExecutionPlan<'_>, id: i32) -> Port {
         }
         None => Port::missing(None, tensor, "no such value"),
     }
-}
-
-/// ExecuTorch's scalar type by NumPy's name where it has one (`FLOAT` -> `float32`).
-fn scalar_dtype(t: flatmodel::pte::ScalarType) -> String {
-    let numpy = match t.name() {
-        Some("BYTE") => "uint8",
-        Some("CHAR") => "int8",
-        Some("SHORT") => "int16",
-        Some("INT") => "int32",
-        Some("LONG") => "int64",
-        Some("HALF") => "float16",
-        Some("FLOAT") => "float32",
-        Some("DOUBLE") => "float64",
-        Some(other) => return other.to_ascii_lowercase(),
-        None => return format!("type({})", t.0),
-    };
-    numpy.to_string()
 }
 
 /// Operator counts in the layout every format's `operators` shares: `{name, count}`, most

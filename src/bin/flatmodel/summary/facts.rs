@@ -11,6 +11,23 @@ pub fn dtype(t: ElementType) -> String {
     t.name.map_or_else(|| format!("type({})", t.code), str::to_ascii_lowercase)
 }
 
+/// ExecuTorch's scalar type by NumPy's name where it has one (`FLOAT` -> `float32`).
+pub fn scalar_dtype(t: flatmodel::pte::ScalarType) -> String {
+    let numpy = match t.name() {
+        Some("BYTE") => "uint8",
+        Some("CHAR") => "int8",
+        Some("SHORT") => "int16",
+        Some("INT") => "int32",
+        Some("LONG") => "int64",
+        Some("HALF") => "float16",
+        Some("FLOAT") => "float32",
+        Some("DOUBLE") => "float64",
+        Some(other) => return other.to_ascii_lowercase(),
+        None => return format!("type({})", t.0),
+    };
+    numpy.to_string()
+}
+
 /// A schema enum's value: its name, or its number when the schema does not name it. As JSON
 /// the bare name or number.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

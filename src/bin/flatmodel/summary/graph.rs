@@ -492,6 +492,11 @@ fn list<T: std::fmt::Display>(items: &[T]) -> String {
 }
 
 impl GraphSummary {
+    /// The model's weights.
+    pub fn weights(&self) -> &Weights {
+        &self.weights
+    }
+
     /// Prints the summary as text, under the file's `name`.
     pub fn print_text(&self, out: &mut dyn Write, name: &str) -> std::io::Result<()> {
         writeln!(out, "{name}")?;
@@ -513,7 +518,8 @@ impl GraphSummary {
         self.warnings.print(out, "    ")?;
         crate::summary::needs::print(out, "  needs:               ", &self.needs)?;
         crate::summary::io::print(out, &self.io)?;
-        self.weights.print(out, self.file_bytes as u64)?;
+        let file = format!("{} bytes", grouped(self.file_bytes as u64));
+        self.weights.print(out, "  size:                ", &file)?;
         writeln!(out, "  subgraphs:           {}", self.subgraphs.len())?;
         for sg in &self.subgraphs {
             sg.print(out)?;

@@ -11,6 +11,7 @@ pub mod graph;
 pub mod io;
 pub mod needs;
 pub mod package;
+pub mod pte_weights;
 pub mod support_metadata;
 pub mod training;
 pub mod warnings;

@@ -3,6 +3,7 @@
 
 use crate::summary::graph::{GraphSummary, Nested, Rules};
 use crate::summary::io::{Entry, Found, Port, PortTensor, Runs};
+use crate::summary::weights::{grouped, Weights};
 use flatmodel::nnpackage::{self, Container, Package, TensorIo};
 use flatmodel::File;
 use serde::Serialize;
@@ -22,6 +23,10 @@ pub struct PackageSummary {
     configs: Vec<String>,
     /// The config file read, if any.
     config: Option<ConfigSummary>,
+    /// The model files' bytes in all.
+    file_bytes: u64,
+    /// The flatbuffer models' weights together.
+    weights: Weights,
     /// Each model.
     models: Vec<ModelSummary>,
     /// The package's inputs (`model:subgraph:index`).
@@ -85,7 +90,15 @@ impl PackageSummary {
     pub fn of(package: &Package) -> PackageSummary {
         let m = package.manifest();
         let refs = |v: &[nnpackage::IoRef]| -> Vec<String> { v.iter().map(ToString::to_string).collect() };
-        let models = package.models().iter().enumerate().map(|(i, model)| model_summary(package, i, model)).collect();
+        let models: Vec<ModelSummary> =
+            package.models().iter().enumerate().map(|(i, model)| model_summary(package, i, model)).collect();
+        let file_bytes = models.iter().fold(0u64, |sum, m| sum.saturating_add(m.bytes as u64));
+        let mut weights = Weights::default();
+        for model in &models {
+            if let Some(Nested::Read(summary)) = &model.summary {
+                weights.add(summary.weights());
+            }
+        }
         PackageSummary {
             format: "nnpackage",
             container: match package.container() {
@@ -102,6 +115,8 @@ impl PackageSummary {
                     .map(|(key, value)| ConfigEntry { key: key.clone(), value: value.clone() })
                     .collect(),
             }),
+            file_bytes,
+            weights,
             models,
             pkg_inputs: refs(&m.pkg_inputs),
             pkg_outputs: refs(&m.pkg_outputs),
@@ -176,6 +191,8 @@ impl PackageSummary {
                 writeln!(out, "    {}={}", e.key, e.value)?;
             }
         }
+        let files = format!("{} bytes in {} model files", grouped(self.file_bytes), self.models.len());
+        self.weights.print(out, "  size:        ", &files)?;
         writeln!(out, "  models:      {}", self.models.len())?;
         for model in &self.models {
             let from = if model.type_from == "extension" { " by extension" } else { "" };

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 
 /// The label of weights no operator reads.
-const UNREAD: &str = "(read by no operator)";
+pub const UNREAD: &str = "(read by no operator)";
 
 /// The model's weights.
 #[derive(Debug, Default)]
@@ -95,12 +95,25 @@ impl Weights {
         self.inside.saturating_add(self.outside)
     }
 
-    /// Prints the `size:` lines: the file's size (`file_bytes`), then the weights'.
-    pub fn print(&self, out: &mut dyn Write, file_bytes: u64) -> std::io::Result<()> {
+    /// Adds `other`'s weights to these (a package's models together).
+    pub fn add(&mut self, other: &Weights) {
+        self.inside = self.inside.saturating_add(other.inside);
+        self.outside = self.outside.saturating_add(other.outside);
+        self.parameters = self.parameters.saturating_add(other.parameters);
+        for (mine, theirs) in [(&mut self.by_dtype, &other.by_dtype), (&mut self.by_operator, &other.by_operator)] {
+            for (key, bytes) in theirs {
+                let e = mine.entry(key.clone()).or_default();
+                *e = e.saturating_add(*bytes);
+            }
+        }
+    }
+
+    /// Prints the `size:` lines: `label`, the size of the file (or files, `what`), then the
+    /// weights'.
+    pub fn print(&self, out: &mut dyn Write, label: &str, what: &str) -> std::io::Result<()> {
         writeln!(
             out,
-            "  size:                {} bytes; weights {} bytes ({} inside the flatbuffer, {} outside), {} parameters",
-            grouped(file_bytes),
+            "{label}{what}; weights {} bytes ({} inside the flatbuffer, {} outside), {} parameters",
             grouped(self.bytes()),
             grouped(self.inside),
             grouped(self.outside),

@@ -1,0 +1,178 @@
+//! What an ExecuTorch program holds: its constant tensors (weights), each constant buffer
+//! counted once however many values name it, by element type and by the kernel that first
+//! reads it; the constants of its Vulkan delegates count under their backend.
+//!
+//! A tensor is constant when it names a constant buffer (`data_buffer_idx > 0`) and has no
+//! `allocation_info`, or when its data is external (`extra_tensor_info.location = EXTERNAL`).
+//! Its bytes are its elements times its scalar type's size, as the runtime sizes it. Data in
+//! the legacy `constant_buffer` is inside the flatbuffer; constant segments, external data and
+//! delegate data stored in segments or named data are outside it.
+
+use crate::budget::{Budget, OverBudget};
+use crate::summary::weights::{Weights, UNREAD};
+use flatmodel::pte::{
+    DataLocation, Delegate, ExecutionPlan, InstructionArguments, KernelTypes, PteFile, ScalarType, TensorDataLocation,
+};
+use flatmodel::vkgraph::{Blob, Constant, GraphTypes};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// What makes two constant tensors the same data.
+#[derive(PartialEq, Eq, Hash)]
+enum Data {
+    /// A constant buffer (`data_buffer_idx`).
+    Buffer(u32),
+    /// External data, by its fully qualified name.
+    External(String),
+}
+
+/// The weights of `file`: its plans' constant tensors and its Vulkan delegates' constants.
+pub fn of(file: &PteFile<'_>, budget: &mut Budget) -> Result<Weights, OverBudget> {
+    let program = file.program();
+    let legacy_inline = program.constant_buffer().is_some_and(|b| !b.is_empty());
+    let mut w = Weights::default();
+    let mut counted: HashSet<Data> = HashSet::new();
+    let mut unread = 0u64;
+    for plan in program.execution_plan().into_iter().flat_map(|p| p.iter()) {
+        // Value index -> bytes of the constants no kernel has read yet.
+        let mut pending: HashMap<i64, u64> = HashMap::new();
+        for (id, value) in plan.values().into_iter().flat_map(|v| v.iter()).enumerate() {
+            budget.charge(1)?;
+            let KernelTypes::Tensor(t) = value.val() else { continue };
+            let external = t.extra_tensor_info().filter(|e| e.location() == TensorDataLocation::EXTERNAL);
+            let data = match (external, t.data_buffer_idx(), t.allocation_info()) {
+                (Some(e), _, _) => Data::External(e.fully_qualified_name().unwrap_or("").to_string()),
+                (None, index, None) if index > 0 => Data::Buffer(index),
+                _ => continue,
+            };
+            let outside = matches!(data, Data::External(_)) || !legacy_inline;
+            if !counted.insert(data) {
+                continue;
+            }
+            let sizes = t.sizes();
+            budget.charge(sizes.map_or(0, |s| s.len()))?;
+            let elements = sizes
+                .into_iter()
+                .flat_map(|s| s.iter())
+                .fold(1u64, |n, d| n.saturating_mul(u64::try_from(d).unwrap_or(0)));
+            let bytes = element_size(t.scalar_type()).map_or(0, |size| size.saturating_mul(elements));
+            add(&mut w, outside, elements, crate::summary::facts::scalar_dtype(t.scalar_type()), bytes);
+            pending.insert(id as i64, bytes);
+        }
+        for (name, args) in calls(&plan, budget)? {
+            for arg in args {
+                if let Some(bytes) = pending.remove(&arg) {
+                    let e = w.by_operator.entry(name.clone()).or_default();
+                    *e = e.saturating_add(bytes);
+                }
+            }
+        }
+        unread = pending.values().fold(unread, |sum, &b| sum.saturating_add(b));
+    }
+    for d in file.delegates() {
+        budget.charge(1)?;
+        if let Some(Ok(blob)) = file.vulkan_blob(&d) {
+            delegate_constants(&mut w, file, &d, &blob, budget)?;
+        }
+    }
+    if unread > 0 {
+        let e = w.by_operator.entry(UNREAD.into()).or_default();
+        *e = e.saturating_add(unread);
+    }
+    Ok(w)
+}
+
+/// Counts one constant: `bytes` of `elements` elements of `dtype`, inside or `outside` the
+/// flatbuffer.
+fn add(w: &mut Weights, outside: bool, elements: u64, dtype: String, bytes: u64) {
+    match outside {
+        true => w.outside = w.outside.saturating_add(bytes),
+        false => w.inside = w.inside.saturating_add(bytes),
+    }
+    w.parameters = w.parameters.saturating_add(elements);
+    let e = w.by_dtype.entry(dtype).or_default();
+    *e = e.saturating_add(bytes);
+}
+
+/// Each instruction of `plan` that reads values: the kernel's name (`aten::add.out`), or its
+/// delegate's backend (`VulkanBackend (delegate)`), and the value indices it passes.
+fn calls(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<(String, Vec<i64>)>, OverBudget> {
+    let operator = |index: i32| {
+        let op = usize::try_from(index).ok().and_then(|i| plan.operators()?.get(i));
+        op.map_or_else(
+            || format!("operator {index}"),
+            |o| match o.overload().filter(|s| !s.is_empty()) {
+                Some(overload) => format!("{}.{overload}", o.name().unwrap_or("")),
+                None => o.name().unwrap_or("").to_string(),
+            },
+        )
+    };
+    let delegate = |index: i32| {
+        let d = usize::try_from(index).ok().and_then(|i| plan.delegates()?.get(i));
+        format!("{} (delegate)", d.and_then(|d| d.id()).unwrap_or("-"))
+    };
+    let mut calls = Vec::new();
+    for chain in plan.chains().into_iter().flat_map(|c| c.iter()) {
+        for instruction in chain.instructions().into_iter().flat_map(|i| i.iter()) {
+            budget.charge(1)?;
+            let (name, args) = match instruction.instr_args() {
+                InstructionArguments::KernelCall(k) => (operator(k.op_index()), k.args()),
+                InstructionArguments::DelegateCall(d) => (delegate(d.delegate_index()), d.args()),
+                _ => continue,
+            };
+            budget.charge(args.map_or(0, |a| a.len()))?;
+            calls.push((name, args.into_iter().flat_map(|a| a.iter()).map(i64::from).collect()));
+        }
+    }
+    Ok(calls)
+}
+
+/// The constants of delegate `d`'s Vulkan graph `blob`, each once, with the element type and
+/// dimensions of the first tensor value that names it: inside the flatbuffer only when they
+/// are the blob's own raw bytes and the blob is stored inline in the program.
+fn delegate_constants(
+    w: &mut Weights,
+    file: &PteFile<'_>,
+    d: &Delegate<'_>,
+    blob: &Blob<'_>,
+    budget: &mut Budget,
+) -> Result<(), OverBudget> {
+    let stored_inline = d.view.processed().is_some_and(|p| p.location() == DataLocation::INLINE);
+    let name = format!("{} (delegate)", d.id.unwrap_or("-"));
+    let g = blob.graph();
+    // Constant index -> (dtype, elements) of the first tensor naming it.
+    let mut typed: BTreeMap<usize, (String, u64)> = BTreeMap::new();
+    for v in g.values().into_iter().flat_map(|v| v.iter()) {
+        budget.charge(1)?;
+        let GraphTypes::VkTensor(t) = v.value() else { continue };
+        let Ok(index) = usize::try_from(t.constant_id()) else { continue };
+        let dims = t.dims();
+        budget.charge(dims.map_or(0, |d| d.len()))?;
+        let elements = dims.into_iter().flat_map(|d| d.iter()).fold(1u64, |n, d| n.saturating_mul(u64::from(d)));
+        let dtype = t.datatype().name().map_or_else(|| format!("type({})", t.datatype().0), str::to_ascii_lowercase);
+        typed.entry(index).or_insert((dtype, elements));
+    }
+    for (index, (dtype, elements)) in typed {
+        let (bytes, outside) = match blob.constant(index) {
+            Ok(Constant::Inline(data)) => (data.len() as u64, !stored_inline),
+            Ok(Constant::Named { key, length }) => (file.named_data(key).map_or(length, |n| n.len() as u64), true),
+            Err(_) => continue,
+        };
+        add(w, outside, elements, dtype, bytes);
+        let e = w.by_operator.entry(name.clone()).or_default();
+        *e = e.saturating_add(bytes);
+    }
+    Ok(())
+}
+
+/// Bytes per element of a scalar type, as the runtime sizes it; `None` for a code the schema
+/// does not name.
+fn element_size(t: ScalarType) -> Option<u64> {
+    Some(match t.name()? {
+        "BYTE" | "CHAR" | "BOOL" | "QINT8" | "QUINT8" | "QUINT4X2" | "QUINT2X4" => 1,
+        "FLOAT8E5M2" | "FLOAT8E4M3FN" | "FLOAT8E5M2FNUZ" | "FLOAT8E4M3FNUZ" => 1,
+        "SHORT" | "HALF" | "BFLOAT16" | "BITS16" | "UINT16" => 2,
+        "INT" | "FLOAT" | "QINT32" | "UINT32" => 4,
+        "LONG" | "DOUBLE" | "UINT64" => 8,
+        _ => return None,
+    })
+}
