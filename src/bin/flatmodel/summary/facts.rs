@@ -165,6 +165,8 @@ pub struct TensorFacts {
     pub is_variable: bool,
     /// Its quantization.
     pub quant: Option<Quant>,
+    /// Whether it is stored sparse (`Tensor.sparsity`).
+    pub sparse: bool,
 }
 
 impl TensorFacts {
@@ -193,6 +195,7 @@ impl TensorFacts {
             buffer: tensor.buffer(),
             is_variable: tensor.is_variable(),
             quant,
+            sparse: tensor.sparsity().is_some(),
         })
     }
 

@@ -404,7 +404,7 @@ impl GraphSummary {
         }
         let io = crate::summary::io::entries(model, &all_facts, budget)?;
         let weights = Weights::of(model, &all_facts, budget)?;
-        let needs = crate::summary::needs::of(model, budget)?;
+        let needs = crate::summary::needs::of(model, &all_facts, budget)?;
         if with_tensors {
             for (sg, facts) in subgraphs.iter_mut().zip(all_facts) {
                 sg.tensor_list = Some(facts.into_iter().map(TensorRow).collect());

@@ -2,7 +2,8 @@
 //! user can see why an older runtime refuses it.
 
 use crate::budget::{Budget, OverBudget};
-use flatmodel::graph::{ModelView, OperatorKind, OperatorView, SubGraphView, TensorView};
+use crate::summary::facts::{Quant, TensorFacts};
+use flatmodel::graph::{ModelView, OperatorKind, OperatorView, SubGraphView};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -15,8 +16,13 @@ pub struct Need {
     pub detail: String,
 }
 
-/// The features `model` uses that not every runtime reads, in a fixed order.
-pub fn of<'a, M: ModelView<'a>>(model: M, budget: &mut Budget) -> Result<Vec<Need>, OverBudget> {
+/// The features `model` uses that not every runtime reads, in a fixed order; `facts` are its
+/// subgraphs' tensors as the summary listed them.
+pub fn of<'a, M: ModelView<'a>>(
+    model: M,
+    facts: &[Vec<TensorFacts>],
+    budget: &mut Budget,
+) -> Result<Vec<Need>, OverBudget> {
     let mut needs = Vec::new();
     let mut push = |feature, detail: String| needs.push(Need { feature, detail });
     let (newest_version, newest_op) = (0..model.operator_code_count())
@@ -69,18 +75,17 @@ pub fn of<'a, M: ModelView<'a>>(model: M, budget: &mut Budget) -> Result<Vec<Nee
             large_custom |= op.large_custom_options().0 > 1;
             op.for_each_called_subgraph(&mut |_| control_flow = true);
         }
-        for t in sg.tensors().into_iter().flat_map(|l| l.iter()) {
-            budget.charge(1)?;
-            let element = t.element_type();
-            // INT4 (17) and the types after it, Circle's own (negative) and unnamed codes.
-            if element.code < 0 || element.code >= 17 || element.name.is_none() {
-                types.insert(element.to_string());
-            }
-            sparse |= t.sparsity().is_some();
-            blockwise |= t.quantization().is_some_and(|q| q.blockwise.is_some());
-            dynamic |= t.shape_signature().is_some_and(|s| s.iter().any(|d| d < 0));
-            variable |= t.is_variable();
+    }
+    for t in facts.iter().flatten() {
+        let element = t.element;
+        // INT4 (17) and the types after it, Circle's own (negative) and unnamed codes.
+        if element.code < 0 || element.code >= 17 || element.name.is_none() {
+            types.insert(element.to_string());
         }
+        sparse |= t.sparse;
+        blockwise |= matches!(t.quant, Some(Quant::Blockwise { .. }));
+        dynamic |= t.shape_signature.as_ref().is_some_and(|s| s.iter().any(|&d| d < 0));
+        variable |= t.is_variable;
     }
     if model.buffer_bytes().1 > 0 {
         push("buffer_offset", "weights after the flatbuffer (Buffer.offset/size)".into());
