@@ -11,7 +11,6 @@ pub mod graph;
 pub mod io;
 pub mod needs;
 pub mod package;
-pub mod pte_weights;
 pub mod support_metadata;
 pub mod training;
 pub mod warnings;
