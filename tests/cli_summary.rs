@@ -705,3 +705,54 @@ fn pte_weights_match_flatc() {
     assert_eq!(s["weights"]["by_operator"], serde_json::json!([["aten::add.out", 24], ["(read by no operator)", 4]]));
     assert_eq!((s["weights"]["inside"].as_u64(), s["weights"]["outside"].as_u64()), (Some(28), Some(0)));
 }
+
+/// `inspect --tensors` lists every value of each plan and each Vulkan graph as flatc's JSON
+/// shows it: a tensor's dtype and shape, the constant buffer or constant it names, and for a
+/// Vulkan constant the bytes the graph gives its data.
+#[test]
+fn executorch_value_rows_match_flatc() {
+    let dir = support::testdata().join("vkgraph");
+    let mut checked = 0;
+    for pte in support::files_with_suffix(&dir, ".pte") {
+        let r = run([OsStr::new("inspect"), OsStr::new("--json"), OsStr::new("--tensors"), pte.as_os_str()]);
+        let s: Value = serde_json::from_str(&r.stdout).unwrap();
+        let program = support::read_json(&support::reference(&pte, "flatc.json").unwrap());
+        for (plan, ours) in arr(&program["execution_plan"]).iter().zip(arr(&s["execution_plans"])) {
+            let rows = arr(&ours["tensor_list"]);
+            assert_eq!(rows.len(), arr(&plan["values"]).len(), "{}", pte.display());
+            for (v, row) in arr(&plan["values"]).iter().zip(rows) {
+                if v["val_type"] != "Tensor" {
+                    assert!(row.get("dtype").is_none(), "{row}");
+                    continue;
+                }
+                let t = &v["val"];
+                assert_eq!(
+                    (&row["dtype"], &row["shape"]),
+                    (&Value::from(scalar_dtype(t["scalar_type"].as_str().unwrap())), &t["sizes"])
+                );
+                let buffer = t["data_buffer_idx"].as_u64().unwrap_or(0);
+                if buffer > 0 && t["allocation_info"].is_null() {
+                    assert_eq!(row["data"], format!("constant buffer {buffer}"), "{row}");
+                }
+                checked += 1;
+            }
+        }
+        let stem = pte.file_stem().unwrap().to_string_lossy().to_string();
+        for (n, d) in arr(&s["delegates"]).iter().enumerate().filter(|(_, d)| d.get("vulkan").is_some()) {
+            let graph = support::read_json(&dir.join(format!("{stem}.delegate{n}.vk00.flatc.json")));
+            let rows = arr(&d["vulkan"]["tensor_list"]);
+            assert_eq!(rows.len(), arr(&graph["values"]).len());
+            for (v, row) in arr(&graph["values"]).iter().zip(rows).filter(|(v, _)| v["value_type"] == "VkTensor") {
+                let t = &v["value"];
+                let dtype = t["datatype"].as_str().unwrap().to_ascii_lowercase();
+                assert_eq!((row["dtype"].as_str(), &row["shape"]), (Some(dtype.as_str()), &t["dims"]));
+                if let Some(id) = t["constant_id"].as_i64().filter(|&id| id >= 0) {
+                    assert_eq!(row["data"], format!("constant {id}"));
+                    assert_eq!(row["data_bytes"], graph["constants"][id as usize]["length"], "{stem} constant {id}");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 40, "checked {checked} values");
+}

@@ -63,7 +63,8 @@ parameters, weight bytes by type and by the operator that reads them); each subg
 subgraphs its control-flow operators call and its activation arena (the sum of its non-constant
 tensors, and a greedy plan by tensor lifetime in the manner of TensorFlow Lite Micro's planner);
 operators by name and version; signatures, metadata and buffers. --tensors adds one row per
-tensor (type, stored shape with dynamic dimensions marked, bytes, buffer, quantization); --json
+tensor (type, stored shape with dynamic dimensions marked, bytes, buffer, quantization), or for
+a .pte or Vulkan graph per value (type, shape, bytes, where its data is); --json
 prints the same as JSON, numbers at full precision, in the layout src/bin/flatmodel/inspect.schema.json
 describes for every format (its format_version key names the layout's version). --tflm-resolver prints instead, for a TFLite
 model, the C++ lines that register its operators with TensorFlow Lite Micro (the set TFLM's

@@ -43,8 +43,8 @@ pub enum Summary {
 }
 
 impl Summary {
-    /// The summary of a structurally verified file, every tensor listed when `tensors` (TFLite
-    /// and Circle), or why it cannot be given: the file is disproportionate to its summary, or
+    /// The summary of a structurally verified file, every tensor (or value) listed when
+    /// `tensors`, or why it cannot be given: the file is disproportionate to its summary, or
     /// (ExecuTorch files, whose sections are located through them) its rules fail. TFLite,
     /// Circle and cvimodel summaries show a failing rule instead.
     pub fn of_file(file: File<'_>, tensors: bool) -> Result<Summary, String> {
@@ -59,12 +59,12 @@ impl Summary {
             File::Pte(p) => {
                 p.check_rules(&Options::DEFAULT).map_err(|e| e.to_string())?;
                 let mut budget = Budget::for_file(p.bytes().len());
-                Summary::Executorch(Box::new(ExecutorchSummary::of_program(&p, &mut budget).map_err(refused)?))
+                Summary::Executorch(Box::new(ExecutorchSummary::of_program(&p, tensors, &mut budget).map_err(refused)?))
             }
             File::VkGraph(b) => {
                 b.check_rules(&Options::DEFAULT).map_err(|e| e.to_string())?;
                 let mut budget = Budget::for_file(b.bytes().len());
-                Summary::Executorch(Box::new(ExecutorchSummary::of_blob(&b, &mut budget).map_err(refused)?))
+                Summary::Executorch(Box::new(ExecutorchSummary::of_blob(&b, tensors, &mut budget).map_err(refused)?))
             }
             File::Cvimodel(c) => {
                 let mut budget = Budget::for_file(c.file().len());

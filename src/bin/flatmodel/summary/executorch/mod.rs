@@ -3,6 +3,7 @@
 
 mod counts;
 mod program;
+mod values;
 mod vulkan;
 mod weights;
 
@@ -27,13 +28,13 @@ pub enum ExecutorchSummary {
 impl ExecutorchSummary {
     /// The summary of a verified `.pte`; every plan, delegate and list element is charged to
     /// `budget`, as plans and delegates can be shared.
-    pub fn of_program(file: &PteFile<'_>, budget: &mut Budget) -> Result<Self, OverBudget> {
-        ProgramSummary::of(file, budget).map(Self::Program)
+    pub fn of_program(file: &PteFile<'_>, tensors: bool, budget: &mut Budget) -> Result<Self, OverBudget> {
+        ProgramSummary::of(file, tensors, budget).map(Self::Program)
     }
 
     /// The summary of a verified `VH00` blob or bare VkGraph, its lists charged to `budget`.
-    pub fn of_blob(blob: &Blob<'_>, budget: &mut Budget) -> Result<Self, OverBudget> {
-        BlobSummary::of(blob, budget).map(Self::Blob)
+    pub fn of_blob(blob: &Blob<'_>, tensors: bool, budget: &mut Budget) -> Result<Self, OverBudget> {
+        BlobSummary::of(blob, tensors, budget).map(Self::Blob)
     }
 
     /// Prints the summary for `inspect` without `--json`, under the file's `name`.

@@ -2,6 +2,7 @@
 //! segments and weights, and what it needs of a runtime.
 
 use super::counts::print_histogram;
+use super::values::ValueRow;
 use super::vulkan::VulkanGraphSummary;
 use crate::budget::{Budget, OverBudget};
 use crate::summary::io::{print_indented, Entry, Port, Runs};
@@ -70,6 +71,9 @@ pub struct PlanSummary {
     pub operators: Vec<String>,
     /// How many delegate calls it makes.
     pub delegates: usize,
+    /// Every value, with `--tensors`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tensor_list: Option<Vec<ValueRow>>,
 }
 
 /// A backend delegate of a `.pte`.
@@ -92,19 +96,19 @@ pub struct DelegateSummary {
 
 impl ProgramSummary {
     /// The summary of `file`, charged to `budget`.
-    pub fn of(file: &PteFile<'_>, budget: &mut Budget) -> Result<Self, OverBudget> {
+    pub fn of(file: &PteFile<'_>, tensors: bool, budget: &mut Budget) -> Result<Self, OverBudget> {
         let program = file.program();
         let mut execution_plans = Vec::new();
         let mut io = Vec::new();
         for p in program.execution_plan().into_iter().flat_map(|p| p.iter()) {
-            let (plan, entry) = PlanSummary::of(&p, budget)?;
+            let (plan, entry) = PlanSummary::of(&p, tensors, budget)?;
             execution_plans.push(plan);
             io.push(entry);
         }
         let mut delegates = Vec::new();
         for (index, d) in file.delegates().enumerate() {
             budget.charge(1)?;
-            delegates.push(DelegateSummary::of(file, index, &d, budget)?);
+            delegates.push(DelegateSummary::of(file, index, &d, tensors, budget)?);
         }
         let weights = super::weights::of(file, budget)?;
         let segments = program.segments().map_or(0, |s| s.len());
@@ -154,7 +158,7 @@ impl ProgramSummary {
 
 impl PlanSummary {
     /// The summary of plan `p` and its `io` entry, charged to `budget`.
-    pub fn of(p: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<(Self, Entry), OverBudget> {
+    pub fn of(p: &ExecutionPlan<'_>, tensors: bool, budget: &mut Budget) -> Result<(Self, Entry), OverBudget> {
         let (inputs, outputs) = (p.inputs(), p.outputs());
         let lists = [inputs.map_or(0, |v| v.len()), outputs.map_or(0, |v| v.len())];
         budget.charge(1usize.saturating_add(lists[0]).saturating_add(lists[1]))?;
@@ -179,6 +183,7 @@ impl PlanSummary {
             outputs: outputs.map(|v| v.iter().collect()),
             operators,
             delegates: p.delegates().map_or(0, |d| d.len()),
+            tensor_list: if tensors { Some(super::values::of_plan(p, budget)?) } else { None },
         };
         Ok((plan, entry))
     }
@@ -199,20 +204,30 @@ impl PlanSummary {
             let count = counts.entry(op).or_default();
             *count = count.saturating_add(1);
         }
-        print_histogram(out, counts.into_iter(), "    ")
+        print_histogram(out, counts.into_iter(), "    ")?;
+        match &self.tensor_list {
+            Some(rows) => super::values::print(out, rows, "    "),
+            None => Ok(()),
+        }
     }
 }
 
 impl DelegateSummary {
     /// The summary of `file`'s delegate `d`, the `index`th, its graph charged to `budget`.
-    pub fn of(file: &PteFile<'_>, index: usize, d: &Delegate<'_>, budget: &mut Budget) -> Result<Self, OverBudget> {
+    pub fn of(
+        file: &PteFile<'_>,
+        index: usize,
+        d: &Delegate<'_>,
+        tensors: bool,
+        budget: &mut Budget,
+    ) -> Result<Self, OverBudget> {
         let stored = d.view.processed().map(|p| match p.location() {
             DataLocation::INLINE => format!("inline {}", p.index()),
             DataLocation::SEGMENT => format!("segment {}", p.index()),
             other => format!("DataLocation({})", other.0),
         });
         let vulkan = match file.vulkan_blob(d) {
-            Some(Ok(blob)) => Some(VulkanGraphSummary::of(&blob, |key| file.named_data(key), budget)?),
+            Some(Ok(blob)) => Some(VulkanGraphSummary::of(&blob, |key| file.named_data(key), tensors, budget)?),
             _ => None,
         };
         Ok(DelegateSummary {

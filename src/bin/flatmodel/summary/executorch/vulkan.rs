@@ -2,6 +2,7 @@
 //! alone (a `VH00` blob or a bare VkGraph) or inside a `.pte`.
 
 use super::counts::{operator_list, print_histogram, OperatorCount};
+use super::values::ValueRow;
 use crate::budget::{Budget, OverBudget};
 use crate::summary::io::{print_indented, Entry, Port, Runs};
 use flatmodel::vkgraph::{Blob, Constant, GraphTypes, VkGraph};
@@ -60,6 +61,9 @@ pub struct VulkanGraphSummary {
     pub constants: Vec<ConstantSummary>,
     /// The constants' bytes, as far as they are known.
     pub constant_bytes: u64,
+    /// Every value, with `--tensors`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tensor_list: Option<Vec<ValueRow>>,
 }
 
 /// A value a Vulkan graph takes or gives.
@@ -141,7 +145,7 @@ pub enum ConstantStorage {
 
 impl BlobSummary {
     /// The summary of `blob`, charged to `budget`.
-    pub fn of(blob: &Blob<'_>, budget: &mut Budget) -> Result<Self, OverBudget> {
+    pub fn of(blob: &Blob<'_>, tensors: bool, budget: &mut Budget) -> Result<Self, OverBudget> {
         let header = blob.header().map(|h| BlobHeaderFields {
             header_size: h.header_size,
             flatbuffer_offset: h.flatbuffer_offset,
@@ -153,7 +157,7 @@ impl BlobSummary {
             format: if header.is_some() { "Vulkan delegate blob (VH00)" } else { "VkGraph (VK00)" },
             file_bytes: blob.bytes().len(),
             header,
-            graph: VulkanGraphSummary::of(blob, |_| None, budget)?,
+            graph: VulkanGraphSummary::of(blob, |_| None, tensors, budget)?,
         })
     }
 
@@ -170,6 +174,7 @@ impl VulkanGraphSummary {
     pub fn of<'a>(
         blob: &Blob<'a>,
         named: impl Fn(&str) -> Option<&'a [u8]>,
+        tensors: bool,
         budget: &mut Budget,
     ) -> Result<Self, OverBudget> {
         let g = blob.graph();
@@ -206,6 +211,7 @@ impl VulkanGraphSummary {
             outputs,
             constants,
             constant_bytes,
+            tensor_list: if tensors { Some(super::values::of_graph(&g, budget)?) } else { None },
         })
     }
 
@@ -221,7 +227,10 @@ impl VulkanGraphSummary {
         for c in &self.constants {
             c.print_text(out, indent)?;
         }
-        Ok(())
+        match &self.tensor_list {
+            Some(rows) => super::values::print(out, rows, &format!("{indent}  ")),
+            None => Ok(()),
+        }
     }
 }
 

@@ -166,7 +166,7 @@ fn delegate_constants(
 
 /// Bytes per element of a scalar type, as the runtime sizes it; `None` for a code the schema
 /// does not name.
-fn element_size(t: ScalarType) -> Option<u64> {
+pub fn element_size(t: ScalarType) -> Option<u64> {
     Some(match t.name()? {
         "BYTE" | "CHAR" | "BOOL" | "QINT8" | "QUINT8" | "QUINT4X2" | "QUINT2X4" => 1,
         "FLOAT8E5M2" | "FLOAT8E4M3FN" | "FLOAT8E5M2FNUZ" | "FLOAT8E4M3FNUZ" => 1,
