@@ -152,6 +152,10 @@ fn inspect_json_shows_the_manifest_and_each_model() {
             let input = &m["io"][0]["inputs"][0];
             assert_eq!((input["dtype"].as_str(), &input["shape"]), (Some("float32"), &json!([-1, 1])));
         }
+        let needs = &v["needs"][0];
+        assert_eq!(needs["feature"], "nnpackage_version");
+        let detail = needs["detail"].as_str().unwrap();
+        assert!(detail.starts_with("nnpackage 1.3.0 manifest") && detail.contains("model-connect"), "{detail}");
         // The package's size: its model files and their weights together.
         assert_eq!(v["file_bytes"], 2 * sine().len());
         let sine = sine();

@@ -3,6 +3,7 @@
 
 use crate::summary::graph::{GraphSummary, Nested, Rules};
 use crate::summary::io::{Entry, Found, Port, PortTensor, Runs};
+use crate::summary::needs::Need;
 use crate::summary::weights::{grouped, Weights};
 use flatmodel::nnpackage::{self, Container, Package, TensorIo};
 use flatmodel::File;
@@ -23,6 +24,8 @@ pub struct PackageSummary {
     configs: Vec<String>,
     /// The config file read, if any.
     config: Option<ConfigSummary>,
+    /// What it needs of a runtime: the manifest's version, and the features it uses.
+    needs: Vec<Need>,
     /// The model files' bytes in all.
     file_bytes: u64,
     /// The flatbuffer models' weights together.
@@ -100,6 +103,7 @@ impl PackageSummary {
             }
         }
         PackageSummary {
+            needs: needs(package),
             format: "nnpackage",
             container: match package.container() {
                 Container::Directory => "directory",
@@ -127,6 +131,25 @@ impl PackageSummary {
                 .collect(),
         }
     }
+}
+
+/// What `package` needs of a runtime: its manifest's version, with the version 1.2 and 1.3
+/// features it uses (`pkg-inputs`/`pkg-outputs` and `model-connect` across several models,
+/// a config file); each model's own needs are in its summary.
+fn needs(package: &Package) -> Vec<Need> {
+    let m = package.manifest();
+    let mut uses = Vec::new();
+    if package.models().len() > 1 {
+        uses.push(format!("{} models", package.models().len()));
+    }
+    if !m.model_connect.is_empty() {
+        uses.push("model-connect".to_string());
+    }
+    if let Some(config) = package.config() {
+        uses.push(format!("config {}", config.file));
+    }
+    let uses = if uses.is_empty() { String::new() } else { format!(" ({})", uses.join(", ")) };
+    vec![Need { feature: "nnpackage_version", detail: format!("nnpackage {} manifest{uses}", m.version) }]
 }
 
 /// Model `index` of `package`, with its summary when it is a flatbuffer model.
@@ -185,6 +208,7 @@ impl PackageSummary {
         writeln!(out, "{name}")?;
         writeln!(out, "  format:      nnpackage {} ({})", self.version, self.container)?;
         writeln!(out, "  configs:     {}", list(&self.configs))?;
+        crate::summary::needs::print(out, "  needs:       ", &self.needs)?;
         if let Some(config) = &self.config {
             writeln!(out, "  config:      {}", config.file)?;
             for e in &config.entries {
