@@ -32,6 +32,20 @@ pub struct ValueRow {
     data: Option<String>,
 }
 
+impl ValueRow {
+    /// The row of value `index`, no tensor: its union member's name in lower snake case
+    /// (`IntList` -> `int_list`), or `type(TAG)` for one the schema does not name.
+    fn other(index: usize, name: Option<&str>, tag: u8) -> ValueRow {
+        let kind = name.map_or_else(|| format!("type({tag})"), snake_case);
+        ValueRow { index, kind, dtype: None, shape: None, data_bytes: None, data: None }
+    }
+}
+
+/// The elements of a tensor of `shape` (a negative dimension counts as 0), saturating.
+fn elements(shape: &[i64]) -> u64 {
+    shape.iter().fold(1u64, |n, &d| n.saturating_mul(u64::try_from(d).unwrap_or(0)))
+}
+
 /// The rows of `plan`'s values, each charged to `budget` with its dimensions.
 pub fn of_plan(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<ValueRow>, OverBudget> {
     let mut rows = Vec::new();
@@ -39,14 +53,13 @@ pub fn of_plan(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<Valu
         budget.charge(1)?;
         let val = value.val();
         let KernelTypes::Tensor(t) = val else {
-            let kind = val.type_name().map_or_else(|| format!("type({})", val.tag()), snake_case);
-            rows.push(ValueRow { index, kind, dtype: None, shape: None, data_bytes: None, data: None });
+            rows.push(ValueRow::other(index, val.type_name(), val.tag()));
             continue;
         };
         let sizes = t.sizes();
         budget.charge(sizes.map_or(0, |s| s.len()))?;
         let shape: Vec<i64> = sizes.into_iter().flat_map(|s| s.iter()).map(i64::from).collect();
-        let elements = shape.iter().fold(1u64, |n, &d| n.saturating_mul(u64::try_from(d).unwrap_or(0)));
+        let elements = elements(&shape);
         let external = t.extra_tensor_info().filter(|e| e.location() == TensorDataLocation::EXTERNAL);
         let data = match (external, t.allocation_info(), t.data_buffer_idx()) {
             (Some(e), _, _) => Some(format!("external {}", e.fully_qualified_name().unwrap_or("-"))),
@@ -78,14 +91,13 @@ pub fn of_graph(g: &VkGraph<'_>, budget: &mut Budget) -> Result<Vec<ValueRow>, O
         budget.charge(1)?;
         let v = value.value();
         let GraphTypes::VkTensor(t) = v else {
-            let kind = v.type_name().map_or_else(|| format!("type({})", v.tag()), snake_case);
-            rows.push(ValueRow { index, kind, dtype: None, shape: None, data_bytes: None, data: None });
+            rows.push(ValueRow::other(index, v.type_name(), v.tag()));
             continue;
         };
         let dims = t.dims();
         budget.charge(dims.map_or(0, |d| d.len()))?;
         let shape: Vec<i64> = dims.into_iter().flat_map(|d| d.iter()).map(i64::from).collect();
-        let elements = shape.iter().fold(1u64, |n, &d| n.saturating_mul(u64::try_from(d).unwrap_or(0)));
+        let elements = elements(&shape);
         let data = match (t.constant_id(), t.mem_obj_id()) {
             (c, _) if c >= 0 => Some(format!("constant {c}")),
             (_, m) if m >= 0 => Some(format!("memory object {m}")),
