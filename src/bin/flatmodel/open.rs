@@ -16,7 +16,7 @@ use std::sync::Arc;
 pub enum Opened {
     /// A checked nnpackage.
     Package(Box<Package>),
-    /// A model file's bytes (mapped); [`file`] verifies them.
+    /// A model file's bytes (mapped); [`file()`] verifies them.
     File(Input),
 }
 

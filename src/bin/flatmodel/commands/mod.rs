@@ -1,5 +1,5 @@
-//! One module per command: each parses nothing (`main` does), opens its input through
-//! [`crate::open`] and prints.
+//! One module per command: each gets its arguments parsed (by `main`), opens its input through
+//! [`crate::open`] and prints; `inspect` prints [`crate::summary`]'s summaries.
 
 pub mod dump;
 pub mod extract;

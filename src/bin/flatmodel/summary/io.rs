@@ -216,7 +216,7 @@ pub fn print(out: &mut dyn Write, io: &[Entry]) -> std::io::Result<()> {
     print_indented(out, io, "  ", 21)
 }
 
-/// [`print`] with the `runs:` lines indented by `indent`, their label padded to `width`.
+/// [`print()`] with the `runs:` lines indented by `indent`, their label padded to `width`.
 pub fn print_indented(out: &mut dyn Write, io: &[Entry], indent: &str, width: usize) -> std::io::Result<()> {
     for e in io {
         let title = match &e.runs {
