@@ -696,9 +696,36 @@ fn pte_weights_match_flatc() {
         let ours: BTreeMap<String, u64> =
             arr(&w["by_dtype"]).iter().map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_u64().unwrap())).collect();
         assert_eq!(ours, by_dtype, "{stem}");
+        // Each Vulkan constant is read by an operator of its graph's chain.
+        let ops: BTreeSet<String> = graphs
+            .iter()
+            .flat_map(|g| arr(&g["chain"]))
+            .map(|c| format!("{} (VulkanBackend)", c["name"].as_str().unwrap()))
+            .collect();
+        for pair in arr(&w["by_operator"]).iter().filter(|p| p[0].as_str().unwrap().ends_with("(VulkanBackend)")) {
+            assert!(ops.contains(pair[0].as_str().unwrap()), "{stem}: {pair}");
+        }
         checked += 1;
     }
     assert!(checked >= 6, "checked {checked}");
+    // A Vulkan blob alone: the constants its tensor values name, as its graph's JSON gives them.
+    for blob in support::files_with_suffix(&dir, ".vh00") {
+        let s = summary(&blob).unwrap();
+        let graph = support::read_json(&blob.with_extension("vk00.flatc.json"));
+        let (bytes, parameters, by_dtype) = reference_pte_weights(&Value::Null, &[graph]);
+        let w = &s["weights"];
+        assert_eq!(
+            (w["bytes"].as_u64(), w["parameters"].as_u64()),
+            (Some(bytes), Some(parameters)),
+            "{}",
+            blob.display()
+        );
+        let ours: BTreeMap<String, u64> =
+            arr(&w["by_dtype"]).iter().map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_u64().unwrap())).collect();
+        assert_eq!(ours, by_dtype, "{}", blob.display());
+        checked += 1;
+    }
+    assert!(checked >= 12, "checked {checked}");
     // The crafted program: one buffer shared by two values and read by `aten::add.out`, one
     // read by no kernel, and a tensor the memory plan allocates (not a weight).
     let s = summary(&dir.join("et_plan_constants.pte")).unwrap();

@@ -5,6 +5,7 @@ use super::counts::{operator_list, print_histogram, OperatorCount};
 use super::values::ValueRow;
 use crate::budget::{Budget, OverBudget};
 use crate::summary::io::{print_indented, Entry, Port, Runs};
+use crate::summary::weights::{grouped, Weights};
 use flatmodel::vkgraph::{Blob, Constant, GraphTypes, VkGraph};
 use flatmodel::wire::Vector;
 use serde::Serialize;
@@ -21,6 +22,8 @@ pub struct BlobSummary {
     /// The `VH00` header; `None` for a bare VkGraph.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub header: Option<BlobHeaderFields>,
+    /// Its constants that can be read (a bare VkGraph's lie in the raw bytes it lacks).
+    pub weights: Weights,
     /// Its graph.
     #[serde(flatten)]
     pub graph: VulkanGraphSummary,
@@ -157,6 +160,7 @@ impl BlobSummary {
             format: if header.is_some() { "Vulkan delegate blob (VH00)" } else { "VkGraph (VK00)" },
             file_bytes: blob.bytes().len(),
             header,
+            weights: super::weights::of_blob(blob, budget)?,
             graph: VulkanGraphSummary::of(blob, |_| None, tensors, budget)?,
         })
     }
@@ -164,6 +168,8 @@ impl BlobSummary {
     /// The text lines after the file's name.
     pub fn print_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "  format:     {}", self.format)?;
+        let file = format!("{} bytes", grouped(self.file_bytes as u64));
+        self.weights.print(out, "  size:       ", &file)?;
         self.graph.print_text(out, "  ")
     }
 }

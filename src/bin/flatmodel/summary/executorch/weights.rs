@@ -1,6 +1,7 @@
 //! What an ExecuTorch program holds: its constant tensors (weights), each constant buffer
 //! counted once however many values name it, by element type and by the kernel that first
-//! reads it; the constants of its Vulkan delegates count under their backend.
+//! reads it; the constants of its Vulkan delegates under the Vulkan operator that first reads
+//! them (and of a Vulkan blob alone, likewise).
 //!
 //! A tensor is constant when it names a constant buffer (`data_buffer_idx > 0`) and has no
 //! `allocation_info`, or when its data is external (`extra_tensor_info.location = EXTERNAL`).
@@ -126,9 +127,9 @@ fn calls(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<(String, V
     Ok(calls)
 }
 
-/// The constants of delegate `d`'s Vulkan graph `blob`, each once, with the element type and
-/// dimensions of the first tensor value that names it: inside the flatbuffer only when they
-/// are the blob's own raw bytes and the blob is stored inline in the program.
+/// The constants of delegate `d`'s Vulkan graph `blob` ([`graph_constants`]): inside the
+/// flatbuffer only when they are the blob's own raw bytes and the blob is stored inline in the
+/// program; named data is looked up in `file`.
 fn delegate_constants(
     w: &mut Weights,
     file: &PteFile<'_>,
@@ -137,11 +138,37 @@ fn delegate_constants(
     budget: &mut Budget,
 ) -> Result<(), OverBudget> {
     let stored_inline = d.view.processed().is_some_and(|p| p.location() == DataLocation::INLINE);
-    let name = format!("{} (delegate)", d.id.unwrap_or("-"));
+    let backend = d.id.unwrap_or("-");
+    graph_constants(w, blob, |key| file.named_data(key), stored_inline, backend, budget)
+}
+
+/// The weights of a `VH00` blob or bare VkGraph alone: its constants ([`graph_constants`]),
+/// all outside the VkGraph flatbuffer (in the blob's raw bytes, or a program's named data).
+pub fn of_blob(blob: &Blob<'_>, budget: &mut Budget) -> Result<Weights, OverBudget> {
+    let mut w = Weights::default();
+    graph_constants(&mut w, blob, |_| None, false, "VulkanBackend", budget)?;
+    Ok(w)
+}
+
+/// Counts the constants of Vulkan graph `blob` into `w`, each once, with the element type and
+/// dimensions of the first tensor value that names it, under the operator that first reads it
+/// (`aten.linear.default (VulkanBackend)`, `backend` naming the delegate). Raw-bytes constants
+/// are inside the flatbuffer when `raw_inside`; a named constant's length is its entry in
+/// `named` when found, else the length the graph gives.
+fn graph_constants<'a>(
+    w: &mut Weights,
+    blob: &Blob<'a>,
+    named: impl Fn(&str) -> Option<&'a [u8]>,
+    raw_inside: bool,
+    backend: &str,
+    budget: &mut Budget,
+) -> Result<(), OverBudget> {
     let g = blob.graph();
-    // Constant index -> (dtype, elements) of the first tensor naming it.
+    // Value index -> constant index, and constant index -> (dtype, elements) of the first
+    // tensor naming it.
+    let mut constant_of: HashMap<i64, usize> = HashMap::new();
     let mut typed: BTreeMap<usize, (String, u64)> = BTreeMap::new();
-    for v in g.values().into_iter().flat_map(|v| v.iter()) {
+    for (value, v) in g.values().into_iter().flat_map(|v| v.iter()).enumerate() {
         budget.charge(1)?;
         let GraphTypes::VkTensor(t) = v.value() else { continue };
         let Ok(index) = usize::try_from(t.constant_id()) else { continue };
@@ -150,16 +177,35 @@ fn delegate_constants(
         let elements = dims.into_iter().flat_map(|d| d.iter()).fold(1u64, |n, d| n.saturating_mul(u64::from(d)));
         let dtype = t.datatype().name().map_or_else(|| format!("type({})", t.datatype().0), str::to_ascii_lowercase);
         typed.entry(index).or_insert((dtype, elements));
+        constant_of.insert(value as i64, index);
     }
+    // Constant index -> bytes, for the constants no operator has read yet.
+    let mut pending: BTreeMap<usize, u64> = BTreeMap::new();
     for (index, (dtype, elements)) in typed {
         let (bytes, outside) = match blob.constant(index) {
-            Ok(Constant::Inline(data)) => (data.len() as u64, !stored_inline),
-            Ok(Constant::Named { key, length }) => (file.named_data(key).map_or(length, |n| n.len() as u64), true),
+            Ok(Constant::Inline(data)) => (data.len() as u64, !raw_inside),
+            Ok(Constant::Named { key, length }) => (named(key).map_or(length, |n| n.len() as u64), true),
             Err(_) => continue,
         };
         add(w, outside, elements, dtype, bytes);
-        let e = w.by_operator.entry(name.clone()).or_default();
-        *e = e.saturating_add(bytes);
+        pending.insert(index, bytes);
+    }
+    for call in g.chain().into_iter().flat_map(|c| c.iter()) {
+        let args = call.args();
+        budget.charge(args.map_or(0, |a| a.len()).saturating_add(1))?;
+        for arg in args.into_iter().flat_map(|a| a.iter()) {
+            let read = constant_of.get(&i64::from(arg)).and_then(|c| pending.remove(c));
+            if let Some(bytes) = read {
+                let name = format!("{} ({backend})", call.name().unwrap_or("-"));
+                let e = w.by_operator.entry(name).or_default();
+                *e = e.saturating_add(bytes);
+            }
+        }
+    }
+    let unread = pending.values().fold(0u64, |sum, &b| sum.saturating_add(b));
+    if unread > 0 {
+        let e = w.by_operator.entry(UNREAD.into()).or_default();
+        *e = e.saturating_add(unread);
     }
     Ok(())
 }
