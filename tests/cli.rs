@@ -862,6 +862,29 @@ fn inspect_of_shared_subtrees_is_refused_within_the_budget() {
     }
 }
 
+#[test]
+fn inspect_of_a_long_name_shared_many_times_is_refused_within_the_budget() {
+    let dir = Scratch::new("inspect_shared_name");
+    // 20,000 subgraph inputs naming one tensor with a 60 KB name: 1.2 GB of names to copy and
+    // print, from a valid model of about 220 KB.
+    let bytes = support::shared_operators(1, 20_000, &[], &vec![b'x'; 60_000]);
+    assert!(bytes.len() < 250_000);
+    assert!(Model::parse(&bytes).is_ok(), "a valid model");
+    let file = dir.write("shared_name.tflite", &bytes);
+    for flags in [&[][..], &["--json"][..], &["--tensors"][..], &["--json", "--tensors"][..]] {
+        let args = std::iter::once("inspect").map(OsStr::new).chain(flags.iter().map(OsStr::new));
+        let r = run(args.chain([file.as_os_str()]));
+        r.expect_code(1);
+        assert!(r.stdout.len() < 1_000, "{}: {} bytes of output", r.what, r.stdout.len());
+        assert!(r.stdout.contains("invalid: refused: the summary would be disproportionate"), "{}", r.stdout);
+    }
+    // The same model with a short name is listed in full.
+    let short = dir.write("short_name.tflite", &support::shared_operators(1, 20_000, &[], b"t"));
+    let r = run([OsStr::new("inspect"), OsStr::new("--json"), short.as_os_str()]);
+    let s: Value = serde_json::from_str(&r.expect_code(0).stdout).unwrap();
+    assert_eq!(s["io"][0]["inputs"].as_array().unwrap().len(), 20_000);
+}
+
 /// A bare VkGraph { values: [VkValue { VkTensor { dims: [m x 1] } }], input_ids: [n x 0] }:
 /// about 4(n + m) bytes whose inputs list n x m dimensions.
 fn shared_vk_inputs(n: usize, m: usize) -> Vec<u8> {

@@ -2,7 +2,8 @@
 //!
 //! A file whose tables are shared by many offsets describes a model far larger than itself
 //! (20,000 subgraph entries naming one subgraph of 20,000 inputs fit in 160 KB). `inspect`
-//! charges every row it lists and every element of the lists in each row, and refuses the file
+//! charges every row it lists, every element of the lists in each row and every byte of text it
+//! copies out of the file (a name stored once may be named by many tables), and refuses the file
 //! once the charge passes the budget, so its time, memory and output stay linear in the file.
 
 use flatmodel::verify::Options;
@@ -44,5 +45,16 @@ impl Budget {
         let units = u64::try_from(units).unwrap_or(u64::MAX);
         self.left = self.left.checked_sub(units).ok_or(OverBudget)?;
         Ok(())
+    }
+
+    /// `text` copied out of the file, a unit per byte.
+    pub fn text(&mut self, text: &str) -> Result<String, OverBudget> {
+        self.charge(text.len())?;
+        Ok(text.to_string())
+    }
+
+    /// [`Budget::text`] of a string the file may leave out.
+    pub fn text_of(&mut self, text: Option<&str>) -> Result<Option<String>, OverBudget> {
+        text.map(|t| self.text(t)).transpose()
     }
 }

@@ -15,20 +15,21 @@ use std::io::Write;
 /// The names TFLM's generator collects from `model`'s operator codes, sorted, and the codes it
 /// cannot name (builtin codes this schema does not know).
 pub fn operator_names<'a, M: ModelView<'a>>(model: M) -> (BTreeSet<String>, Vec<i32>) {
-    let mut names = BTreeSet::new();
+    // Borrowed from the file while collecting, so that codes sharing one name copy it once.
+    let mut names: BTreeSet<&str> = BTreeSet::new();
     let mut unnamed = Vec::new();
     let mut custom_found = false;
     for kind in (0..model.operator_code_count()).filter_map(|i| model.operator_kind_at(i)) {
         match kind {
             OperatorKind::Custom { name, .. } if !name.is_empty() => {
                 custom_found = true;
-                names.insert(name.to_string());
+                names.insert(name);
             }
             OperatorKind::Custom { .. } => {
-                names.insert("CUSTOM".to_string());
+                names.insert("CUSTOM");
             }
             OperatorKind::Builtin { name: Some(name), .. } => {
-                names.insert(name.to_string());
+                names.insert(name);
             }
             OperatorKind::Builtin { code, name: None, .. } => unnamed.push(code),
         }
@@ -36,7 +37,7 @@ pub fn operator_names<'a, M: ModelView<'a>>(model: M) -> (BTreeSet<String>, Vec<
     if custom_found {
         names.remove("CUSTOM");
     }
-    (names, unnamed)
+    (names.into_iter().map(str::to_string).collect(), unnamed)
 }
 
 /// The resolver method that registers operator `name`: `CONV_2D` -> `AddConv2D`.

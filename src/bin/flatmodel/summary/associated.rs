@@ -35,7 +35,7 @@ pub fn of(bytes: &[u8], budget: &mut Budget) -> Result<Option<Appended>, OverBud
             let mut files = Vec::new();
             for name in archive.names() {
                 budget.charge(1)?;
-                files.push(AppendedFile { name: name.to_string(), size: archive.size_of(name) });
+                files.push(AppendedFile { name: budget.text(name)?, size: archive.size_of(name) });
             }
             Ok(Some(Appended::Files(files)))
         }

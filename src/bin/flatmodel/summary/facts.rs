@@ -28,6 +28,18 @@ pub fn scalar_dtype(t: flatmodel::pte::ScalarType) -> String {
     numpy.to_string()
 }
 
+/// The name of `op`'s operator (`CONV_2D`, a custom operator's code), charged to `budget` a
+/// unit per byte; `<missing operator code>` when its code index names none.
+pub fn operator_name<'a, M: ModelView<'a>>(
+    model: M,
+    op: &M::Operator,
+    budget: &mut Budget,
+) -> Result<String, OverBudget> {
+    let name = model.operator_kind(op).map_or_else(|| "<missing operator code>".into(), |k| k.to_string());
+    budget.charge(name.len())?;
+    Ok(name)
+}
+
 /// A schema enum's value: its name, or its number when the schema does not name it. As JSON
 /// the bare name or number.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -187,7 +199,7 @@ impl TensorFacts {
         };
         Ok(TensorFacts {
             index,
-            name: tensor.name().map(str::to_string),
+            name: budget.text_of(tensor.name())?,
             element: tensor.element_type(),
             shape,
             shape_signature: signature,

@@ -51,19 +51,25 @@ pub struct PortTensor {
 }
 
 impl Port {
-    /// The port of tensor `t`, named `name` by a signature (else by the tensor).
-    pub fn of_tensor(t: &TensorFacts, name: Option<&str>) -> Port {
-        Port {
-            name: name.or(t.name.as_deref()).map(str::to_string),
+    /// The port of tensor `t`, named `name` by a signature (else by the tensor), its names'
+    /// copies charged to `budget`.
+    pub fn of_tensor(t: &TensorFacts, name: Option<&str>, budget: &mut Budget) -> Result<Port, OverBudget> {
+        let scales = match &t.quant {
+            Some(Quant::PerAxis { scales, zero_points, .. }) => scales.len().saturating_add(zero_points.len()),
+            _ => 0,
+        };
+        budget.charge(t.dims().len().saturating_add(scales))?;
+        Ok(Port {
+            name: budget.text_of(name.or(t.name.as_deref()))?,
             tensor: t.index as i64,
             found: Found::Tensor(PortTensor {
-                tensor_name: t.name.clone(),
+                tensor_name: budget.text_of(t.name.as_deref())?,
                 dtype: crate::summary::facts::dtype(t.element),
                 shape: Some(t.dims().iter().map(|&d| i64::from(d)).collect()),
                 quantization: t.quant.clone(),
                 type_code: None,
             }),
-        }
+        })
     }
 
     /// A port whose index names nothing, for `error`'s reason.
@@ -151,7 +157,7 @@ pub fn entries<'a, M: ModelView<'a>>(
         let (sg, listed) = (model.subgraph(at), facts.get(at).map(Vec::as_slice));
         let inputs = mapped(model, sg, listed, sig.inputs(), budget)?;
         let outputs = mapped(model, sg, listed, sig.outputs(), budget)?;
-        let runs = Runs::Signature { signature: Some(sig.key().unwrap_or("").to_string()), subgraph };
+        let runs = Runs::Signature { signature: Some(budget.text(sig.key().unwrap_or(""))?), subgraph };
         entries.push(Entry { runs, inputs, outputs });
     }
     if entries.is_empty() {
@@ -199,15 +205,15 @@ fn port<'a, M: ModelView<'a>>(
     budget.charge(1)?;
     let at = usize::try_from(index).ok();
     if let Some(facts) = listed.zip(at).and_then(|(l, at)| l.get(at)) {
-        return Ok(Port::of_tensor(facts, name));
+        return Port::of_tensor(facts, name, budget);
     }
     let tensor = match (sg, i32::try_from(index)) {
         (Some(sg), Ok(i)) => sg.tensor(i),
         _ => None,
     };
     match (tensor, at) {
-        (Some(t), Some(at)) => Ok(Port::of_tensor(&TensorFacts::of(model, at, &t, budget)?, name)),
-        _ => Ok(Port::missing(name.map(str::to_string), index, "no such tensor")),
+        (Some(t), Some(at)) => Port::of_tensor(&TensorFacts::of(model, at, &t, budget)?, name, budget),
+        _ => Ok(Port::missing(budget.text_of(name)?, index, "no such tensor")),
     }
 }
 

@@ -25,17 +25,19 @@ pub fn of<'a, M: ModelView<'a>>(
 ) -> Result<Vec<Need>, OverBudget> {
     let mut needs = Vec::new();
     let mut push = |feature, detail: String| needs.push(Need { feature, detail });
-    let (newest_version, newest_op) = (0..model.operator_code_count())
-        .filter_map(|i| model.operator_kind_at(i))
-        .map(|k| (k.version(), k.to_string()))
-        .max_by_key(|(v, _)| *v)
-        .unwrap_or((1, String::new()));
-    if newest_version > 1 {
-        push("operator_versions", format!("operator versions up to {newest_version} ({newest_op} v{newest_version})"));
-    }
     let codes: Vec<OperatorKind<'a>> =
         (0..model.operator_code_count()).filter_map(|i| model.operator_kind_at(i)).collect();
     budget.charge(codes.len())?;
+    // The last code of the newest version (its name copied once, however many codes share it).
+    let newest = codes.iter().fold(None, |best: Option<&OperatorKind<'a>>, k| match best {
+        Some(b) if b.version() > k.version() => Some(b),
+        _ => Some(k),
+    });
+    if let Some(k) = newest.filter(|k| k.version() > 1) {
+        let (version, name) = (k.version(), k.to_string());
+        budget.charge(name.len())?;
+        push("operator_versions", format!("operator versions up to {version} ({name} v{version})"));
+    }
     let extended: BTreeSet<String> = codes
         .iter()
         .filter(|k| matches!(k, OperatorKind::Builtin { code, .. } if *code > 127))
@@ -55,13 +57,15 @@ pub fn of<'a, M: ModelView<'a>>(
     if !negative.is_empty() {
         push("negative_builtin_codes", format!("Circle's own operators (negative codes): {}", list(&negative)));
     }
-    let custom: BTreeSet<String> = codes
+    // Custom names borrowed from the file: copied only for the eight the line shows.
+    let custom: BTreeSet<&str> = codes
         .iter()
         .filter_map(|k| match k {
-            OperatorKind::Custom { name, .. } => Some(name.to_string()),
+            OperatorKind::Custom { name, .. } => Some(*name),
             _ => None,
         })
         .collect();
+    budget.charge(custom.iter().take(8).map(|n| n.len()).sum())?;
     if !custom.is_empty() {
         push("custom_operators", format!("custom operators the runtime must register: {}", list(&custom)));
     }
@@ -119,8 +123,8 @@ pub fn of<'a, M: ModelView<'a>>(
 }
 
 /// `a, b, c`, at most eight named.
-fn list(names: &BTreeSet<String>) -> String {
-    let shown: Vec<&str> = names.iter().take(8).map(String::as_str).collect();
+fn list<S: AsRef<str>>(names: &BTreeSet<S>) -> String {
+    let shown: Vec<&str> = names.iter().take(8).map(AsRef::as_ref).collect();
     match names.len() {
         n if n > 8 => format!("{} and {} more", shown.join(", "), n - 8),
         _ => shown.join(", "),

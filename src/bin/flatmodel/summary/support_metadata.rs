@@ -95,12 +95,12 @@ pub fn of(meta: &ModelMetadata<'_>, budget: &mut Budget) -> Result<SupportMetada
         }
     }
     Ok(SupportMetadata {
-        name: meta.name().map(str::to_string),
-        description: meta.description().map(str::to_string),
-        version: meta.version().map(str::to_string),
-        author: meta.author().map(str::to_string),
-        license: meta.license().map(str::to_string),
-        min_parser_version: meta.min_parser_version().map(str::to_string),
+        name: budget.text_of(meta.name())?,
+        description: budget.text_of(meta.description())?,
+        version: budget.text_of(meta.version())?,
+        author: budget.text_of(meta.author())?,
+        license: budget.text_of(meta.license())?,
+        min_parser_version: budget.text_of(meta.min_parser_version())?,
         inputs,
         outputs,
         associated_files: files(meta.associated_files(), budget)?,
@@ -120,8 +120,8 @@ fn tensor(t: &TensorMetadata<'_>, budget: &mut Budget) -> Result<TensorInfo, Ove
         }
     }
     Ok(TensorInfo {
-        name: t.name().map(str::to_string),
-        description: t.description().map(str::to_string),
+        name: budget.text_of(t.name())?,
+        description: budget.text_of(t.description())?,
         content: kind,
         normalization,
         range,
@@ -158,9 +158,9 @@ fn files(list: Option<TableVector<'_, AssociatedFile<'_>>>, budget: &mut Budget)
     for f in list.into_iter().flat_map(|v| v.iter()) {
         budget.charge(1)?;
         out.push(FileInfo {
-            name: f.name().map(str::to_string),
+            name: budget.text_of(f.name())?,
             kind: Named::new(f.type_().name(), f.type_().0),
-            description: f.description().map(str::to_string),
+            description: budget.text_of(f.description())?,
         });
     }
     Ok(out)

@@ -3,7 +3,7 @@
 //! operator that first reads them.
 
 use crate::budget::{Budget, OverBudget};
-use crate::summary::facts::{dtype, TensorFacts};
+use crate::summary::facts::{dtype, operator_name, TensorFacts};
 use flatmodel::graph::{ModelView, OperatorView, SubGraphView, TensorView};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 use std::collections::{BTreeMap, HashSet};
@@ -72,11 +72,12 @@ impl Weights {
         for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
             for op in sg.operators().into_iter().flat_map(|o| o.iter()) {
                 budget.charge(1)?;
-                let name = model.operator_kind(&op).map_or_else(|| "<missing operator code>".into(), |k| k.to_string());
+                let name = operator_name(model, &op, budget)?;
                 for index in op.inputs().into_iter().flat_map(|v| v.iter()) {
                     budget.charge(1)?;
                     let Some(t) = sg.tensor(index) else { continue };
                     if let Some(bytes) = constant.remove(&t.buffer()) {
+                        budget.charge(name.len())?;
                         let e = w.by_operator.entry(name.clone()).or_default();
                         *e = e.saturating_add(bytes);
                     }

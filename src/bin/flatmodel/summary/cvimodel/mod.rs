@@ -303,13 +303,13 @@ pub struct TensorSummary {
 }
 
 impl TensorSummary {
-    /// Tensor `index` of a program's `tensor_map`.
-    fn of(index: usize, t: &cvimodel::Tensor<'_>) -> TensorSummary {
+    /// Tensor `index` of a program's `tensor_map`, its name's copy charged to `budget`.
+    fn of(index: usize, t: &cvimodel::Tensor<'_>, budget: &mut Budget) -> Result<TensorSummary, OverBudget> {
         let address = t.address();
-        TensorSummary {
+        Ok(TensorSummary {
             index,
             tensor_id: t.tensor_id(),
-            name: t.name().to_string(),
+            name: budget.text(t.name())?,
             dtype: dtype_name(t.dtype()),
             shape: t.shape().and_then(|s| s.dim()).map(|d| d.iter().collect()).unwrap_or_default(),
             offset: address.map(|a| a.offset),
@@ -319,7 +319,7 @@ impl TensorSummary {
             zero_point: t.quant().map(|q| q.zero_point()),
             size: t.size(),
             overwrote: t.overwrote(),
-        }
+        })
     }
 
     /// The tensor as an input or output in the layout every format's `io` shares, its
@@ -375,7 +375,7 @@ impl CvimodelSummary {
             sections.push(SectionSummary {
                 index: i,
                 kind: section_type_name(s.type_()),
-                name: s.name().to_string(),
+                name: budget.text(s.name())?,
                 size: s.size(),
                 offset: s.offset(),
                 file_offset: resolved.as_ref().ok().map(|r| r.file_offset),
@@ -392,7 +392,7 @@ impl CvimodelSummary {
             budget.charge(1usize.saturating_add(dims.map_or(0, |d| d.len())))?;
             weight_list.push(WeightSummary {
                 index: i,
-                name: w.name().map(str::to_string),
+                name: budget.text_of(w.name())?,
                 offset: w.address().offset,
                 tagged: w.address().tagged,
                 size: w.size(),
@@ -410,35 +410,40 @@ impl CvimodelSummary {
                 tensors.push(t);
             }
             let by_name = first_by_name(tensors.iter().map(|t| t.name()));
-            let mut names = |v: Option<flatmodel::wire::StrVector<'_>>| -> Result<Vec<String>, OverBudget> {
-                let mut listed = Vec::new();
-                for name in v.into_iter().flat_map(|v| v.iter()) {
-                    budget.charge(1usize.saturating_add(name.len() / 16))?;
-                    listed.push(name.to_string());
-                }
-                Ok(listed)
-            };
+            let names =
+                |v: Option<flatmodel::wire::StrVector<'_>>, budget: &mut Budget| -> Result<Vec<String>, OverBudget> {
+                    let mut listed = Vec::new();
+                    for name in v.into_iter().flat_map(|v| v.iter()) {
+                        budget.charge(1)?;
+                        listed.push(budget.text(name)?);
+                    }
+                    Ok(listed)
+                };
             let mut routines = Vec::new();
             for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
                 let kind = routine.type_().name().map_or_else(|| routine.type_().0.to_string(), str::to_lowercase);
-                let (inputs, outputs) = (names(routine.in_tensors())?, names(routine.out_tensors())?);
+                let (inputs, outputs) = (names(routine.in_tensors(), budget)?, names(routine.out_tensors(), budget)?);
                 // What `routine_section` resolves, through the index of section names.
-                let tpu = routine.tpu_routine().map(|tpu| {
-                    let section = tpu.cmdbuf_section().or(tpu.dmabuf_section());
+                let mut tpu = None;
+                if let Some(routine_tpu) = routine.tpu_routine() {
+                    let section = routine_tpu.cmdbuf_section().or(routine_tpu.dmabuf_section());
                     let is_tpu = routine.type_() == cvimodel::RoutineType::TPU;
-                    TpuRoutineSummary {
-                        section: section.map(str::to_string),
+                    tpu = Some(TpuRoutineSummary {
+                        section: budget.text_of(section)?,
                         section_index: section.filter(|_| is_tpu).and_then(|n| sections_by_name.get(n)).copied(),
-                    }
-                });
-                let cpu = routine.cpu_routine().map(|cpu| CpuRoutineSummary {
-                    function: cpu.function_section().to_string(),
-                    function_args_bytes: cpu.function_args().map_or(0, |a| a.len()),
-                });
+                    });
+                }
+                let mut cpu = None;
+                if let Some(routine_cpu) = routine.cpu_routine() {
+                    cpu = Some(CpuRoutineSummary {
+                        function: budget.text(routine_cpu.function_section())?,
+                        function_args_bytes: routine_cpu.function_args().map_or(0, |a| a.len()),
+                    });
+                }
                 routines.push(RoutineSummary { index: r, kind, inputs, outputs, tpu, cpu });
             }
-            let inputs = names(program.input_tensors())?;
-            let outputs = names(program.output_tensors())?;
+            let inputs = names(program.input_tensors(), budget)?;
+            let outputs = names(program.output_tensors(), budget)?;
             // Each name's tensor as the program lists it and as a port.
             let mut listed = |names: &[String]| -> Result<(Vec<ListedTensor>, Vec<Port>), OverBudget> {
                 let (mut listed, mut ports) = (Vec::new(), Vec::new());
@@ -447,11 +452,14 @@ impl CvimodelSummary {
                     budget.charge(found.and_then(|(_, t)| t.shape()?.dim()).map_or(0, |d| d.len()))?;
                     match found {
                         Some((i, t)) => {
-                            let tensor = TensorSummary::of(i, t);
+                            let tensor = TensorSummary::of(i, t, budget)?;
+                            // The port's copy of the name.
+                            budget.charge(tensor.name.len())?;
                             ports.push(tensor.port(t.dtype()));
                             listed.push(ListedTensor::Found(tensor));
                         }
                         None => {
+                            budget.charge(name.len().saturating_mul(2))?;
                             ports.push(Port::missing(Some(name.clone()), -1, "no such tensor"));
                             listed.push(ListedTensor::Missing { name: name.clone(), missing: true });
                         }
@@ -473,7 +481,11 @@ impl CvimodelSummary {
                 inputs,
                 outputs,
                 routines,
-                tensors: tensors.iter().enumerate().map(|(i, t)| TensorSummary::of(i, t)).collect(),
+                tensors: tensors
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| TensorSummary::of(i, t, budget))
+                    .collect::<Result<_, _>>()?,
             });
         }
         let memory = file.memory_usage();

@@ -165,8 +165,9 @@ impl PlanSummary {
         let mut operators = Vec::new();
         for o in p.operators().into_iter().flat_map(|o| o.iter()) {
             budget.charge(1)?;
-            let name = o.name().unwrap_or("");
-            operators.push(match o.overload().filter(|s| !s.is_empty()) {
+            let (name, overload) = (o.name().unwrap_or(""), o.overload().filter(|s| !s.is_empty()));
+            budget.charge(name.len().saturating_add(overload.map_or(0, str::len)))?;
+            operators.push(match overload {
                 Some(overload) => format!("{name}.{overload}"),
                 None => name.to_string(),
             });
@@ -174,7 +175,9 @@ impl PlanSummary {
         let ports = |ids: Option<Vector<'_, i32>>| -> Vec<Port> {
             ids.into_iter().flat_map(|v| v.iter()).map(|id| evalue_port(p, id)).collect()
         };
-        let name = p.name().map(str::to_string);
+        let name = budget.text_of(p.name())?;
+        // The io entry's copy.
+        budget.charge(name.as_ref().map_or(0, String::len))?;
         let entry = Entry { runs: Runs::Plan { plan: name.clone() }, inputs: ports(inputs), outputs: ports(outputs) };
         let plan = PlanSummary {
             name,
@@ -233,7 +236,7 @@ impl DelegateSummary {
         Ok(DelegateSummary {
             index,
             plan: d.plan,
-            backend_id: d.id.map(str::to_string),
+            backend_id: budget.text_of(d.id)?,
             stored,
             bytes: file.delegate_blob(d).map_or(0, |(_, b)| b.len()),
             vulkan,

@@ -62,7 +62,7 @@ pub fn of_plan(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<Valu
         let elements = elements(&shape);
         let external = t.extra_tensor_info().filter(|e| e.location() == TensorDataLocation::EXTERNAL);
         let data = match (external, t.allocation_info(), t.data_buffer_idx()) {
-            (Some(e), _, _) => Some(format!("external {}", e.fully_qualified_name().unwrap_or("-"))),
+            (Some(e), _, _) => Some(format!("external {}", budget.text(e.fully_qualified_name().unwrap_or("-"))?)),
             (None, Some(a), buffer) => {
                 let offset = (u64::from(a.memory_offset_high()) << 32) | u64::from(a.memory_offset_low());
                 let initial =

@@ -197,16 +197,22 @@ impl VulkanGraphSummary {
         }
         let mut operators: BTreeMap<String, u64> = BTreeMap::new();
         for call in g.chain().into_iter().flat_map(|c| c.iter()) {
-            let count = operators.entry(call.name().unwrap_or("").to_string()).or_default();
-            *count = count.saturating_add(1);
+            let name = call.name().unwrap_or("");
+            match operators.get_mut(name) {
+                Some(count) => *count = count.saturating_add(1),
+                None => {
+                    operators.insert(budget.text(name)?, 1);
+                }
+            }
         }
         let inputs = graph_values(&g, g.input_ids(), budget)?;
         let outputs = graph_values(&g, g.output_ids(), budget)?;
         let ports = |values: &[GraphValue]| values.iter().map(GraphValue::port).collect();
         let io =
             vec![Entry { runs: Runs::Graph { graph: "vulkan" }, inputs: ports(&inputs), outputs: ports(&outputs) }];
-        let constants: Vec<ConstantSummary> =
-            (0..constant_count).map(|index| ConstantSummary::of(blob, index, &named)).collect();
+        let constants: Vec<ConstantSummary> = (0..constant_count)
+            .map(|index| ConstantSummary::of(blob, index, &named, budget))
+            .collect::<Result<_, _>>()?;
         let constant_bytes = constants.iter().filter_map(|c| c.storage.bytes()).fold(0u64, u64::saturating_add);
         Ok(VulkanGraphSummary {
             version: g.version().map(str::to_string),
@@ -283,14 +289,19 @@ impl GraphValue {
 
 impl ConstantSummary {
     /// Constant `index` of `blob` (`named` looks up the program's named data).
-    pub fn of<'a>(blob: &Blob<'a>, index: usize, named: impl Fn(&str) -> Option<&'a [u8]>) -> Self {
+    pub fn of<'a>(
+        blob: &Blob<'a>,
+        index: usize,
+        named: impl Fn(&str) -> Option<&'a [u8]>,
+        budget: &mut Budget,
+    ) -> Result<Self, OverBudget> {
         let storage = match blob.constant(index) {
             Ok(Constant::Inline(data)) => {
                 ConstantStorage::Inline { bytes: data.len() as u64, stored: "inline (VH00 raw bytes)" }
             }
             Ok(Constant::Named { key, length }) => {
                 let found = named(key).is_some();
-                ConstantStorage::Named { bytes: length, stored: "named data", key: key.to_string(), found }
+                ConstantStorage::Named { bytes: length, stored: "named data", key: budget.text(key)?, found }
             }
             Err(_) if blob.header().is_none() => {
                 // A bare VkGraph: inline constants live in the VH00 raw-bytes region it lacks.
@@ -303,7 +314,7 @@ impl ConstantSummary {
             }
             Err(e) => ConstantStorage::Unreadable { error: e.to_string() },
         };
-        ConstantSummary { index, storage }
+        Ok(ConstantSummary { index, storage })
     }
 
     /// The constant's line, under a graph indented by `indent`.

@@ -41,7 +41,7 @@ pub fn of(file: &PteFile<'_>, budget: &mut Budget) -> Result<Weights, OverBudget
             let KernelTypes::Tensor(t) = value.val() else { continue };
             let external = t.extra_tensor_info().filter(|e| e.location() == TensorDataLocation::EXTERNAL);
             let data = match (external, t.data_buffer_idx(), t.allocation_info()) {
-                (Some(e), _, _) => Data::External(e.fully_qualified_name().unwrap_or("").to_string()),
+                (Some(e), _, _) => Data::External(budget.text(e.fully_qualified_name().unwrap_or(""))?),
                 (None, index, None) if index > 0 => Data::Buffer(index),
                 _ => continue,
             };
@@ -59,10 +59,10 @@ pub fn of(file: &PteFile<'_>, budget: &mut Budget) -> Result<Weights, OverBudget
             add(&mut w, outside, elements, crate::summary::facts::scalar_dtype(t.scalar_type()), bytes);
             pending.insert(id as i64, bytes);
         }
-        for (name, args) in calls(&plan, budget)? {
+        for (caller, args) in calls(&plan, budget)? {
             for arg in args {
                 if let Some(bytes) = pending.remove(&arg) {
-                    let e = w.by_operator.entry(name.clone()).or_default();
+                    let e = w.by_operator.entry(caller_name(&plan, caller, budget)?).or_default();
                     *e = e.saturating_add(bytes);
                 }
             }
@@ -94,30 +94,47 @@ fn add(w: &mut Weights, outside: bool, elements: u64, dtype: String, bytes: u64)
     *e = e.saturating_add(bytes);
 }
 
-/// Each instruction of `plan` that reads values: the kernel's name (`aten::add.out`), or its
-/// delegate's backend (`VulkanBackend (delegate)`), and the value indices it passes.
-fn calls(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<(String, Vec<i64>)>, OverBudget> {
-    let operator = |index: i32| {
-        let op = usize::try_from(index).ok().and_then(|i| plan.operators()?.get(i));
-        op.map_or_else(
-            || format!("operator {index}"),
-            |o| match o.overload().filter(|s| !s.is_empty()) {
-                Some(overload) => format!("{}.{overload}", o.name().unwrap_or("")),
-                None => o.name().unwrap_or("").to_string(),
-            },
-        )
+/// What an instruction calls.
+#[derive(Clone, Copy)]
+enum Caller {
+    /// A kernel, by its index in the plan's operators.
+    Kernel(i32),
+    /// A delegate, by its index in the plan's delegates.
+    Delegate(i32),
+}
+
+/// The name `caller` goes by (`aten::add.out`, `VulkanBackend (delegate)`), charged to `budget`.
+fn caller_name(plan: &ExecutionPlan<'_>, caller: Caller, budget: &mut Budget) -> Result<String, OverBudget> {
+    let name = match caller {
+        Caller::Kernel(index) => {
+            let op = usize::try_from(index).ok().and_then(|i| plan.operators()?.get(i));
+            op.map_or_else(
+                || format!("operator {index}"),
+                |o| match o.overload().filter(|s| !s.is_empty()) {
+                    Some(overload) => format!("{}.{overload}", o.name().unwrap_or("")),
+                    None => o.name().unwrap_or("").to_string(),
+                },
+            )
+        }
+        Caller::Delegate(index) => {
+            let d = usize::try_from(index).ok().and_then(|i| plan.delegates()?.get(i));
+            format!("{} (delegate)", d.and_then(|d| d.id()).unwrap_or("-"))
+        }
     };
-    let delegate = |index: i32| {
-        let d = usize::try_from(index).ok().and_then(|i| plan.delegates()?.get(i));
-        format!("{} (delegate)", d.and_then(|d| d.id()).unwrap_or("-"))
-    };
+    budget.charge(name.len())?;
+    Ok(name)
+}
+
+/// Each instruction of `plan` that reads values: what it calls, and the value indices it
+/// passes.
+fn calls(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<(Caller, Vec<i64>)>, OverBudget> {
     let mut calls = Vec::new();
     for chain in plan.chains().into_iter().flat_map(|c| c.iter()) {
         for instruction in chain.instructions().into_iter().flat_map(|i| i.iter()) {
             budget.charge(1)?;
             let (name, args) = match instruction.instr_args() {
-                InstructionArguments::KernelCall(k) => (operator(k.op_index()), k.args()),
-                InstructionArguments::DelegateCall(d) => (delegate(d.delegate_index()), d.args()),
+                InstructionArguments::KernelCall(k) => (Caller::Kernel(k.op_index()), k.args()),
+                InstructionArguments::DelegateCall(d) => (Caller::Delegate(d.delegate_index()), d.args()),
                 _ => continue,
             };
             budget.charge(args.map_or(0, |a| a.len()))?;
@@ -197,6 +214,7 @@ fn graph_constants<'a>(
             let read = constant_of.get(&i64::from(arg)).and_then(|c| pending.remove(c));
             if let Some(bytes) = read {
                 let name = format!("{} ({backend})", call.name().unwrap_or("-"));
+                budget.charge(name.len())?;
                 let e = w.by_operator.entry(name).or_default();
                 *e = e.saturating_add(bytes);
             }

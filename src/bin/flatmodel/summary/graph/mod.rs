@@ -12,7 +12,7 @@ use crate::budget::{Budget, OverBudget};
 use crate::summary::arena::{Arena, Uses};
 use crate::summary::associated::{self, Appended};
 use crate::summary::conversion::{self, Conversion};
-use crate::summary::facts::{dtype, Named, TensorFacts};
+use crate::summary::facts::{dtype, operator_name, Named, TensorFacts};
 use crate::summary::io::Entry;
 use crate::summary::needs::Need;
 use crate::summary::support_metadata::{self, SupportMetadata};
@@ -308,15 +308,22 @@ impl GraphSummary {
         let revision = m.revision();
         let metadata_buffer = listed(m.metadata_buffer(), &mut budget)?;
         let mut run_model = Vec::new();
+        let mut listed_all = Ok(());
         m.for_each_run_model(|r| {
-            run_model.push(RunModel {
-                subgraph: r.subgraph,
-                operator: r.operator,
-                location: r.location.map(str::to_string),
-                signature: r.signature.map(str::to_string),
-            })
+            let copy = |budget: &mut Budget| -> Result<RunModel, OverBudget> {
+                budget.charge(1)?;
+                Ok(RunModel {
+                    subgraph: r.subgraph,
+                    operator: r.operator,
+                    location: budget.text_of(r.location)?,
+                    signature: budget.text_of(r.signature)?,
+                })
+            };
+            if listed_all.is_ok() {
+                listed_all = copy(&mut budget).map(|run| run_model.push(run));
+            }
         });
-        budget.charge(run_model.len())?;
+        listed_all?;
         let own = FormatOwn::Circle(CircleOwn {
             metadata_buffer,
             circle_revision: match revision {
@@ -368,7 +375,9 @@ impl GraphSummary {
             for (o, op) in sg.operators().into_iter().flat_map(|o| o.iter()).enumerate() {
                 budget.charge(1)?;
                 let kind = model.operator_kind(&op);
-                let name = kind.map_or("<missing operator code>".into(), |k| k.to_string());
+                let name = operator_name(model, &op, budget)?;
+                // The histogram's and the versions' copies.
+                budget.charge(name.len().saturating_mul(2))?;
                 *histogram.entry(name.clone()).or_default() += 1;
                 *versions.entry((name.clone(), kind.map_or(0, |k| k.version()))).or_default() += 1;
                 let mut called = Vec::new();
@@ -390,7 +399,7 @@ impl GraphSummary {
             let arena = Arena::of(&uses, &mut plan_steps);
             subgraphs.push(Subgraph {
                 index: i,
-                name: sg.name().map(str::to_string),
+                name: budget.text_of(sg.name())?,
                 tensors: facts.len(),
                 operators: uses.operators.len(),
                 inputs,
@@ -406,7 +415,7 @@ impl GraphSummary {
         let mut metadata = Vec::new();
         for m in model.metadata_list().into_iter().flat_map(|m| m.iter()) {
             budget.charge(1)?;
-            metadata.push(Metadata { name: m.name().map(str::to_string), buffer: m.buffer() });
+            metadata.push(Metadata { name: budget.text_of(m.name())?, buffer: m.buffer() });
         }
         let io = crate::summary::io::entries(model, &all_facts, budget)?;
         let weights = Weights::of(model, &all_facts, budget)?;
@@ -424,7 +433,7 @@ impl GraphSummary {
             format,
             schema_version: model.schema_version(),
             file_bytes: model.file().len(),
-            description: model.description().map(str::to_string),
+            description: budget.text_of(model.description())?,
             io,
             weights,
             needs,
@@ -471,17 +480,14 @@ fn signatures<'a, M: ModelView<'a>>(model: M, budget: &mut Budget) -> Result<Vec
         let mut maps = |m: Option<TableVector<'a, <M::Signature as SignatureView<'a>>::TensorMap>>| {
             let m: Vec<_> = m.into_iter().flat_map(|v| v.iter()).collect();
             budget.charge(m.len())?;
-            Ok::<_, OverBudget>(
-                m.iter().map(|t| TensorName { name: t.name().map(str::to_string), tensor: t.tensor_index() }).collect(),
-            )
+            let mut names = Vec::new();
+            for t in &m {
+                names.push(TensorName { name: budget.text_of(t.name())?, tensor: t.tensor_index() });
+            }
+            Ok::<_, OverBudget>(names)
         };
         let (inputs, outputs) = (maps(sig.inputs())?, maps(sig.outputs())?);
-        signatures.push(Signature {
-            key: sig.key().map(str::to_string),
-            subgraph: sig.subgraph_index(),
-            inputs,
-            outputs,
-        });
+        signatures.push(Signature { key: budget.text_of(sig.key())?, subgraph: sig.subgraph_index(), inputs, outputs });
     }
     Ok(signatures)
 }
