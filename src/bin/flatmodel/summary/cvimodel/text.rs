@@ -86,7 +86,7 @@ impl ProgramSummary {
                         t.dtype.as_str(),
                         dims_text(&t.shape),
                         t.region.unwrap_or("-"),
-                        t.offset.map_or_else(|| "null".into(), |o| o.to_string()),
+                        t.offset.map_or_else(|| "-".into(), |o| o.to_string()),
                     ),
                     ListedTensor::Missing { name, .. } => (name.as_str(), "-", "null".into(), "-", "null".into()),
                 };

@@ -193,13 +193,19 @@ impl PlanSummary {
 
     /// The plan's line and its kernels' counts.
     pub fn print_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let ids = |ids: &Option<Vec<i32>>| {
+            ids.as_ref().map_or_else(
+                || "-".to_string(),
+                |ids| format!("[{}]", ids.iter().map(i32::to_string).collect::<Vec<_>>().join(",")),
+            )
+        };
         writeln!(
             out,
             "  plan {}: {} values, inputs {}, outputs {}, {} delegate calls",
-            json_text(&self.name)?,
+            self.name.as_deref().unwrap_or("-"),
             self.values,
-            json_text(&self.inputs)?,
-            json_text(&self.outputs)?,
+            ids(&self.inputs),
+            ids(&self.outputs),
             self.delegates
         )?;
         let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
@@ -246,7 +252,7 @@ impl DelegateSummary {
     /// The delegate's line and its graph.
     pub fn print_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let stored = self.stored.as_deref().unwrap_or("-");
-        let backend = json_text(&self.backend_id)?;
+        let backend = self.backend_id.as_deref().unwrap_or("-");
         writeln!(out, "  delegate {}: {backend} ({stored}, {} bytes)", self.index, self.bytes)?;
         match &self.vulkan {
             Some(graph) => graph.print_text(out, "    "),
@@ -295,9 +301,4 @@ fn evalue_port(p: &ExecutionPlan<'_>, id: i32) -> Port {
         }
         None => Port::missing(None, tensor, "no such value"),
     }
-}
-
-/// `value` as compact JSON, as the text shows names and index lists (`"forward"`, `[0,1]`, `null`).
-fn json_text(value: &impl Serialize) -> std::io::Result<String> {
-    serde_json::to_string(value).map_err(std::io::Error::other)
 }
