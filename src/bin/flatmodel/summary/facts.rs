@@ -40,6 +40,11 @@ pub fn operator_name<'a, M: ModelView<'a>>(
     Ok(name)
 }
 
+/// Elements of a tensor of dimensions `dims` (a dimension below 0 counts as 0), saturating.
+pub fn elements<D: TryInto<u64>>(dims: impl IntoIterator<Item = D>) -> u64 {
+    dims.into_iter().fold(1u64, |n, d| n.saturating_mul(d.try_into().unwrap_or(0)))
+}
+
 /// A schema enum's value: its name, or its number when the schema does not name it. As JSON
 /// the bare name or number.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -222,7 +227,7 @@ impl TensorFacts {
 
     /// Elements in the stored shape (a dimension below 0 counts as 0), saturating.
     pub fn elements(&self) -> u64 {
-        self.shape.iter().fold(1u64, |n, &d| n.saturating_mul(u64::try_from(d).unwrap_or(0)))
+        elements(self.shape.iter().copied())
     }
 
     /// Bytes the stored shape takes at runtime, when the element type has a fixed size.

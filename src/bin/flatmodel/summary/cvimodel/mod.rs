@@ -547,7 +547,7 @@ fn weights_summary(list: &[WeightSummary]) -> Weights {
     for entry in list {
         let size = u64::from(entry.size);
         w.inside = w.inside.saturating_add(size);
-        let elements = entry.shape.iter().fold(1u64, |n, &d| n.saturating_mul(u64::try_from(d).unwrap_or(0)));
+        let elements = crate::summary::facts::elements(entry.shape.iter().copied());
         w.parameters = w.parameters.saturating_add(elements);
         let e = w.by_dtype.entry(numpy_dtype(&entry.dtype)).or_default();
         *e = e.saturating_add(size);

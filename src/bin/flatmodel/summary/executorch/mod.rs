@@ -2,6 +2,7 @@
 //! and each Vulkan delegate's graph), a `VH00` Vulkan delegate blob or a bare VkGraph.
 
 mod counts;
+mod dtypes;
 mod program;
 mod values;
 mod vulkan;

@@ -1,11 +1,11 @@
 //! Every value of an execution plan or of a Vulkan graph, one row each, for `inspect
 //! --tensors`: its type, a tensor's dtype, shape and bytes, and where its data is.
 
-use super::weights::element_size;
+use super::dtypes::{scalar_size, vk_dtype, vk_size};
 use crate::budget::{Budget, OverBudget};
-use crate::summary::facts::scalar_dtype;
+use crate::summary::facts::{elements, scalar_dtype};
 use flatmodel::pte::{ExecutionPlan, KernelTypes, TensorDataLocation};
-use flatmodel::vkgraph::{GraphTypes, VkDataType, VkGraph};
+use flatmodel::vkgraph::{GraphTypes, VkGraph};
 use serde::Serialize;
 use std::io::Write;
 
@@ -41,11 +41,6 @@ impl ValueRow {
     }
 }
 
-/// The elements of a tensor of `shape` (a negative dimension counts as 0), saturating.
-fn elements(shape: &[i64]) -> u64 {
-    shape.iter().fold(1u64, |n, &d| n.saturating_mul(u64::try_from(d).unwrap_or(0)))
-}
-
 /// The rows of `plan`'s values, each charged to `budget` with its dimensions.
 pub fn of_plan(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<ValueRow>, OverBudget> {
     let mut rows = Vec::new();
@@ -59,7 +54,7 @@ pub fn of_plan(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<Valu
         let sizes = t.sizes();
         budget.charge(sizes.map_or(0, |s| s.len()))?;
         let shape: Vec<i64> = sizes.into_iter().flat_map(|s| s.iter()).map(i64::from).collect();
-        let elements = elements(&shape);
+        let elements = elements(shape.iter().copied());
         let external = t.extra_tensor_info().filter(|e| e.location() == TensorDataLocation::EXTERNAL);
         let data = match (external, t.allocation_info(), t.data_buffer_idx()) {
             (Some(e), _, _) => Some(format!("external {}", budget.text(e.fully_qualified_name().unwrap_or("-"))?)),
@@ -76,7 +71,7 @@ pub fn of_plan(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<Valu
             index,
             kind: "tensor".into(),
             dtype: Some(scalar_dtype(t.scalar_type())),
-            data_bytes: element_size(t.scalar_type()).map(|size| size.saturating_mul(elements)),
+            data_bytes: scalar_size(t.scalar_type()).map(|size| size.saturating_mul(elements)),
             shape: Some(shape),
             data,
         });
@@ -97,7 +92,7 @@ pub fn of_graph(g: &VkGraph<'_>, budget: &mut Budget) -> Result<Vec<ValueRow>, O
         let dims = t.dims();
         budget.charge(dims.map_or(0, |d| d.len()))?;
         let shape: Vec<i64> = dims.into_iter().flat_map(|d| d.iter()).map(i64::from).collect();
-        let elements = elements(&shape);
+        let elements = elements(shape.iter().copied());
         let data = match (t.constant_id(), t.mem_obj_id()) {
             (c, _) if c >= 0 => Some(format!("constant {c}")),
             (_, m) if m >= 0 => Some(format!("memory object {m}")),
@@ -107,24 +102,13 @@ pub fn of_graph(g: &VkGraph<'_>, budget: &mut Budget) -> Result<Vec<ValueRow>, O
         rows.push(ValueRow {
             index,
             kind: "tensor".into(),
-            dtype: Some(datatype.name().map_or_else(|| format!("type({})", datatype.0), str::to_ascii_lowercase)),
-            data_bytes: vk_element_size(datatype).map(|size| size.saturating_mul(elements)),
+            dtype: Some(vk_dtype(datatype)),
+            data_bytes: vk_size(datatype).map(|size| size.saturating_mul(elements)),
             shape: Some(shape),
             data,
         });
     }
     Ok(rows)
-}
-
-/// Bytes per element of a Vulkan data type; `None` for a code the schema does not name.
-fn vk_element_size(t: VkDataType) -> Option<u64> {
-    Some(match t.name()? {
-        "BOOL" | "UINT8" | "INT8" => 1,
-        "FLOAT16" => 2,
-        "INT32" | "FLOAT32" => 4,
-        "FLOAT64" | "INT64" => 8,
-        _ => return None,
-    })
 }
 
 /// A union member's name in lower snake case (`IntList` -> `int_list`).

@@ -4,6 +4,7 @@
 use super::counts::{operator_list, print_histogram, OperatorCount};
 use super::values::ValueRow;
 use crate::budget::{Budget, OverBudget};
+use crate::summary::facts::Named;
 use crate::summary::io::{print_indented, Entry, Port, Runs};
 use crate::summary::weights::{grouped, Weights};
 use flatmodel::vkgraph::{Blob, Constant, GraphTypes, VkGraph};
@@ -83,19 +84,9 @@ pub struct GraphValue {
 #[derive(Debug, Serialize)]
 pub struct GraphTensor {
     /// Its `VkDataType`.
-    pub datatype: DataTypeName,
+    pub datatype: Named,
     /// Its dimensions.
     pub dims: Option<Vec<u32>>,
-}
-
-/// A `VkDataType`: its name, else its code.
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-pub enum DataTypeName {
-    /// A type the schema names (`FLOAT32`).
-    Named(&'static str),
-    /// A code the schema does not name.
-    Code(i8),
 }
 
 /// A Vulkan graph's constant.
@@ -259,7 +250,7 @@ fn graph_values(
             Some(GraphTypes::VkTensor(t)) => {
                 let dims = t.dims();
                 budget.charge(dims.map_or(0, |d| d.len()))?;
-                let datatype = t.datatype().name().map_or(DataTypeName::Code(t.datatype().0), DataTypeName::Named);
+                let datatype = Named::new(t.datatype().name(), t.datatype().0);
                 Some(GraphTensor { datatype, dims: dims.map(|d| d.iter().collect()) })
             }
             _ => None,
@@ -275,9 +266,9 @@ impl GraphValue {
         let tensor = i64::from(self.value);
         match &self.tensor {
             Some(t) => {
-                let dtype = match t.datatype {
-                    DataTypeName::Named(name) => name.to_ascii_lowercase(),
-                    DataTypeName::Code(code) => format!("type({code})"),
+                let dtype = match &t.datatype {
+                    Named::Name(name) => name.to_ascii_lowercase(),
+                    Named::Number(code) => format!("type({code})"),
                 };
                 let shape = t.dims.as_ref().map(|d| d.iter().map(|&n| i64::from(n)).collect());
                 Port::plain(None, tensor, dtype, shape)

@@ -9,10 +9,12 @@
 //! the legacy `constant_buffer` is inside the flatbuffer; constant segments, external data and
 //! delegate data stored in segments or named data are outside it.
 
+use super::dtypes::{scalar_size, vk_dtype};
 use crate::budget::{Budget, OverBudget};
+use crate::summary::facts::elements;
 use crate::summary::weights::{Weights, UNREAD};
 use flatmodel::pte::{
-    DataLocation, Delegate, ExecutionPlan, InstructionArguments, KernelTypes, PteFile, ScalarType, TensorDataLocation,
+    DataLocation, Delegate, ExecutionPlan, InstructionArguments, KernelTypes, PteFile, TensorDataLocation,
 };
 use flatmodel::vkgraph::{Blob, Constant, GraphTypes};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -51,11 +53,8 @@ pub fn of(file: &PteFile<'_>, budget: &mut Budget) -> Result<Weights, OverBudget
             }
             let sizes = t.sizes();
             budget.charge(sizes.map_or(0, |s| s.len()))?;
-            let elements = sizes
-                .into_iter()
-                .flat_map(|s| s.iter())
-                .fold(1u64, |n, d| n.saturating_mul(u64::try_from(d).unwrap_or(0)));
-            let bytes = element_size(t.scalar_type()).map_or(0, |size| size.saturating_mul(elements));
+            let elements = elements(sizes.into_iter().flat_map(|s| s.iter()));
+            let bytes = scalar_size(t.scalar_type()).map_or(0, |size| size.saturating_mul(elements));
             add(&mut w, outside, elements, crate::summary::facts::scalar_dtype(t.scalar_type()), bytes);
             pending.insert(id as i64, bytes);
         }
@@ -191,8 +190,8 @@ fn graph_constants<'a>(
         let Ok(index) = usize::try_from(t.constant_id()) else { continue };
         let dims = t.dims();
         budget.charge(dims.map_or(0, |d| d.len()))?;
-        let elements = dims.into_iter().flat_map(|d| d.iter()).fold(1u64, |n, d| n.saturating_mul(u64::from(d)));
-        let dtype = t.datatype().name().map_or_else(|| format!("type({})", t.datatype().0), str::to_ascii_lowercase);
+        let elements = elements(dims.into_iter().flat_map(|d| d.iter()));
+        let dtype = vk_dtype(t.datatype());
         typed.entry(index).or_insert((dtype, elements));
         constant_of.insert(value as i64, index);
     }
@@ -226,17 +225,4 @@ fn graph_constants<'a>(
         *e = e.saturating_add(unread);
     }
     Ok(())
-}
-
-/// Bytes per element of a scalar type, as the runtime sizes it; `None` for a code the schema
-/// does not name.
-pub fn element_size(t: ScalarType) -> Option<u64> {
-    Some(match t.name()? {
-        "BYTE" | "CHAR" | "BOOL" | "QINT8" | "QUINT8" | "QUINT4X2" | "QUINT2X4" => 1,
-        "FLOAT8E5M2" | "FLOAT8E4M3FN" | "FLOAT8E5M2FNUZ" | "FLOAT8E4M3FNUZ" => 1,
-        "SHORT" | "HALF" | "BFLOAT16" | "BITS16" | "UINT16" => 2,
-        "INT" | "FLOAT" | "QINT32" | "UINT32" => 4,
-        "LONG" | "DOUBLE" | "UINT64" => 8,
-        _ => return None,
-    })
 }
