@@ -97,6 +97,8 @@ pub mod formats;
 pub mod graph;
 #[cfg(feature = "nnpackage")]
 pub mod nnpackage;
+#[cfg(feature = "alloc")]
+pub mod reflect;
 pub mod schema;
 pub mod verify;
 pub mod wire;

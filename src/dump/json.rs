@@ -1,10 +1,8 @@
-//! The JSON writer.
+//! The JSON writer, generic over where the schema's description comes from ([`Describe`]).
 
+use super::describe::{Compiled, Describe, Inline, Kind, Member};
 use crate::container::Budget;
-use crate::schema::{
-    EnumDesc, FieldDesc, FieldKind, ScalarType, ScalarValue, StructDesc, StructFieldKind, TableDesc, TableType,
-    UnionDesc,
-};
+use crate::schema::{ScalarType, ScalarValue, TableDesc, TableType};
 use crate::verify::Options;
 use crate::wire::{self, FromTable, FromUnion, Scalar, Seal, Table, UnionValue};
 use core::fmt::{self, Write};
@@ -41,6 +39,11 @@ impl<'a> Dumpable<'a> {
     pub fn new<T: FromTable<'a> + TableType>(view: T) -> Self {
         Dumpable { table: view.as_table(), desc: T::desc() }
     }
+
+    /// The verified buffer the table lives in.
+    pub fn buffer(&self) -> &'a [u8] {
+        self.table.buffer()
+    }
 }
 
 impl core::fmt::Debug for Dumpable<'_> {
@@ -54,18 +57,31 @@ impl core::fmt::Debug for Dumpable<'_> {
 /// The dump prints at most the apparent-size budget `options` gives the buffer's length in
 /// values.
 pub fn dump_table<W: Write>(out: &mut W, root: Dumpable<'_>, options: &Options) -> Result<(), DumpError> {
-    let Dumpable { table, desc } = root;
+    dump_with(out, &Compiled, root.table, root.desc, options)
+}
+
+/// Writes `table`, verified as table type `ty` of `schema`, as JSON to `out`: the one dump,
+/// whichever [`Describe`] says what the table holds. The caller guarantees that `table` was
+/// verified against the layout made from the same description.
+pub(crate) fn dump_with<W: Write, S: Describe>(
+    out: &mut W,
+    schema: &S,
+    table: Table<'_>,
+    ty: S::Table,
+    options: &Options,
+) -> Result<(), DumpError> {
     // The budget's own error is not reported: a spent budget is `DumpError::TooLarge`.
     static DUMP: &str = "dump";
     let budget = Budget::new(options, table.buffer().len(), &DUMP);
-    let mut d = Dumper { out, budget, indent: 0 };
-    d.table(table, desc)?;
+    let mut d = Dumper { out, schema, budget, indent: 0 };
+    d.table(table, ty)?;
     d.out.write_char('\n')?;
     Ok(())
 }
 
-struct Dumper<'w, W: Write> {
+struct Dumper<'w, W: Write, S> {
     out: &'w mut W,
+    schema: &'w S,
     budget: Budget,
     indent: usize,
 }
@@ -80,7 +96,7 @@ impl<'a> FromUnion<'a> for RawUnion<'a> {
     }
 }
 
-impl<W: Write> Dumper<'_, W> {
+impl<W: Write, S: Describe> Dumper<'_, W, S> {
     fn charge(&mut self, units: usize) -> Result<(), DumpError> {
         let units = u64::try_from(units).unwrap_or(u64::MAX).saturating_add(1);
         self.budget.charge(units, 0).map_err(|_| DumpError::TooLarge)
@@ -133,65 +149,74 @@ impl<W: Write> Dumper<'_, W> {
         self.newline()
     }
 
-    fn table(&mut self, t: Table<'_>, desc: &TableDesc) -> Result<(), DumpError> {
-        self.charge(desc.fields.len())?;
+    fn table(&mut self, t: Table<'_>, ty: S::Table) -> Result<(), DumpError> {
+        let schema = self.schema;
+        self.charge(schema.fields(ty).count())?;
         self.open('{')?;
         let mut first = true;
-        for field in desc.fields {
+        for field in schema.fields(ty) {
             self.field(&mut first, t, field)?;
         }
         self.close('}')?;
         Ok(())
     }
 
-    fn field(&mut self, first: &mut bool, t: Table<'_>, f: &FieldDesc) -> Result<(), DumpError> {
+    fn field(&mut self, first: &mut bool, t: Table<'_>, f: super::describe::Field<'_, S>) -> Result<(), DumpError> {
         let slot = f.slot;
-        let absent_scalar = !t.has(slot) && matches!(f.kind, FieldKind::Scalar(_) | FieldKind::Enum(..));
+        let absent_scalar = !t.has(slot) && matches!(f.kind, Kind::Scalar(..) | Kind::Enum(..));
         if f.deprecated && absent_scalar {
             return Ok(()); // flatc writes defaults only for live fields
         }
         match f.kind {
-            FieldKind::Scalar(default) => {
+            Kind::Scalar(ty, default) => {
                 self.key(first, f.name)?;
-                self.scalar_field(t, slot, default)?;
+                match read_scalar_field(t, slot, ty, default) {
+                    Some(value) => write_scalar(self.out, value)?,
+                    None => self.out.write_str("null")?,
+                }
             }
-            FieldKind::Enum(e, default) => {
+            Kind::Enum(e, default) => {
                 self.key(first, f.name)?;
-                let value = read_scalar_field(t, slot, default);
-                self.enum_value(e, value)?;
+                let repr = self.schema.enum_repr(e);
+                match read_scalar_field(t, slot, repr, default) {
+                    Some(value) => self.enum_value(e, value)?,
+                    None => self.out.write_str("null")?,
+                }
             }
-            FieldKind::String => {
+            Kind::String => {
                 if let Some(s) = t.string(slot) {
                     self.key(first, f.name)?;
                     self.charge(s.len() / 16)?;
                     write_string(self.out, s)?;
                 }
             }
-            FieldKind::Table(desc) => {
+            Kind::Table(desc) => {
                 if let Some(sub) = t.raw_table(slot) {
                     self.key(first, f.name)?;
-                    self.table(sub, desc())?;
+                    self.table(sub, desc)?;
                 }
             }
-            FieldKind::Struct(desc) => {
-                if let Some(bytes) = t.field(slot).and_then(|p| t.buffer().get(p..)).and_then(|b| b.get(..desc.size)) {
+            Kind::Struct(desc) => {
+                let size = self.schema.struct_size(desc);
+                if let Some(bytes) = t.field(slot).and_then(|p| t.buffer().get(p..)).and_then(|b| b.get(..size)) {
                     self.key(first, f.name)?;
                     self.structure(bytes, desc)?;
                 }
             }
-            FieldKind::Vector(ty) => {
+            Kind::Vector(ty) => {
                 if t.has(slot) {
                     self.key(first, f.name)?;
                     self.scalar_vector(t, slot, ty, None)?;
                 }
             }
-            FieldKind::EnumVector(e) => {
+            Kind::EnumVector(e) => {
                 if t.has(slot) {
                     self.key(first, f.name)?;
-                    self.scalar_vector(t, slot, e.repr, Some(e))?;
+                    let repr = self.schema.enum_repr(e);
+                    self.scalar_vector(t, slot, repr, Some(e))?;
                 }
             }
-            FieldKind::StringVector => {
+            Kind::StringVector => {
                 if let Some(v) = t.string_vector(slot) {
                     self.key(first, f.name)?;
                     self.charge(v.len())?;
@@ -205,13 +230,12 @@ impl<W: Write> Dumper<'_, W> {
                     self.close(']')?;
                 }
             }
-            FieldKind::TableVector(desc) => {
+            Kind::TableVector(desc) => {
                 if let Some(v) = t.table_vector::<Table<'_>>(slot) {
                     self.key(first, f.name)?;
                     self.charge(v.len())?;
                     self.open('[')?;
                     let mut f2 = true;
-                    let desc = desc();
                     for sub in v.iter() {
                         self.item(&mut f2)?;
                         self.table(sub, desc)?;
@@ -219,34 +243,33 @@ impl<W: Write> Dumper<'_, W> {
                     self.close(']')?;
                 }
             }
-            FieldKind::StructVector(desc) => {
-                if let Some((bytes, len)) = t.raw_vector(slot, desc.size) {
+            Kind::StructVector(desc) => {
+                let size = self.schema.struct_size(desc);
+                if let Some((bytes, len)) = t.raw_vector(slot, size) {
                     self.key(first, f.name)?;
                     self.charge(len)?;
                     self.open('[')?;
                     let mut f2 = true;
-                    for bytes in bytes.chunks_exact(desc.size.max(1)) {
+                    for bytes in bytes.chunks_exact(size.max(1)) {
                         self.item(&mut f2)?;
                         self.structure(bytes, desc)?;
                     }
                     self.close(']')?;
                 }
             }
-            FieldKind::Union(u) => {
-                let u = u();
+            Kind::Union(u) => {
                 let tag = t.union_tag(slot);
                 self.key_suffixed(first, f.name, "_type")?;
                 self.union_tag(u, tag)?;
                 // Only a member this schema names was verified, so only then look inside.
-                if let Some((_, desc)) = u.variant(tag) {
-                    if let Some(value) = t.raw_table(slot) {
+                if let Some((_, member)) = self.schema.member(u, tag) {
+                    if let Some(at) = t.field(slot) {
                         self.key(first, f.name)?;
-                        self.table(value, desc)?;
+                        self.member(t.buffer(), at, member)?;
                     }
                 }
             }
-            FieldKind::UnionVector(u) => {
-                let u = u();
+            Kind::UnionVector(u) => {
                 if let Some(types) = t.vector::<u8>(slot.wrapping_sub(1)) {
                     self.key_suffixed(first, f.name, "_type")?;
                     self.charge(types.len())?;
@@ -264,46 +287,120 @@ impl<W: Write> Dumper<'_, W> {
                     let mut f2 = true;
                     for RawUnion(tag, value) in values.iter() {
                         self.item(&mut f2)?;
-                        let known = u.variant(tag).and_then(|(_, desc)| Some((desc, value.table::<Table<'_>>()?)));
-                        match known {
-                            Some((desc, sub)) => self.table(sub, desc)?,
+                        match self.schema.member(u, tag) {
+                            Some((_, member)) => self.member_value(value, member)?,
                             None => self.out.write_str("null")?,
                         }
                     }
                     self.close(']')?;
                 }
             }
+            Kind::Nested(root) => {
+                let nested = t.raw_vector(slot, 1).and_then(|(bytes, _)| {
+                    let pos = wire::root_position(bytes)?;
+                    Table::verified(bytes, pos)
+                });
+                if let Some(nested) = nested {
+                    self.key(first, f.name)?;
+                    self.table(nested, root)?;
+                }
+            }
         }
         Ok(())
     }
 
-    fn union_tag(&mut self, u: &UnionDesc, tag: u8) -> fmt::Result {
-        match (tag, u.variant(tag)) {
+    /// The value of a union member whose offset is at `at` in `buf`.
+    fn member(&mut self, buf: &[u8], at: usize, member: Member<S>) -> Result<(), DumpError> {
+        let Some(target) = wire::read_uoffset(buf, at) else {
+            return Ok(self.out.write_str("null")?);
+        };
+        self.member_at(buf, target, member)
+    }
+
+    /// A union vector's element.
+    fn member_value(&mut self, value: UnionValue<'_>, member: Member<S>) -> Result<(), DumpError> {
+        match value.raw() {
+            Some((buf, target)) => self.member_at(buf, target, member),
+            None => Ok(self.out.write_str("null")?),
+        }
+    }
+
+    /// A union member's value at `target` in `buf`.
+    fn member_at(&mut self, buf: &[u8], target: usize, member: Member<S>) -> Result<(), DumpError> {
+        match member {
+            Member::Table(ty) => match Table::verified(buf, target) {
+                Some(sub) => self.table(sub, ty),
+                None => Ok(self.out.write_str("null")?),
+            },
+            Member::Struct(s) => {
+                let size = self.schema.struct_size(s);
+                match buf.get(target..).and_then(|b| b.get(..size)) {
+                    Some(bytes) => self.structure(bytes, s),
+                    None => Ok(self.out.write_str("null")?),
+                }
+            }
+            Member::String => match wire::verified_str(buf, target) {
+                Some(s) => {
+                    self.charge(s.len() / 16)?;
+                    Ok(write_string(self.out, s)?)
+                }
+                None => Ok(self.out.write_str("null")?),
+            },
+        }
+    }
+
+    fn union_tag(&mut self, u: S::Union, tag: u8) -> fmt::Result {
+        match (tag, self.schema.member(u, tag)) {
             (0, _) => self.out.write_str("\"NONE\""),
             (_, Some((name, _))) => write_string(self.out, name),
             (_, None) => write!(self.out, "{tag}"),
         }
     }
 
-    fn scalar_field(&mut self, t: Table<'_>, slot: u16, default: ScalarValue) -> fmt::Result {
-        let value = read_scalar_field(t, slot, default);
+    /// An enum value as flatc prints it: its name; for a `bit_flags` enum, the names of its
+    /// bits when they cover it; else the number.
+    fn enum_value(&mut self, e: S::Enum, value: ScalarValue) -> fmt::Result {
+        let schema = self.schema;
+        let as_i64 =
+            value.as_i128().and_then(|v| i64::try_from(v).or_else(|_| u64::try_from(v).map(|u| u as i64)).ok());
+        let Some(v) = as_i64 else {
+            return write_scalar(self.out, value);
+        };
+        if let Some(name) = schema.enum_name(e, v) {
+            return write_string(self.out, name);
+        }
+        if let Some(flags) = schema.flags(e).filter(|_| v != 0) {
+            let bits = v as u64;
+            let covered =
+                schema.flags(e).into_iter().flatten().fold(
+                    0u64,
+                    |m, (f, _)| {
+                        if f as u64 & bits != 0 {
+                            m | f as u64
+                        } else {
+                            m
+                        }
+                    },
+                );
+            if covered == bits {
+                self.out.write_char('"')?;
+                let mut first = true;
+                for (f, name) in flags {
+                    if f as u64 & bits != 0 {
+                        if !first {
+                            self.out.write_char(' ')?;
+                        }
+                        first = false;
+                        write!(self.out, "{}", Escaped(name))?;
+                    }
+                }
+                return self.out.write_char('"');
+            }
+        }
         write_scalar(self.out, value)
     }
 
-    fn enum_value(&mut self, e: &EnumDesc, value: ScalarValue) -> fmt::Result {
-        match value.as_i128().and_then(|v| i64::try_from(v).ok()).and_then(|v| e.name_of(v)) {
-            Some(name) => write_string(self.out, name),
-            None => write_scalar(self.out, value),
-        }
-    }
-
-    fn scalar_vector(
-        &mut self,
-        t: Table<'_>,
-        slot: u16,
-        ty: ScalarType,
-        e: Option<&EnumDesc>,
-    ) -> Result<(), DumpError> {
+    fn scalar_vector(&mut self, t: Table<'_>, slot: u16, ty: ScalarType, e: Option<S::Enum>) -> Result<(), DumpError> {
         macro_rules! each {
             ($t:ty, $variant:ident) => {{
                 let v = t.vector::<$t>(slot).unwrap_or_else(wire::Vector::empty);
@@ -336,27 +433,29 @@ impl<W: Write> Dumper<'_, W> {
         Ok(())
     }
 
-    fn structure(&mut self, bytes: &[u8], desc: &StructDesc) -> Result<(), DumpError> {
-        self.charge(desc.fields.len())?;
+    fn structure(&mut self, bytes: &[u8], desc: S::Struct) -> Result<(), DumpError> {
+        let schema = self.schema;
+        self.charge(schema.struct_fields(desc).count())?;
         self.open('{')?;
         let mut first = true;
-        for f in desc.fields {
+        for f in schema.struct_fields(desc) {
             let at = bytes.get(f.offset..).unwrap_or(&[]);
             self.key(&mut first, f.name)?;
-            match f.kind {
-                StructFieldKind::Scalar(ty) => write_scalar(self.out, read_at(at, ty))?,
-                StructFieldKind::Enum(e) => {
-                    let value = read_at(at, e.repr);
-                    self.enum_value(e, value)?;
-                }
-                StructFieldKind::Struct(inner) => self.structure(at, inner)?,
-                StructFieldKind::Array(ty, n) => {
+            match f.array {
+                None => self.inline(at, &f.kind)?,
+                Some(n) => {
+                    let size = match f.kind {
+                        Inline::Scalar(ty) => ty.size(),
+                        Inline::Enum(e) => schema.enum_repr(e).size(),
+                        Inline::Struct(s) => schema.struct_size(s),
+                    };
+                    self.charge(n)?;
                     self.open('[')?;
                     let mut f2 = true;
                     for i in 0..n {
                         self.item(&mut f2)?;
-                        let elem = i.checked_mul(ty.size()).and_then(|o| at.get(o..)).unwrap_or(&[]);
-                        write_scalar(self.out, read_at(elem, ty))?;
+                        let elem = i.checked_mul(size).and_then(|o| at.get(o..)).unwrap_or(&[]);
+                        self.inline(elem, &f.kind)?;
                     }
                     self.close(']')?;
                 }
@@ -365,10 +464,29 @@ impl<W: Write> Dumper<'_, W> {
         self.close('}')?;
         Ok(())
     }
+
+    /// One inline value (a struct field or array element) at the start of `at`.
+    fn inline(&mut self, at: &[u8], kind: &Inline<S>) -> Result<(), DumpError> {
+        match *kind {
+            Inline::Scalar(ty) => write_scalar(self.out, read_at(at, ty))?,
+            Inline::Enum(e) => {
+                let value = read_at(at, self.schema.enum_repr(e));
+                self.enum_value(e, value)?;
+            }
+            Inline::Struct(inner) => self.structure(at, inner)?,
+        }
+        Ok(())
+    }
 }
 
-fn read_scalar_field(t: Table<'_>, slot: u16, default: ScalarValue) -> ScalarValue {
-    match default {
+/// A scalar field of type `ty`: its value, its default when absent, `None` when an optional
+/// scalar (no default) is absent.
+fn read_scalar_field(t: Table<'_>, slot: u16, ty: ScalarType, default: Option<ScalarValue>) -> Option<ScalarValue> {
+    let default = match default {
+        Some(default) => default,
+        None => return t.field(slot).map(|at| read_at(t.buffer().get(at..).unwrap_or(&[]), ty)),
+    };
+    Some(match default {
         ScalarValue::bool(d) => ScalarValue::bool(t.scalar(slot, d)),
         ScalarValue::u8(d) => ScalarValue::u8(t.scalar(slot, d)),
         ScalarValue::i8(d) => ScalarValue::i8(t.scalar(slot, d)),
@@ -380,10 +498,11 @@ fn read_scalar_field(t: Table<'_>, slot: u16, default: ScalarValue) -> ScalarVal
         ScalarValue::i64(d) => ScalarValue::i64(t.scalar(slot, d)),
         ScalarValue::f32(d) => ScalarValue::f32(t.scalar(slot, d)),
         ScalarValue::f64(d) => ScalarValue::f64(t.scalar(slot, d)),
-    }
+    })
 }
 
-fn read_at(bytes: &[u8], ty: ScalarType) -> ScalarValue {
+/// The scalar of type `ty` at the start of `bytes` (verified bytes, so it is there).
+pub(crate) fn read_at(bytes: &[u8], ty: ScalarType) -> ScalarValue {
     fn get<T: Scalar + Default>(bytes: &[u8]) -> T {
         wire::read_scalar(bytes, 0).unwrap_or_else(|| wire::broken(T::default()))
     }

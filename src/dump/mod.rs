@@ -7,6 +7,10 @@
 //! Works in `no_std` into any [`core::fmt::Write`]. The output is bounded: a buffer whose
 //! tables are shared by many offsets could otherwise print far more than its size.
 
+mod describe;
 mod json;
 
+pub use describe::{Compiled, Describe, Field, Inline, Kind, Member, StructField};
 pub use json::{dump_table, DumpError, Dumpable};
+#[cfg(feature = "alloc")]
+pub(crate) use json::{dump_with, read_at};

@@ -486,6 +486,7 @@ macro_rules! fb_schema {
                 fields: &FIELDS,
                 unions: &UNION_SPANS,
                 members: &MEMBERS,
+                union_structs: &[],
                 names: &FIELD_NAMES,
                 #[cfg(feature = "specialize")]
                 specialized: ::core::option::Option::Some(specialized),

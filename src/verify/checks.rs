@@ -6,7 +6,7 @@
 //! inline bytes (inside the table, aligned) and following offset fields to what they point at.
 
 use super::inline_cache::InlineCache;
-use super::layout::{FieldKind, FieldLayout, SchemaLayout, TableEntry};
+use super::layout::{FieldKind, FieldLayout, SchemaLayout, TableEntry, STRING_MEMBER};
 use super::{utf8, VResult, Verifier};
 use crate::error::ErrorKind;
 use crate::wire;
@@ -297,6 +297,10 @@ impl<'b> Verifier<'b> {
         match kind {
             FieldKind::String => self.string(target),
             FieldKind::Table => self.table::<UNIONS>(schema, f.arg(), target),
+            // Only run-time schemas (which need `alloc`) mark nested flatbuffers.
+            FieldKind::Vector if cfg!(feature = "alloc") && f.is_nested() => {
+                self.nested_flatbuffer(schema, f.arg(), target, f.align_mask())
+            }
             FieldKind::Vector => self.vector(target, usize::from(f.arg()), f.align_mask()).map(drop),
             FieldKind::StringVector => self.offset_vector::<UNIONS>(schema, target, Elements::Strings).map(drop),
             FieldKind::TableVector => self.offset_vector::<UNIONS>(schema, target, Elements::Tables(f.arg())).map(drop),
@@ -376,9 +380,47 @@ impl<'b> Verifier<'b> {
         pos: usize,
     ) -> VResult {
         match schema.member(union, tag) {
+            // Only run-time schemas (which need `alloc`) have string and struct members.
+            Some(member) if cfg!(feature = "alloc") && usize::from(member) >= schema.tables.len() => {
+                self.special_member(schema, member, pos)
+            }
             Some(table) => self.table::<UNIONS>(schema, table, pos),
             None => Ok(()),
         }
+    }
+
+    /// Checks the value at `pos` of a union member that is not a table: a string
+    /// ([`STRING_MEMBER`]) or a struct (`member` past the tables, see
+    /// [`crate::verify::StructMember`]).
+    #[cold]
+    #[inline(never)]
+    fn special_member(&mut self, schema: &SchemaLayout<'_>, member: u16, pos: usize) -> VResult {
+        if member == u16::from(STRING_MEMBER) {
+            return self.string(pos);
+        }
+        let index = usize::from(member).wrapping_sub(schema.tables.len());
+        match schema.union_structs.get(index) {
+            Some(s) => {
+                self.aligned(pos, usize::from(s.align.max(1)))?;
+                self.check_range(pos, usize::from(s.size))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Checks the nested flatbuffer in the `[ubyte]` at `pos` (data aligned to
+    /// `align_mask + 1`) as a buffer whose root is table `root` of `schema`, as flatc's
+    /// verifier does for a `nested_flatbuffer` field: its bytes must be a whole flatbuffer.
+    #[cold]
+    #[inline(never)]
+    fn nested_flatbuffer(&mut self, schema: &SchemaLayout<'_>, root: u16, pos: usize, align_mask: usize) -> VResult {
+        let len = self.vector(pos, 1, align_mask)?;
+        let start = pos.wrapping_add(4);
+        let buf = self.buf;
+        let Some(bytes) = buf.get(start..).and_then(|b| b.get(..len)) else {
+            return Err(self.fail(ErrorKind::OutOfBounds, pos));
+        };
+        self.nested(schema, root, bytes, start, None).map(drop)
     }
 
     /// Checks the union vector at `values` whose types are `types`.

@@ -35,24 +35,45 @@ pub enum FieldKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FieldLayout {
     slot: u8,
-    /// Bits 0..=2: the [`FieldKind`]; 3..=6: log2 of the alignment of the inline value or of a
-    /// vector's elements; 7: `required`.
+    /// Bits 0..=2: the [`FieldKind`]; 3..=5: log2 of the alignment of the inline value or of a
+    /// vector's elements; 6: a nested flatbuffer (a [`FieldKind::Vector`] of bytes whose `arg`
+    /// is the nested root's table index); 7: `required`.
     bits: u8,
     arg: u16,
 }
 
 const KIND_MASK: u8 = 0b111;
 const ALIGN_SHIFT: u32 = 3;
-const ALIGN_MASK: u8 = 0b1111;
+const ALIGN_MASK: u8 = 0b111;
+const NESTED: u8 = 1 << 6;
 const REQUIRED: u8 = 1 << 7;
+
+/// The widest alignment a field can declare: FlatBuffers' own limit (`force_align` up to 32).
+pub const MAX_ALIGN: usize = 1 << ALIGN_MASK;
 
 impl FieldLayout {
     /// A field in vtable `slot` of `kind`, with `arg` as that kind defines it, inline values or
-    /// vector elements aligned to `align` (a power of two up to 2^15; others are treated as 1).
+    /// vector elements aligned to `align` (a power of two up to [`MAX_ALIGN`]; others are
+    /// treated as 1).
     pub const fn new(slot: u8, kind: FieldKind, arg: u16, align: usize, required: bool) -> Self {
-        let log2 = if align.is_power_of_two() && align <= 1 << 15 { align.trailing_zeros() as u8 } else { 0 };
+        let log2 = if align.is_power_of_two() && align <= MAX_ALIGN { align.trailing_zeros() as u8 } else { 0 };
         let bits = kind as u8 | (log2 << ALIGN_SHIFT) | if required { REQUIRED } else { 0 };
         FieldLayout { slot, bits, arg }
+    }
+
+    /// A `[ubyte]` field in vtable `slot` holding a flatbuffer whose root is table `root` (the
+    /// `nested_flatbuffer` attribute), its bytes aligned to `align`. Only run-time schemas
+    /// (the `alloc` feature) make these; other builds verify such a field as plain bytes.
+    pub const fn nested(slot: u8, root: u16, align: usize, required: bool) -> Self {
+        let plain = FieldLayout::new(slot, FieldKind::Vector, root, align, required);
+        FieldLayout { bits: plain.bits | NESTED, ..plain }
+    }
+
+    /// Whether the field is a nested flatbuffer ([`FieldLayout::nested`]): then `arg` is its
+    /// root's table index and its elements are bytes.
+    #[inline(always)]
+    pub const fn is_nested(self) -> bool {
+        self.bits & NESTED != 0
     }
 
     /// The vtable slot (for unions, the value's slot).
@@ -139,6 +160,20 @@ pub struct TableSpan {
 /// A union member tag no table answers to: a type this schema revision does not name.
 pub const NO_TABLE: u8 = u8::MAX;
 
+/// A union member that is a string (run-time schemas only: unions of strings, which flatc
+/// allows for some languages).
+pub const STRING_MEMBER: u8 = u8::MAX - 1;
+
+/// A struct that a union holds as a member (run-time schemas only): its size and alignment.
+/// A member byte `m` at or past the schema's table count names `union_structs[m - tables]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StructMember {
+    /// The struct's size in bytes.
+    pub size: u16,
+    /// Its alignment in bytes.
+    pub align: u8,
+}
+
 /// A whole schema for the verifier, indexed by the table and union numbers the generator gives.
 #[derive(Debug)]
 pub struct SchemaLayout<'s> {
@@ -154,6 +189,9 @@ pub struct SchemaLayout<'s> {
     /// each, so a union's members are among a schema's first 255 table types (every schema
     /// this crate reads has under 180).
     pub members: &'s [u8],
+    /// The structs union members name, for run-time schemas with unions of structs (empty for
+    /// the compiled-in schemas).
+    pub union_structs: &'s [StructMember],
     /// The name of each field of `fields`, for error paths; empty when errors carry field
     /// numbers instead (the `numeric-paths` feature, or a schema without names).
     pub names: &'static FieldNames,

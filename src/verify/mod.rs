@@ -17,7 +17,7 @@ mod memo;
 mod options;
 mod utf8;
 
-pub use layout::{FieldKind, FieldLayout, FieldNames, SchemaLayout, Span, TableEntry, TableSpan};
+pub use layout::{FieldKind, FieldLayout, FieldNames, SchemaLayout, Span, StructMember, TableEntry, TableSpan};
 pub use options::{Options, Stats};
 
 use crate::error::{Error, ErrorKind, Location};
@@ -163,7 +163,7 @@ impl<'b> Verifier<'b> {
     /// code whatever the root type.
     pub fn verify_root_of(
         &mut self,
-        schema: &'static SchemaLayout<'static>,
+        schema: &SchemaLayout<'_>,
         id: u16,
         name: Name,
         identifier: Option<Identifier>,
@@ -176,7 +176,7 @@ impl<'b> Verifier<'b> {
     /// own roots follow).
     pub(crate) fn verify_root_as<const UNIONS: bool>(
         &mut self,
-        schema: &'static SchemaLayout<'static>,
+        schema: &SchemaLayout<'_>,
         id: u16,
         name: Name,
         identifier: Option<Identifier>,
@@ -213,6 +213,24 @@ impl<'b> Verifier<'b> {
         base: usize,
         identifier: Option<Identifier>,
     ) -> VResult<usize> {
+        let outcome = self.nested(T::schema(), T::ID, bytes, base, identifier);
+        if outcome.is_err() {
+            let root = T::NAME;
+            self.error.location_mut().push_outer(root, None);
+        }
+        outcome
+    }
+
+    /// [`Verifier::verify_nested`] for table type `id` of `schema`, without naming the root in
+    /// the error's path (a run-time schema's nested flatbuffer field names it).
+    pub(crate) fn nested(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        id: u16,
+        bytes: &'b [u8],
+        base: usize,
+        identifier: Option<Identifier>,
+    ) -> VResult<usize> {
         let outer_buf = core::mem::replace(&mut self.buf, bytes);
         let outer_memo_below = core::mem::replace(&mut self.memo_below, 0);
         self.memo = None;
@@ -220,7 +238,7 @@ impl<'b> Verifier<'b> {
         let outcome = match self.depth_left.checked_sub(1) {
             Some(left) => {
                 self.depth_left = left;
-                let outcome = self.root::<true>(T::schema(), T::ID, identifier);
+                let outcome = self.root::<true>(schema, id, identifier);
                 self.depth_left = self.depth_left.saturating_add(1);
                 outcome
             }
@@ -232,8 +250,6 @@ impl<'b> Verifier<'b> {
         self.inline_checked.clear();
         if outcome.is_err() {
             self.error = self.error.shifted(u64::try_from(base).unwrap_or(u64::MAX));
-            let root = T::NAME;
-            self.error.location_mut().push_outer(root, None);
         }
         outcome
     }

@@ -15,6 +15,7 @@ pub(crate) use bytes::{voffset, vtable_position};
 pub use root::{has_identifier, root_position, size_prefixed, Identifier};
 pub use scalar::Scalar;
 pub use table::Table;
+pub(crate) use utf8::verified_str;
 pub use vector::{StrVector, StructVector, TableVector, UnionVector, Vector};
 
 /// The seal on view construction.
@@ -85,6 +86,11 @@ impl<'a> UnionValue<'a> {
     #[inline]
     pub(crate) fn table<T: FromTable<'a>>(&self) -> Option<T> {
         Table::verified(self.buf, self.pos?).map(|t| T::from_table(t, Seal))
+    }
+
+    /// The buffer and the value's position in it (`None` for a `NONE` element).
+    pub(crate) fn raw(&self) -> Option<(&'a [u8], usize)> {
+        Some((self.buf, self.pos?))
     }
 }
 

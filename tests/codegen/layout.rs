@@ -798,7 +798,7 @@ mod tests {
     fn error(src: &str) -> String {
         match parse_str(src, "t.fbs") {
             Ok(s) => resolve(&s).unwrap_err(),
-            Err(e) => e,
+            Err(e) => e.to_string(),
         }
     }
 

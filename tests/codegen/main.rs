@@ -12,9 +12,23 @@
 //! FLATMODEL_BLESS=1 target/codegen
 //! ```
 
+extern crate alloc;
+
 mod emit;
+// The library's `.fbs` reader (it needs only `core` and `alloc`), compiled here from its
+// source so that the generator runs when the library does not build, and both read schemas
+// the same way.
+#[path = "../../src/reflect/fbs.rs"]
+#[allow(dead_code)]
 mod fbs;
 mod layout;
+
+/// Parses the schema file at `path` and its includes, reading them from disk.
+fn parse_file(path: &Path) -> Result<fbs::Schema, String> {
+    let name = path.to_string_lossy().replace('\\', "/");
+    fbs::parse_with(&name, &mut |p: &str| std::fs::read_to_string(p).map_err(|e| format!("cannot read {p}: {e}")))
+        .map_err(|e| e.to_string())
+}
 
 use std::path::{Path, PathBuf};
 
@@ -49,7 +63,7 @@ fn grammar_version() -> Result<u32, String> {
 
 /// The text of the generated file for the schema at `path`, named `name` in its header.
 fn generate(path: &Path, name: &str) -> Result<String, String> {
-    let schema = fbs::parse_file(path)?;
+    let schema = parse_file(path)?;
     let layout = layout::resolve(&schema)?;
     emit::emit(&layout, name, grammar_version()?)
 }
@@ -119,7 +133,7 @@ fn parses_every_shared_schema() {
     for path in &paths {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         // A schema without root_type (only included by others) must still parse and resolve.
-        let result = fbs::parse_file(path).and_then(|s| {
+        let result = parse_file(path).and_then(|s| {
             let layout = layout::resolve(&s)?;
             if s.root_type.is_some() {
                 let text = emit::emit(&layout, &name, 1)?;
@@ -138,7 +152,7 @@ fn parses_every_shared_schema() {
 /// Facts about the project's TFLite schema, checked by hand against the `.fbs`.
 #[test]
 fn tflite_schema_facts() {
-    let schema = fbs::parse_file(&manifest_dir().join("src/formats/tflite/schema.fbs")).unwrap();
+    let schema = parse_file(&manifest_dir().join("src/formats/tflite/schema.fbs")).unwrap();
     let l = layout::resolve(&schema).unwrap();
     assert_eq!(
         (l.namespace.as_str(), l.identifier.as_deref(), l.root.as_deref()),

@@ -1,0 +1,167 @@
+//! Schemas read at run time (`flatmodel::reflect`): the schema-feature test schema against
+//! flatc, its dynamic view against the JSON flatc built the buffer from, and the run-time
+//! schemas of every format against the compiled-in ones on every testdata and corpus file.
+
+use flatmodel::dump::{dump_table, Dumpable};
+use flatmodel::reflect::{DynValue, Schema, TableId};
+use flatmodel::verify::Options;
+use flatmodel::File;
+use std::path::{Path, PathBuf};
+
+fn root_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The schema at `path` (relative to the crate), its includes read from disk beside it.
+fn load(path: &str) -> Schema {
+    let dir = root_dir();
+    Schema::from_fbs(path, &mut |p: &str| std::fs::read_to_string(dir.join(p)).map_err(|e| e.to_string()))
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn dump(schema: &Schema, bytes: &[u8], root: TableId) -> String {
+    let table = schema.verify(bytes, root, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let mut out = String::new();
+    schema.dump(&mut out, table, &Options::default()).unwrap();
+    out
+}
+
+#[test]
+fn feature_schema_dumps_as_flatc_does() {
+    let schema = load("testdata/schemas/features.fbs");
+    let bytes = std::fs::read(root_dir().join("testdata/schemas/features.bin")).unwrap();
+    let want = std::fs::read_to_string(root_dir().join("testdata/schemas/features.flatc.json")).unwrap();
+    assert_eq!(dump(&schema, &bytes, schema.root().unwrap()), want);
+}
+
+/// The dynamic view reads back what `features.source.json` wrote.
+#[test]
+fn dynamic_view_reads_every_kind_of_field() {
+    let schema = load("testdata/schemas/features.fbs");
+    let bytes = std::fs::read(root_dir().join("testdata/schemas/features.bin")).unwrap();
+    let m = schema.verify(&bytes, schema.root().unwrap(), &Options::default()).unwrap();
+    assert_eq!(m.type_name(), "feat.test.Monster");
+    assert_eq!(m.get("name").and_then(|v| v.as_str().map(str::to_owned)).as_deref(), Some("orc"));
+    assert_eq!(m.get("mana").and_then(|v| v.as_i64()), Some(7));
+    assert_eq!(m.get("hp").and_then(|v| v.as_i64()), Some(100), "absent: the default");
+    assert_eq!(m.get("opt").and_then(|v| v.as_i64()), Some(5));
+    assert!(m.get("no_such_field").is_none());
+    let Some(DynValue::Enum(_, Some(color))) = m.get("color") else { panic!("color") };
+    assert_eq!(color, "Red");
+    assert_eq!(m.get("flags").and_then(|v| v.as_i64()), Some(1 | 1 << 7), "A C");
+    let Some(DynValue::Struct(pos)) = m.get("pos") else { panic!("pos") };
+    assert_eq!(pos.get("z").and_then(|v| v.as_f64()), Some(3.0));
+    let Some(DynValue::Vector(weapons)) = m.get("weapons") else { panic!("weapons") };
+    let Some(DynValue::Table(bow)) = weapons.get(1) else { panic!("weapons[1]") };
+    assert_eq!(bow.get("name").and_then(|v| v.as_str().map(str::to_owned)).as_deref(), Some("bow"));
+    let Some(DynValue::Union(equipped)) = m.get("equipped") else { panic!("equipped") };
+    assert_eq!((equipped.tag, equipped.name), (2, Some("Sword")));
+    let Some(DynValue::Table(sword)) = equipped.get() else { panic!("equipped value") };
+    assert_eq!(sword.get("id").and_then(|v| v.as_i64()), Some(5));
+    let Some(DynValue::Table(nested)) = m.get("nested") else { panic!("nested") };
+    assert_eq!(nested.type_name(), "feat.test.Common");
+    assert_eq!(nested.get("id").and_then(|v| v.as_i64()), Some(9));
+    let Some(DynValue::Struct(arr)) = m.get("arr") else { panic!("arr") };
+    let Some(DynValue::Vector(v)) = arr.get("v") else { panic!("arr.v") };
+    assert_eq!(v.iter().filter_map(|x| x.as_i64()).collect::<Vec<_>>(), [1, 2, 3]);
+    let Some(DynValue::Struct(p)) = arr.get("p") else { panic!("arr.p") };
+    assert_eq!(p.get("b").and_then(|v| v.as_i64()), Some(-2));
+    let Some(DynValue::Vector(names)) = m.get("names") else { panic!("names") };
+    assert_eq!(names.len(), 2);
+}
+
+/// A format's schema read at run time, and its root.
+struct Runtime {
+    schema: Schema,
+    root: TableId,
+}
+
+impl Runtime {
+    fn of(path: &str) -> Self {
+        let schema = load(path);
+        let root = schema.root().unwrap();
+        Runtime { schema, root }
+    }
+}
+
+/// The compiled-in dump of a verified root.
+fn compiled_dump(root: Dumpable<'_>) -> String {
+    let mut out = String::new();
+    dump_table(&mut out, root, &Options::default()).unwrap();
+    out
+}
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files(&path, out);
+        } else if path
+            .extension()
+            .is_some_and(|e| ["tflite", "circle", "pte", "vh00", "cvimodel", "bin"].iter().any(|x| e == *x))
+        {
+            out.push(path);
+        }
+    }
+}
+
+/// Every testdata and corpus file: the format's schema read at run time gives the compiled-in
+/// verdict (the same error text, offset and path, for bare TFLite and Circle flatbuffers) and,
+/// on what verifies, the same dump.
+#[test]
+fn run_time_schemas_agree_with_the_compiled_in_ones() {
+    let tflite = Runtime::of("src/formats/tflite/schema.fbs");
+    let circle = Runtime::of("src/formats/circle/schema.fbs");
+    let pte = Runtime::of("src/formats/pte/schema.fbs");
+    let vkgraph = Runtime::of("src/formats/vkgraph/schema.fbs");
+    let cvimodel = Runtime::of("src/formats/cvimodel/schema.fbs");
+    let mut paths = Vec::new();
+    files(&root_dir().join("testdata"), &mut paths);
+    if let Ok(corpus) = std::env::var("FLATMODEL_CORPUS") {
+        files(Path::new(&corpus), &mut paths);
+    } else {
+        eprintln!("FLATMODEL_CORPUS unset: testdata only");
+    }
+    paths.sort();
+    let (mut dumped, mut refused) = (0, 0);
+    for path in &paths {
+        let bytes = std::fs::read(path).unwrap();
+        let name = path.display();
+        // Bare flatbuffers: the verdicts agree, errors word for word.
+        let bare = match flatmodel::detect(&bytes) {
+            Some(flatmodel::Format::Tflite) => Some((&tflite, File::parse_structure(&bytes))),
+            Some(flatmodel::Format::Circle) => Some((&circle, File::parse_structure(&bytes))),
+            _ => None,
+        };
+        if let Some((rt, compiled)) = bare {
+            let run_time = rt.schema.verify(&bytes, rt.root, &Options::default());
+            match (&compiled, &run_time) {
+                (Ok(_), Ok(_)) => {}
+                (Err(c), Err(r)) => {
+                    assert_eq!(rt.schema.error_text(r, rt.root).to_string(), c.to_string(), "{name}");
+                    refused += 1;
+                }
+                _ => panic!("{name}: compiled {:?}, run time {:?}", compiled.as_ref().err(), run_time.as_ref().err()),
+            }
+        }
+        let Ok(file) = File::parse_structure(&bytes) else { continue };
+        let (rt, root) = match file {
+            File::Tflite(m) => (&tflite, Dumpable::new(m)),
+            File::Circle(m) => (&circle, Dumpable::new(m)),
+            File::Pte(p) => (&pte, Dumpable::new(p.program())),
+            File::VkGraph(b) => (&vkgraph, Dumpable::new(b.graph())),
+            File::Cvimodel(c) => (&cvimodel, Dumpable::new(c.model())),
+            _ => continue,
+        };
+        let buffer = root.buffer();
+        let run_time = rt.schema.verify_with(buffer, rt.root, None, &Options::default());
+        let run_time = run_time.unwrap_or_else(|e| panic!("{name}: {}", rt.schema.error_text(&e, rt.root)));
+        let mut out = String::new();
+        rt.schema.dump(&mut out, run_time, &Options::default()).unwrap();
+        assert_eq!(out, compiled_dump(root), "{name}");
+        dumped += 1;
+    }
+    eprintln!("{dumped} dumps and {refused} refusals agree");
+    assert!(dumped >= 20, "only {dumped} files dumped");
+}
