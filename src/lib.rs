@@ -70,6 +70,10 @@
 //!   feature, MD5 with `md5`), tagged offsets decoded.
 //! - [`vkgraph`]: ExecuTorch's Vulkan delegate: the `VH00` blob, its VkGraph and constants.
 //! - [`pte`]: ExecuTorch programs: extended header, segments, delegates, named data.
+//! - `reflect` (feature `alloc`): any FlatBuffers schema read at run time, from `.fbs` text
+//!   or flatc's binary schema, driving the same verifier and dump as the formats above (the
+//!   verifier's layout and the dump's description are built from the resolved schema), with
+//!   dynamic views that read any field by name.
 //! - `nnpackage` (feature `nnpackage`, with `std`): Samsung ONE's model packages, a directory
 //!   or zip holding a JSON MANIFEST and models, checked end to end; its zip reader also reads
 //!   the associated files tflite-support appends to a model.

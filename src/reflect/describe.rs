@@ -66,8 +66,7 @@ impl Describe for Described<'_> {
     }
 
     fn enum_name(&self, e: u16, v: i64) -> Option<&str> {
-        let e = self.0.enums.get(usize::from(e))?;
-        e.values.iter().find(|(value, _)| *value == v).map(|(_, name)| name.as_str())
+        self.0.enums.get(usize::from(e))?.name_of(v)
     }
 
     fn flags(&self, e: u16) -> Option<impl Iterator<Item = (i64, &str)>> {

@@ -41,6 +41,8 @@ impl SchemaError {
     }
 }
 
+impl core::error::Error for SchemaError {}
+
 impl fmt::Display for SchemaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.line, self.column) {
@@ -210,9 +212,16 @@ pub struct Schema {
 /// the including file's directory (`dir/sub/a.fbs`). Returns the text or why it cannot.
 pub type Loader<'l> = dyn FnMut(&str) -> Result<String, String> + 'l;
 
-/// Parses the schema named `path`, reading it and its includes through `load`.
+/// Parses the schema named `path`, reading it and its includes through `load`, with the
+/// comments above each declaration as its docs.
 pub fn parse_with(path: &str, load: &mut Loader<'_>) -> Result<Schema, SchemaError> {
-    let mut st = State { schema: Schema::default(), seen: BTreeSet::new() };
+    parse_with_docs(path, load, true)
+}
+
+/// [`parse_with`], keeping docs only when `docs` (reading a schema to use it needs none, and
+/// leaving them out saves most of the allocations).
+pub fn parse_with_docs(path: &str, load: &mut Loader<'_>, docs: bool) -> Result<Schema, SchemaError> {
+    let mut st = State { schema: Schema::default(), seen: BTreeSet::new(), docs };
     parse_one(&mut st, &normalize(path), load, true, 0)?;
     Ok(st.schema)
 }
@@ -231,6 +240,8 @@ pub fn parse_str(src: &str, file: &str) -> Result<Schema, SchemaError> {
 struct State {
     schema: Schema,
     seen: BTreeSet<String>,
+    /// Whether to keep comments as docs.
+    docs: bool,
 }
 
 /// Resolves `.` and `..` lexically and joins with `/`, so one file included twice is read once.
@@ -288,7 +299,7 @@ fn parse_one(
         return Err(SchemaError::at(&file, 0, 0, format!("more than {MAX_FILES} schema files")));
     }
     let src = load(path).map_err(|message| SchemaError::at(path, 0, 0, message))?;
-    let (toks, comments) = lex(&src, &file)?;
+    let (toks, comments) = lex(&src, &file, st.docs)?;
     let mut p = Parser { toks, pos: 0, comments, file: file.clone() };
     let mut namespace = String::new();
     loop {
@@ -413,138 +424,170 @@ struct Comment {
     standalone: bool,
 }
 
-/// A cursor over the characters of a source text that knows its line and column.
+/// A cursor over the bytes of a source text that knows its line and column (in characters).
+/// The syntax is ASCII, so the lexer looks at bytes; other characters only pass through
+/// strings and comments, or are refused.
 struct Cursor<'s> {
-    rest: &'s str,
+    src: &'s str,
+    at: usize,
     line: usize,
     column: usize,
 }
 
 impl<'s> Cursor<'s> {
     fn new(src: &'s str) -> Self {
-        Cursor { rest: src, line: 1, column: 1 }
+        Cursor { src, at: 0, line: 1, column: 1 }
     }
 
-    /// The `n`th character ahead (0: the next).
-    fn ahead(&self, n: usize) -> Option<char> {
-        self.rest.chars().nth(n)
+    /// The byte `n` ahead (0: the next).
+    fn ahead(&self, n: usize) -> Option<u8> {
+        self.src.as_bytes().get(self.at.saturating_add(n)).copied()
     }
 
-    fn peek(&self) -> Option<char> {
+    fn peek(&self) -> Option<u8> {
         self.ahead(0)
     }
 
-    fn peek2(&self) -> Option<char> {
-        self.ahead(1)
-    }
-
-    fn peek3(&self) -> Option<char> {
-        self.ahead(2)
-    }
-
-    fn bump(&mut self) -> Option<char> {
-        let c = self.peek()?;
-        self.rest = self.rest.get(c.len_utf8()..).unwrap_or("");
-        if c == '\n' {
+    fn bump(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.at = self.at.saturating_add(1);
+        if b == b'\n' {
             self.line = self.line.saturating_add(1);
             self.column = 1;
-        } else {
+        } else if b & 0xC0 != 0x80 {
+            // Not a UTF-8 continuation byte: a new character.
             self.column = self.column.saturating_add(1);
         }
-        Some(c)
+        Some(b)
+    }
+
+    /// The text from byte `start` to here.
+    fn since(&self, start: usize) -> &'s str {
+        self.src.get(start..self.at).unwrap_or("")
+    }
+
+    /// The character here (for the few places that look past ASCII).
+    fn char(&self) -> Option<char> {
+        self.src.get(self.at..).and_then(|r| r.chars().next())
     }
 }
 
-fn lex(src: &str, file: &str) -> Result<(Vec<Token>, BTreeMap<usize, Comment>), SchemaError> {
+/// The tokens of `src`, and its `//` comments by line when `docs`.
+fn lex(src: &str, file: &str, docs: bool) -> Result<(Vec<Token>, BTreeMap<usize, Comment>), SchemaError> {
     let mut cur = Cursor::new(src);
     let mut toks = Vec::new();
     let mut comments = BTreeMap::new();
     let mut line_has_token = false;
+    let digit = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_digit());
     while let Some(c) = cur.peek() {
         let (line, column) = (cur.line, cur.column);
-        if c == '\n' {
+        if c == b'\n' {
             cur.bump();
             line_has_token = false;
-        } else if c.is_whitespace() || c == '\u{feff}' {
+        } else if c.is_ascii_whitespace() {
             cur.bump();
-        } else if c == '/' && cur.peek2() == Some('/') {
+        } else if c == b'/' && cur.ahead(1) == Some(b'/') {
             cur.bump();
             cur.bump();
-            let mut text = String::new();
-            while let Some(c) = cur.peek().filter(|&c| c != '\n') {
-                text.push(c);
+            let start = cur.at;
+            while cur.peek().is_some_and(|c| c != b'\n') {
                 cur.bump();
             }
-            comments.insert(line, Comment { text, standalone: !line_has_token });
-        } else if c == '/' && cur.peek2() == Some('*') {
+            if docs {
+                comments.insert(line, Comment { text: cur.since(start).to_string(), standalone: !line_has_token });
+            }
+        } else if c == b'/' && cur.ahead(1) == Some(b'*') {
             cur.bump();
             cur.bump();
             loop {
                 match cur.bump() {
                     None => return Err(SchemaError::at(file, line, column, "unterminated block comment")),
-                    Some('*') if cur.peek() == Some('/') => {
+                    Some(b'*') if cur.peek() == Some(b'/') => {
                         cur.bump();
                         break;
                     }
-                    Some('\n') => line_has_token = false,
+                    Some(b'\n') => line_has_token = false,
                     Some(_) => {}
                 }
             }
-        } else if c == '"' {
+        } else if c == b'"' {
             cur.bump();
             let mut s = String::new();
+            let mut start = cur.at;
             loop {
-                match cur.bump() {
-                    None | Some('\n') => return Err(SchemaError::at(file, line, column, "unterminated string")),
-                    Some('"') => break,
-                    Some('\\') => match cur.bump() {
-                        None | Some('\n') => {
+                match cur.peek() {
+                    None | Some(b'\n') => return Err(SchemaError::at(file, line, column, "unterminated string")),
+                    Some(b'"') => {
+                        s.push_str(cur.since(start));
+                        cur.bump();
+                        break;
+                    }
+                    Some(b'\\') => {
+                        s.push_str(cur.since(start));
+                        cur.bump();
+                        let Some(e) = cur.char().filter(|&e| e != '\n') else {
                             return Err(SchemaError::at(file, line, column, "unterminated string"));
+                        };
+                        for _ in 0..e.len_utf8() {
+                            cur.bump();
                         }
-                        Some('n') => s.push('\n'),
-                        Some('t') => s.push('\t'),
-                        Some('r') => s.push('\r'),
-                        Some(other) => s.push(other),
-                    },
-                    Some(other) => s.push(other),
+                        s.push(match e {
+                            'n' => '\n',
+                            't' => '\t',
+                            'r' => '\r',
+                            other => other,
+                        });
+                        start = cur.at;
+                    }
+                    Some(_) => {
+                        cur.bump();
+                    }
                 }
             }
             toks.push(Token { tok: Tok::Str(s), line, column });
             line_has_token = true;
-        } else if c.is_ascii_alphabetic() || c == '_' {
-            let mut s = String::new();
-            while let Some(c) = cur.peek().filter(|&c| c.is_ascii_alphanumeric() || c == '_') {
-                s.push(c);
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let start = cur.at;
+            while cur.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_') {
                 cur.bump();
             }
-            toks.push(Token { tok: Tok::Ident(s), line, column });
+            toks.push(Token { tok: Tok::Ident(cur.since(start).to_string()), line, column });
             line_has_token = true;
         } else if c.is_ascii_digit()
-            || ((c == '-' || c == '+' || c == '.') && cur.peek2().is_some_and(|d| d.is_ascii_digit()))
-            || ((c == '-' || c == '+') && cur.peek2() == Some('.') && cur.peek3().is_some_and(|d| d.is_ascii_digit()))
+            || ((c == b'-' || c == b'+' || c == b'.') && digit(cur.ahead(1)))
+            || ((c == b'-' || c == b'+') && cur.ahead(1) == Some(b'.') && digit(cur.ahead(2)))
         {
-            let mut s = String::new();
-            s.push(c);
+            let start = cur.at;
             cur.bump();
             let mut prev = c;
             while let Some(d) = cur.peek() {
-                let hex = s.contains(['x', 'X']);
-                let exponent_sign = (d == '-' || d == '+') && !hex && (prev == 'e' || prev == 'E');
-                if !(d.is_ascii_alphanumeric() || d == '.' || exponent_sign) {
+                let hex = cur.since(start).contains(['x', 'X']);
+                let exponent_sign = (d == b'-' || d == b'+') && !hex && (prev == b'e' || prev == b'E');
+                if !(d.is_ascii_alphanumeric() || d == b'.' || exponent_sign) {
                     break;
                 }
-                s.push(d);
                 prev = d;
                 cur.bump();
             }
-            toks.push(Token { tok: Tok::Num(s), line, column });
+            toks.push(Token { tok: Tok::Num(cur.since(start).to_string()), line, column });
             line_has_token = true;
-        } else if "{}()[]:;,=.-+".contains(c) {
-            toks.push(Token { tok: Tok::Punct(c), line, column });
+        } else if b"{}()[]:;,=.-+".contains(&c) {
+            toks.push(Token { tok: Tok::Punct(char::from(c)), line, column });
             line_has_token = true;
             cur.bump();
         } else {
-            return Err(SchemaError::at(file, line, column, format!("unexpected character {c:?}")));
+            // Past ASCII: Unicode white space (and a byte-order mark) is skipped, the rest refused.
+            match cur.char() {
+                Some(ch) if ch.is_whitespace() || ch == '\u{feff}' => {
+                    for _ in 0..ch.len_utf8() {
+                        cur.bump();
+                    }
+                }
+                ch => {
+                    let ch = ch.unwrap_or(char::REPLACEMENT_CHARACTER);
+                    return Err(SchemaError::at(file, line, column, format!("unexpected character {ch:?}")));
+                }
+            }
         }
     }
     toks.push(Token { tok: Tok::Eof, line: cur.line, column: cur.column });
@@ -575,12 +618,18 @@ impl Parser {
         self.toks.get(self.pos).or(self.toks.last()).unwrap_or(&EOF)
     }
 
+    /// Takes the next token (each is read once; the last, end of file, stays).
     fn next(&mut self) -> Token {
-        let t = self.peek().clone();
-        if self.pos < self.toks.len() {
-            self.pos = self.pos.saturating_add(1);
+        let last = self.toks.len().saturating_sub(1);
+        if self.pos >= last {
+            return self.peek().clone();
         }
-        t
+        let at = self.pos;
+        self.pos = self.pos.saturating_add(1);
+        match self.toks.get_mut(at) {
+            Some(t) => core::mem::replace(t, Token { tok: Tok::Eof, line: t.line, column: t.column }),
+            None => EOF,
+        }
     }
 
     fn err<T>(&self, line: usize, column: usize, msg: impl fmt::Display) -> Result<T, SchemaError> {
@@ -639,6 +688,9 @@ impl Parser {
     /// comment trailing on `line` itself.
     fn docs(&self, line: usize) -> Vec<String> {
         let mut out = Vec::new();
+        if self.comments.is_empty() {
+            return out;
+        }
         let mut l = line;
         while l > 1 {
             l = l.saturating_sub(1);

@@ -16,6 +16,7 @@ pub(crate) struct OwnedLayout {
     unions: Vec<Span>,
     members: Vec<u8>,
     union_structs: Vec<StructMember>,
+    widest: Vec<u8>,
     /// For each entry of `fields`: its table and its index among that table's fields.
     pub origin: Vec<(u16, u16)>,
 }
@@ -32,6 +33,7 @@ impl OwnedLayout {
             unions: &self.unions,
             members: &self.members,
             union_structs: &self.union_structs,
+            widest: &self.widest,
             names: &NUMBERED,
             specialized: None,
         }
@@ -107,6 +109,9 @@ impl OwnedLayout {
                 return too_big("over 65535 fields, or a table of over 255");
             };
             out.tables.push(TableSpan { first, inline: inline_len, len });
+            let widest =
+                inline.iter().chain(&offsets).fold(0, |m, (f, _)| m | if f.is_inline() { f.align_mask() } else { 3 });
+            out.widest.push(u8::try_from(widest).unwrap_or(u8::MAX));
             for (layout, origin) in inline.into_iter().chain(offsets) {
                 out.fields.push(layout);
                 out.origin.push(origin);

@@ -23,6 +23,7 @@
 //! [`crate::Error`] (paths with field numbers, which [`Schema::error_text`] names).
 
 mod bfbs;
+mod canonical;
 mod describe;
 pub mod fbs;
 mod layout;
@@ -35,7 +36,7 @@ pub use view::{DynStruct, DynTable, DynUnion, DynValue, DynVector};
 
 use crate::dump::{dump_with, DumpError};
 use crate::error::{Error, PathName};
-use crate::verify::{Name, Options, Verifier};
+use crate::verify::{Name, Options, Stats, Verifier};
 use crate::wire::Table;
 use core::fmt;
 use layout::OwnedLayout;
@@ -60,14 +61,18 @@ impl Schema {
     /// Reads the schema file `path` and its includes through `load`, which gets each file's
     /// name (includes resolved against the including file's directory) and returns its text.
     pub fn from_fbs(path: &str, load: &mut Loader<'_>) -> Result<Self, SchemaError> {
-        let parsed = fbs::parse_with(path, load)?;
+        let parsed = fbs::parse_with_docs(path, load, false)?;
         Self::from_types(resolve::resolve(&parsed)?)
     }
 
     /// Reads a schema from `.fbs` text without includes (an `include` is an error), named
     /// `schema.fbs` in errors.
     pub fn from_fbs_text(text: &str) -> Result<Self, SchemaError> {
-        let parsed = fbs::parse_str(text, "schema.fbs")?;
+        let mut load = |path: &str| match path {
+            "schema.fbs" => Ok(text.into()),
+            other => Err(alloc::format!("cannot read {other}: includes need Schema::from_fbs")),
+        };
+        let parsed = fbs::parse_with_docs("schema.fbs", &mut load, false)?;
         Self::from_types(resolve::resolve(&parsed)?)
     }
 
@@ -102,9 +107,21 @@ impl Schema {
         }
     }
 
+    /// Every table type, in the order the schema declares them.
+    pub fn tables(&self) -> impl Iterator<Item = TableId> + '_ {
+        (0..self.types.tables.len()).map_while(|i| u16::try_from(i).ok()).map(TableId)
+    }
+
     /// The name of table type `t`, with its namespace.
     pub fn table_name(&self, t: TableId) -> &str {
         self.types.tables.get(usize::from(t.0)).map_or("?", |t| t.name.as_str())
+    }
+
+    /// A deterministic text of every table, struct, enum and union and their fields, sorted by
+    /// name, types named: two schemas that resolve alike give the same text (for tests).
+    #[doc(hidden)]
+    pub fn canonical(&self) -> alloc::string::String {
+        canonical::canonical(&self.types)
     }
 
     /// The `file_identifier`, if the schema declares one.
@@ -139,10 +156,22 @@ impl Schema {
         identifier: Option<[u8; 4]>,
         options: &Options,
     ) -> Result<DynTable<'s, 'b>, Error> {
+        self.verify_with_stats(bytes, root, identifier, options).map(|(table, _)| table)
+    }
+
+    /// [`Schema::verify_with`], also saying what the verifier saw: tables, vectors and strings
+    /// visited, and the work they took.
+    pub fn verify_with_stats<'s, 'b>(
+        &'s self,
+        bytes: &'b [u8],
+        root: TableId,
+        identifier: Option<[u8; 4]>,
+        options: &Options,
+    ) -> Result<(DynTable<'s, 'b>, Stats), Error> {
         let mut v = Verifier::new(bytes, options);
         let pos = v.verify_root_of(&self.layout.layout(), root.0, ROOT_NAME, identifier)?;
         match Table::verified(bytes, pos) {
-            Some(table) => Ok(DynTable::new(self, table, root.0)),
+            Some(table) => Ok((DynTable::new(self, table, root.0), v.stats())),
             None => Err(v.last_error()),
         }
     }

@@ -122,6 +122,47 @@ pub(crate) struct EnumDef {
     pub values: Vec<(i64, String)>,
     /// `bit_flags`.
     pub bit_flags: bool,
+    /// The values' indices in `values`, sorted by value (equal values in declaration order),
+    /// so that naming a value is a binary search however large the enum.
+    pub by_value: Vec<u32>,
+    /// The same, sorted by name.
+    pub by_name: Vec<u32>,
+}
+
+impl EnumDef {
+    /// An enum of these values, indexed by value.
+    pub fn new(name: String, repr: ScalarType, values: Vec<(i64, String)>, bit_flags: bool) -> Self {
+        let mut by_value: Vec<u32> = (0..values.len()).filter_map(|i| u32::try_from(i).ok()).collect();
+        by_value.sort_by_key(|&i| values.get(i as usize).map_or(0, |v| v.0));
+        let mut by_name = by_value.clone();
+        by_name.sort_by(|&a, &b| {
+            let name = |i: u32| values.get(i as usize).map_or("", |v| v.1.as_str());
+            name(a).cmp(name(b))
+        });
+        EnumDef { name, repr, values, bit_flags, by_value, by_name }
+    }
+
+    /// The value named `name`, if the enum has one.
+    pub fn value_of(&self, name: &str) -> Option<i64> {
+        let name_at = |i: &u32| self.values.get(*i as usize).map_or("", |v| v.1.as_str());
+        let at = self.by_name.partition_point(|i| name_at(i) < name);
+        let (v, n) = self.values.get(*self.by_name.get(at)? as usize)?;
+        (n == name).then_some(*v)
+    }
+
+    /// The (first declared) name of `value`, if the enum names it.
+    pub fn name_of(&self, value: i64) -> Option<&str> {
+        let value_at = |i: &u32| self.values.get(*i as usize).map_or(i64::MAX, |v| v.0);
+        let at = self.by_value.partition_point(|i| value_at(i) < value);
+        let i = *self.by_value.get(at)?;
+        let (v, name) = self.values.get(i as usize)?;
+        (*v == value).then_some(name.as_str())
+    }
+
+    /// Whether the enum names `value`.
+    pub fn names(&self, value: i64) -> bool {
+        self.name_of(value).is_some()
+    }
 }
 
 /// A union type.

@@ -11,7 +11,7 @@ use super::model::{
 };
 use crate::schema::{ScalarType, ScalarValue};
 use crate::verify::layout::MAX_ALIGN;
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -38,6 +38,12 @@ const KNOWN_ATTRIBUTE_PREFIXES: &[&str] = &["native_", "cpp_", "rust_", "ts_", "
 
 /// How many table slots a table may use: the verifier's layout holds a slot in a byte.
 const MAX_SLOTS: usize = 256;
+
+/// The deepest and the longest namespace read. Names are looked up from the innermost
+/// enclosing namespace outwards, one probe per level, so these bound each lookup's work (no
+/// real schema comes near them; flatc sets no limit).
+const MAX_NAMESPACE_DEPTH: usize = 64;
+const MAX_NAMESPACE_LEN: usize = 1024;
 
 /// What a declared name stands for: its kind and index among the declarations of that kind.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -183,6 +189,13 @@ pub(crate) fn resolve(schema: &fbs::Schema) -> Result<Types, SchemaError> {
     Ok(types)
 }
 
+/// What is wrong with `namespace`, if it passes the lookup limits.
+fn namespace_fault(namespace: &str) -> Option<String> {
+    let depth = namespace.split('.').count();
+    (depth > MAX_NAMESPACE_DEPTH || namespace.len() > MAX_NAMESPACE_LEN)
+        .then(|| format!("namespace deeper than {MAX_NAMESPACE_DEPTH} levels or longer than {MAX_NAMESPACE_LEN} bytes"))
+}
+
 struct Resolver<'a> {
     schema: &'a fbs::Schema,
     /// Every declaration by qualified name.
@@ -199,7 +212,14 @@ impl<'a> Resolver<'a> {
     /// Numbers every declaration by kind and checks that no two share a qualified name.
     fn declare(&mut self) -> Result<(), SchemaError> {
         let mut counts = [0usize; 4];
+        let (file, line, column) = &self.schema.root_at;
+        if let Some(message) = namespace_fault(&self.schema.root_namespace) {
+            return Err(SchemaError::at(file, *line, *column, message));
+        }
         for d in &self.schema.decls {
+            if let Some(message) = namespace_fault(&d.namespace) {
+                return Self::err(d, d.line, d.column, message);
+            }
             let (slot, make): (usize, fn(u16) -> Named) = match d.body {
                 Body::Enum { .. } => (0, Named::Enum),
                 Body::Union { .. } => (1, Named::Union),
@@ -256,8 +276,15 @@ impl<'a> Resolver<'a> {
     /// declaration of that name first, as flatc looks names up.
     fn lookup(&self, namespace: &str, name: &str) -> Option<Named> {
         let mut ns = namespace;
+        let mut candidate = String::with_capacity(namespace.len().saturating_add(name.len()).saturating_add(1));
         loop {
-            if let Some(&found) = self.by_name.get(&qualified(ns, name)) {
+            candidate.clear();
+            if !ns.is_empty() {
+                candidate.push_str(ns);
+                candidate.push('.');
+            }
+            candidate.push_str(name);
+            if let Some(&found) = self.by_name.get(candidate.as_str()) {
                 return Some(found);
             }
             if ns.is_empty() {
@@ -277,6 +304,7 @@ impl<'a> Resolver<'a> {
         let (min, max) = int_range(repr).unwrap_or((0, 0));
         let bits = i128::try_from(repr.size().saturating_mul(8)).unwrap_or(0);
         let mut out: Vec<(i64, String)> = Vec::new();
+        let mut names: BTreeSet<&str> = BTreeSet::new();
         let mut next: i128 = 0;
         for v in values {
             let raw = match &v.value {
@@ -301,7 +329,7 @@ impl<'a> Resolver<'a> {
             if value < min || value > max {
                 return Self::err(d, v.line, v.column, format!("enum value does not fit: {} = {value}", v.name));
             }
-            if out.iter().any(|(_, n)| *n == v.name) {
+            if !names.insert(&v.name) {
                 return Self::err(d, v.line, v.column, format!("enum value already exists: {}", v.name));
             }
             // Values of a `ulong` enum past `i64::MAX` keep their bits.
@@ -311,7 +339,7 @@ impl<'a> Resolver<'a> {
         if out.is_empty() {
             return Self::err(d, d.line, d.column, format!("enum `{}` has no values", d.name));
         }
-        Ok(EnumDef { name: qualified(&d.namespace, &d.name), repr, values: out, bit_flags })
+        Ok(EnumDef::new(qualified(&d.namespace, &d.name), repr, out, bit_flags))
     }
 
     /// The inline type (scalar, enum or struct) named `name` in a struct of `d`.
@@ -332,6 +360,7 @@ impl<'a> Resolver<'a> {
 
     fn structure(&self, types: &Types, d: &Decl, fields: &[Field]) -> Result<StructDef, SchemaError> {
         let mut out = Vec::new();
+        let mut names: BTreeSet<&str> = BTreeSet::new();
         let (mut offset, mut align) = (0u64, 1u64);
         for f in fields {
             if attr(&f.attrs, "deprecated").is_some() {
@@ -340,7 +369,7 @@ impl<'a> Resolver<'a> {
             if f.default.is_some() {
                 return Self::err(d, f.line, f.column, "default values are not supported for struct fields");
             }
-            if out.iter().any(|s: &StructFieldDef| s.name == f.name) {
+            if !names.insert(&f.name) {
                 return Self::err(d, f.line, f.column, format!("field already exists: {}", f.name));
             }
             let (ty, array) = match &f.ty {
@@ -354,7 +383,7 @@ impl<'a> Resolver<'a> {
                 }
             };
             if let Inline::Enum(e) = ty {
-                let zero_named = types.enums.get(usize::from(e)).is_some_and(|e| e.values.iter().any(|(v, _)| *v == 0));
+                let zero_named = types.enums.get(usize::from(e)).is_some_and(|e| e.names(0));
                 let flags = types.enums.get(usize::from(e)).is_some_and(|e| e.bit_flags);
                 if !zero_named && !flags {
                     let name = types.enums.get(usize::from(e)).map_or("", |e| e.name.as_str());
@@ -479,7 +508,7 @@ impl<'a> Resolver<'a> {
         };
         let Some(v) = &f.default else {
             if let Some(e) = enumeration.and_then(|e| types.enums.get(usize::from(e))) {
-                if !e.bit_flags && !e.values.iter().any(|(v, _)| *v == 0) {
+                if !e.bit_flags && !e.names(0) {
                     return Self::err(
                         d,
                         f.line,
@@ -499,7 +528,7 @@ impl<'a> Resolver<'a> {
         if let Some(e) = enumeration.and_then(|e| types.enums.get(usize::from(e))) {
             let by_name = |name: &str| -> Option<i128> {
                 let name = name.strip_prefix(short(&e.name)).and_then(|n| n.strip_prefix('.')).unwrap_or(name);
-                e.values.iter().find(|(_, n)| n == short(name)).map(|(v, _)| i128::from(*v))
+                e.value_of(short(name)).map(i128::from)
             };
             let n = match v {
                 Value::Num(s) => parse_int(s),
@@ -516,11 +545,9 @@ impl<'a> Resolver<'a> {
             let Some(n) = n else { return bad(v) };
             // A ulong enum's values past i64::MAX are stored by their bits.
             let n = if ty == ScalarType::U64 && n < 0 { n.saturating_add(1i128 << 64) } else { n };
-            if !e.bit_flags
-                && !e.values.iter().any(|(value, _)| {
-                    i128::from(*value) == n || (ty == ScalarType::U64 && i128::from(*value as u64) == n)
-                })
-            {
+            // (A `ulong` enum's values past `i64::MAX` are stored by their bits.)
+            let stored = i64::try_from(n).ok().or_else(|| u64::try_from(n).ok().map(|u| u as i64));
+            if !e.bit_flags && !stored.is_some_and(|v| e.names(v)) {
                 return Self::err(
                     d,
                     f.line,
@@ -566,9 +593,10 @@ impl<'a> Resolver<'a> {
             return Self::err(d, d.line, d.column, "either all fields or no fields must have an 'id' attribute");
         }
         let mut out: Vec<FieldDef> = Vec::new();
+        let mut names: BTreeSet<&str> = BTreeSet::new();
         let mut next_slot: usize = 0;
         for f in fields {
-            if out.iter().any(|o| o.name == f.name) {
+            if !names.insert(&f.name) {
                 return Self::err(d, f.line, f.column, format!("field already exists: {}", f.name));
             }
             let (ty, scalar_ty, enumeration) = self.field_type(types, d, f)?;
@@ -629,14 +657,16 @@ impl<'a> Resolver<'a> {
                         {
                             n
                         }
-                        _ => return Self::err(
-                            d,
-                            a.line,
-                            a.column,
-                            format!(
+                        _ => {
+                            return Self::err(
+                                d,
+                                a.line,
+                                a.column,
+                                format!(
                                 "force_align on a table field must be a power of two up to {MAX_ALIGN}, on a vector"
                             ),
-                        ),
+                            )
+                        }
                     }
                 }
             };

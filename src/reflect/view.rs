@@ -327,8 +327,7 @@ fn union_value<'s, 'b>(schema: &'s Schema, u: u16, tag: u8, buf: &'b [u8], pos: 
 
 fn enum_name(schema: &Schema, e: u16, value: ScalarValue) -> Option<&str> {
     let v = value.as_i128().and_then(|v| i64::try_from(v).ok())?;
-    let e = schema.types.enums.get(usize::from(e))?;
-    e.values.iter().find(|(n, _)| *n == v).map(|(_, name)| name.as_str())
+    schema.types.enums.get(usize::from(e))?.name_of(v)
 }
 
 fn struct_size(schema: &Schema, s: u16) -> usize {

@@ -487,6 +487,7 @@ macro_rules! fb_schema {
                 unions: &UNION_SPANS,
                 members: &MEMBERS,
                 union_structs: &[],
+                widest: &[],
                 names: &FIELD_NAMES,
                 #[cfg(feature = "specialize")]
                 specialized: ::core::option::Option::Some(specialized),

@@ -193,7 +193,8 @@ impl<'b> Verifier<'b> {
         }
         self.check_range(pos, inline_len)?;
         let t = TableCheck { pos, inline_len, slots };
-        let key = InlineCache::key(vt, table, pos, fields, self.check_alignment);
+        let widest = schema.widest.get(usize::from(table)).copied();
+        let key = InlineCache::key(vt, table, pos, fields, widest, self.check_alignment);
         if !key.is_some_and(|k| self.inline_checked.contains(k)) {
             let widest = self.check_inline::<UNIONS>(schema, &t, fields, first)?;
             if let (Some(k), true) = (key, widest < 8) {

@@ -32,11 +32,22 @@ impl InlineCache {
     /// `pos` that some field's alignment looks at (when alignment is checked) enter the key, so
     /// the tables of a type whose fields need at most 4 bytes share one entry per vtable.
     #[inline(always)]
-    pub(crate) fn key(vt: usize, table: u16, pos: usize, fields: &[FieldLayout], aligned: bool) -> Option<Key> {
+    pub(crate) fn key(
+        vt: usize,
+        table: u16,
+        pos: usize,
+        fields: &[FieldLayout],
+        widest: Option<u8>,
+        aligned: bool,
+    ) -> Option<Key> {
         #[cfg(feature = "specialize")]
         {
-            // The widest alignment any field may need, minus one (a constant in specialized code).
-            let mask = fields.iter().fold(0, |m, f| m | if f.is_inline() { f.align_mask() } else { 3 });
+            // The widest alignment any field may need, minus one: given for run-time schemas,
+            // else folded from the fields (a constant in specialized code).
+            let mask = match widest {
+                Some(mask) => usize::from(mask),
+                None => fields.iter().fold(0, |m, f| m | if f.is_inline() { f.align_mask() } else { 3 }),
+            };
             let residue = if aligned { pos & mask & 7 } else { 0 };
             // A marker bit, the vtable position, the table type, the position bits that matter.
             let vt = u64::try_from(vt).ok().filter(|&vt| vt < 1 << 38)?;
@@ -44,7 +55,7 @@ impl InlineCache {
         }
         #[cfg(not(feature = "specialize"))]
         {
-            let _ = (vt, table, pos, fields, aligned);
+            let _ = (vt, table, pos, fields, widest, aligned);
             None
         }
     }

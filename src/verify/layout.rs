@@ -192,6 +192,9 @@ pub struct SchemaLayout<'s> {
     /// The structs union members name, for run-time schemas with unions of structs (empty for
     /// the compiled-in schemas).
     pub union_structs: &'s [StructMember],
+    /// For run-time schemas, each table's widest field alignment minus one (an offset field
+    /// counts as 4), precomputed; empty for the compiled-in schemas, whose code folds it.
+    pub widest: &'s [u8],
     /// The name of each field of `fields`, for error paths; empty when errors carry field
     /// numbers instead (the `numeric-paths` feature, or a schema without names).
     pub names: &'static FieldNames,
