@@ -14,6 +14,8 @@ usage:
   flatmodel dump FILE [metadata:NAME] [--circle-revision 0|0.10]
                                       the model's flatbuffer, or one nested in its metadata, as JSON
                                       (flatc's conventions)
+  flatmodel verify|inspect|dump --schema S.fbs|S.bfbs [--root-type NAME] FILE...
+                                      the same for any flatbuffer, read by a schema given at run time
   flatmodel extract FILE WHAT -o OUT  write the bytes WHAT names (OUT '-' is standard output)
   flatmodel path FORMAT TEXT          name the field numbers (#N) in an error path of a
                                       numeric-paths build
@@ -33,7 +35,8 @@ struct Page {
 const PAGES: &[Page] = &[
     Page {
         name: "verify",
-        usage: "usage: flatmodel verify [-q|--quiet] [--runtime litert|tflm] FILE...",
+        usage: "usage: flatmodel verify [-q|--quiet] [--runtime litert|tflm] FILE...
+       flatmodel verify [-q|--quiet] --schema S.fbs|S.bfbs [--root-type NAME] FILE...",
         text: "\
 Checks each FILE or nnpackage completely: the flatbuffer structure, the format's model rules
 (indices, data ranges, quantization, dataflow, control-flow cycles) and what surrounds the
@@ -46,15 +49,24 @@ naming the runtime and the check. --runtime litert (LiteRT's interpreter) or --r
 (TensorFlow Lite Micro) applies that runtime's own load-time checks: a model it would refuse is
 invalid. Custom operators and each kernel's own checks are out of their scope.
 
+--schema verifies each FILE instead as a flatbuffer of that schema: a .fbs file (its includes
+read relative to it) or flatc's binary schema (.bfbs, `flatc -b --schema`). The root is a table
+of type --root-type NAME (with or without its namespace), else the schema's root_type; the
+schema's file_identifier is required when the root is its root_type. `ok (ROOT, ...)` counts
+the tables, vectors and strings verified; `invalid:` names the fault's byte and field path
+(Monster.weapons[1].name). A schema that does not load is a usage error (file:line:column).
+
 Exit status: 2 if any FILE could not be read, else 1 if any is invalid, else 0.
 
 example:
   flatmodel verify models/*.tflite
-  flatmodel verify --runtime tflm person_detect.tflite",
+  flatmodel verify --runtime tflm person_detect.tflite
+  flatmodel verify --schema monster.fbs --root-type Monster saves/*.bin",
     },
     Page {
         name: "inspect",
-        usage: "usage: flatmodel inspect FILE [--json] [--tensors] [--tflm-resolver]",
+        usage: "usage: flatmodel inspect FILE [--json] [--tensors] [--tflm-resolver]
+       flatmodel inspect --schema S.fbs|S.bfbs [--root-type NAME] FILE [--json]",
         text: "\
 Summarises a model: format and version, the model rules' verdict and warnings; what it takes and
 gives (each signature's inputs and outputs, else the primary subgraph's: dtype, shape with -1 for
@@ -71,13 +83,20 @@ model, the C++ lines that register its operators with TensorFlow Lite Micro (the
 generate_micro_mutable_op_resolver_from_model.py derives). A file whose summary would be
 disproportionate to its size (tables shared by many offsets) is refused with exit status 1.
 
+--schema reads FILE instead as a flatbuffer of that schema (.fbs or .bfbs; the root as
+--root-type NAME, else the schema's root_type, as verify --schema does) and prints its root
+type, its file identifier (found at bytes 4..8, and the schema's), the tables, vectors and
+strings the verifier visited, and its size and apparent size (the verifier's units of work);
+--json prints the same as JSON (format `flatbuffer`).
+
 example:
   flatmodel inspect model.tflite --tensors | less
   flatmodel inspect --tflm-resolver person_detect.tflite >> resolver.inc",
     },
     Page {
         name: "dump",
-        usage: "usage: flatmodel dump FILE [metadata:NAME] [--circle-revision 0|0.10]",
+        usage: "usage: flatmodel dump FILE [metadata:NAME] [--circle-revision 0|0.10]
+       flatmodel dump --schema S.fbs|S.bfbs [--root-type NAME] FILE",
         text: "\
 Prints the file's flatbuffer as JSON with flatc's conventions (`flatc --json --strict-json
 --defaults-json`): the TFLite or Circle Model, the .pte Program, a blob's VkGraph or a
@@ -92,10 +111,16 @@ A Circle file is printed with the field names of the schema revision its content
 (revision 0 for operator codes in slot 0 alone or a stored data_format, otherwise 0.10, the
 names of ONE's circle_schema.fbs of each); --circle-revision 0 or 0.10 chooses the names.
 
+--schema prints any flatbuffer as that schema reads it (.fbs or .bfbs; the root as --root-type
+NAME, else the schema's root_type, as verify --schema does): flatc's JSON of the same schema,
+streamed and refused when disproportionate as above; an invalid FILE is reported with its
+fault's byte and field path (exit status 1).
+
 example:
   flatmodel dump model.tflite > model.json
   flatmodel dump model.tflite metadata:TFLITE_METADATA
-  flatmodel dump model.circle --circle-revision 0.10",
+  flatmodel dump model.circle --circle-revision 0.10
+  flatmodel dump --schema monster.fbs save.bin > save.json",
     },
     Page {
         name: "extract",

@@ -115,6 +115,8 @@ struct Args {
     help: bool,
     out: Option<OsString>,
     raw: bool,
+    schema: Option<OsString>,
+    root_type: Option<String>,
 }
 
 /// The runtime `--runtime` names.
@@ -145,9 +147,9 @@ fn circle_revision(value: OsString) -> Result<flatmodel::circle::Revision, Failu
 /// The long flags `command` takes (for suggesting one after a typo; `run` parses them).
 fn flags_of(command: &str) -> &'static [&'static str] {
     match command {
-        "verify" => &["--quiet", "--runtime", "--help"],
-        "inspect" => &["--json", "--tensors", "--tflm-resolver", "--help"],
-        "dump" => &["--circle-revision", "--help"],
+        "verify" => &["--quiet", "--runtime", "--schema", "--root-type", "--help"],
+        "inspect" => &["--json", "--tensors", "--tflm-resolver", "--schema", "--root-type", "--help"],
+        "dump" => &["--circle-revision", "--schema", "--root-type", "--help"],
         "extract" => &["--output", "--raw", "--help"],
         _ => &["--help"],
     }
@@ -183,6 +185,10 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
             }
             Short('o') | Long("output") if matches!(command, "extract") => a.out = Some(parser.value()?),
             Long("raw") if matches!(command, "extract") => a.raw = true,
+            Long("schema") if matches!(command, "verify" | "inspect" | "dump") => a.schema = Some(parser.value()?),
+            Long("root-type") if matches!(command, "verify" | "inspect" | "dump") => {
+                a.root_type = Some(parser.value()?.string()?)
+            }
             Long("help") | Short('h') => a.help = true,
             Value(v) => a.positional.push(v),
             other => {
@@ -203,6 +209,12 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
             _ => Err(Failure::new(format!("{command} takes exactly one FILE\n{}", help::usage_of(command)))),
         }
     };
+    if let Some(schema) = a.schema.take() {
+        return with_schema(out, command, &a, &schema);
+    }
+    if a.root_type.is_some() {
+        return Err(Failure::new(format!("--root-type names the root of a --schema\n{}", help::usage_of(command))));
+    }
     match command {
         "help" => match a.positional.as_slice() {
             [] => help::print(out, None),
@@ -231,5 +243,37 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
             ([file, what], Some(to)) => extract::run(out, file, &what.to_string_lossy(), to, a.raw),
             _ => Err(Failure::new(format!("extract takes FILE WHAT -o OUT\n{}", help::usage_of(command)))),
         },
+    }
+}
+
+/// `verify`, `dump` or `inspect` with `--schema`: the files read as flatbuffers of that schema.
+fn with_schema(out: &mut Out, command: &str, a: &Args, schema_path: &OsString) -> Result<Outcome, Failure> {
+    let other = [
+        (a.runtime.is_some(), "--runtime"),
+        (a.circle_revision.is_some(), "--circle-revision"),
+        (a.tensors, "--tensors"),
+        (a.tflm_resolver, "--tflm-resolver"),
+    ];
+    if let Some((_, flag)) = other.iter().find(|(given, _)| *given) {
+        return Err(Failure::new(format!(
+            "{flag} reads the formats flatmodel knows, not a --schema's flatbuffers\n{}",
+            help::usage_of(command)
+        )));
+    }
+    let files = a.positional.as_slice();
+    match (command, files) {
+        ("verify", []) => {
+            return Err(Failure::new(format!("verify needs at least one FILE\n{}", help::usage_of(command))))
+        }
+        ("verify", _) | (_, [_]) => {}
+        _ => {
+            return Err(Failure::new(format!("{command} --schema takes exactly one FILE\n{}", help::usage_of(command))))
+        }
+    }
+    let (schema, root) = open::schema(schema_path, a.root_type.as_deref())?;
+    match (command, files) {
+        ("dump", [file]) => dump::run_schema(out, file, &schema, root),
+        ("inspect", [file]) => inspect::run_schema(out, file, a.json, &schema, &schema_path.to_string_lossy(), root),
+        _ => verify::run_schema(out, files, a.quiet, &schema, root),
     }
 }

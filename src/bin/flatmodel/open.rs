@@ -1,14 +1,17 @@
 //! Opening what a path names, in one place for every command: an nnpackage (a directory or a
 //! zip archive, checked by the library) or a model file (mapped, its format recognised and its
-//! structure verified once, as a [`flatmodel::File`]).
+//! structure verified once, as a [`flatmodel::File`]); with `--schema`, the schema read at run
+//! time and the flatbuffer files it reads.
 
 use crate::input::Input;
 use crate::output::Out;
 use crate::{Failure, Outcome};
 use flatmodel::nnpackage::{self, Package, PackageErrorKind, SharedBytes};
+use flatmodel::reflect::{DynTable, Schema, TableId};
+use flatmodel::verify::{Options, Stats};
 use flatmodel::{ErrorKind, File};
 use std::ffi::OsStr;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -54,6 +57,114 @@ pub fn file(bytes: &[u8]) -> Result<File<'_>, String> {
         ErrorKind::UnknownFormat => unknown_format(bytes),
         _ => e.to_string(),
     })
+}
+
+/// The largest schema file read (`.fbs` or `.bfbs`); real ones are kilobytes.
+const MAX_SCHEMA_BYTES: u64 = 64 << 20;
+
+/// The schema in `path` (`--schema`) and the table type its buffers' root is verified as:
+/// `root_type`'s, else the schema's own `root_type`. A binary schema (`.bfbs`, or `BFBS` at
+/// bytes 4..8) is read by [`Schema::from_bfbs`], any other file as `.fbs` text with its includes
+/// read from disk. Every failure is a usage error (a schema error says `file:line:column:`).
+pub fn schema(path: &OsStr, root_type: Option<&str>) -> Result<(Schema, TableId), Failure> {
+    let shown = path.to_string_lossy();
+    let Some(name) = path.to_str() else {
+        return Err(Failure::new(format!("{shown}: a schema's path must be UTF-8 (includes are named by it)")));
+    };
+    let bytes = read_schema_file(name).map_err(|e| Failure::new(format!("{name}: {e}")))?;
+    let binary = Path::new(name).extension().is_some_and(|e| e.eq_ignore_ascii_case("bfbs"))
+        || bytes.get(4..8) == Some(b"BFBS".as_slice());
+    let schema = if binary {
+        Schema::from_bfbs(&bytes).map_err(|mut e| {
+            e.file = name.to_string();
+            e
+        })
+    } else {
+        let mut main = Some(String::from_utf8(bytes).map_err(|_| {
+            Failure::new(format!("{name}: neither .fbs text (it is not UTF-8) nor a binary schema (BFBS at byte 4)"))
+        })?);
+        // The main file is the loader's first request (already read); includes come from disk.
+        Schema::from_fbs(name, &mut |p: &str| match main.take() {
+            Some(text) => Ok(text),
+            None => read_schema_file(p).and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8 text".to_string())),
+        })
+    }
+    .map_err(|e| Failure::new(e.to_string()))?;
+    let root = match root_type {
+        Some(wanted) => schema.table(wanted).ok_or_else(|| unknown_table(&schema, wanted, name))?,
+        None => schema.root().ok_or_else(|| {
+            Failure::new(format!(
+                "{name} declares no root_type: name the root table with --root-type (one of {})",
+                table_list(&schema)
+            ))
+        })?,
+    };
+    Ok((schema, root))
+}
+
+/// A schema file's bytes, at most [`MAX_SCHEMA_BYTES`].
+fn read_schema_file(path: &str) -> Result<Vec<u8>, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SCHEMA_BYTES + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_SCHEMA_BYTES {
+        return Err(format!("larger than {} MiB: not a schema", MAX_SCHEMA_BYTES >> 20));
+    }
+    Ok(bytes)
+}
+
+/// The usage error of `--root-type NAME` naming no table of the schema: a close name, an
+/// ambiguous short name's candidates, or (for a small schema) every table.
+fn unknown_table(schema: &Schema, wanted: &str, path: &str) -> Failure {
+    let full: Vec<&str> = schema.tables().map(|t| schema.table_name(t)).collect();
+    let same_short: Vec<&str> = full.iter().copied().filter(|n| n.rsplit('.').next() == Some(wanted)).collect();
+    if same_short.len() > 1 {
+        return Failure::new(format!(
+            "--root-type {wanted} is ambiguous in {path}: name one of {}",
+            same_short.join(", ")
+        ));
+    }
+    let short = full.iter().map(|n| n.rsplit('.').next().unwrap_or(n));
+    let hint = crate::suggest::hint(wanted, full.iter().copied().chain(short));
+    Failure::new(format!("{path} has no table named '{wanted}'{hint}; its tables: {}", table_list(schema)))
+}
+
+/// The schema's table names, the first few of a long list.
+fn table_list(schema: &Schema) -> String {
+    const SHOWN: usize = 12;
+    let names: Vec<&str> = schema.tables().map(|t| schema.table_name(t)).collect();
+    match names.len() {
+        0 => "none".into(),
+        n if n <= SHOWN => names.join(", "),
+        n => format!("{}, ... ({n} in all)", names[..SHOWN].join(", ")),
+    }
+}
+
+/// Opens `path` as the bytes of one flatbuffer (`--schema`: no format recognised, no
+/// package): `Ok(Err(reason))` when it names a directory, `Err` when it cannot be read.
+pub fn flatbuffer(path: &OsStr) -> Result<Result<Input, String>, Failure> {
+    if Path::new(path).is_dir() {
+        return Ok(Err("a directory, not a flatbuffer file".into()));
+    }
+    Input::open(path).map(Ok)
+}
+
+/// The identifier `bytes` must carry to be read as `schema`'s `root` table: the schema's
+/// `file_identifier` when `root` is its `root_type` (as [`Schema::verify`] requires it).
+pub fn identifier_of(schema: &Schema, root: TableId) -> Option<[u8; 4]> {
+    schema.file_identifier().filter(|_| schema.root() == Some(root))
+}
+
+/// `bytes` verified as `schema`'s `root` table, with what the verifier saw, or the error
+/// located by field names (`... at byte N (Monster.weapons[1].name)`).
+pub fn verify_as<'s, 'b>(
+    schema: &'s Schema,
+    root: TableId,
+    bytes: &'b [u8],
+) -> Result<(DynTable<'s, 'b>, Stats), String> {
+    schema
+        .verify_with_stats(bytes, root, identifier_of(schema, root), &Options::DEFAULT)
+        .map_err(|e| schema.error_text(&e, root).to_string())
 }
 
 /// A mapped file as the bytes the package library asks its loader for.

@@ -1,5 +1,6 @@
 //! `flatmodel dump FILE [metadata:NAME]`: the root table, or the flatbuffer nested in a
-//! metadata entry, as JSON, streamed to standard output.
+//! metadata entry, as JSON, streamed to standard output; with `--schema`, any flatbuffer as
+//! that schema reads it.
 //!
 //! The dump runs twice: a dry run that only counts, which refuses a dump disproportionate to
 //! the file before anything is printed, then the real one straight to the output. Memory stays
@@ -9,9 +10,11 @@ use crate::open;
 use crate::output::{Counter, FmtWriter, Out};
 use crate::{Failure, Outcome};
 use flatmodel::dump::{dump_table, DumpError, Dumpable};
+use flatmodel::reflect::{Schema, TableId};
 use flatmodel::verify::Options;
 use flatmodel::{circle, File};
 use std::ffi::OsString;
+use std::fmt;
 use std::io::Write;
 
 /// Writes the model in `path`, or with `what` the nested flatbuffer it names, as JSON to `out`;
@@ -41,14 +44,38 @@ pub fn run(
         Ok(root) => root,
         Err(reason) => return open::report_invalid(out, &name, &reason),
     };
-    let options = Options::DEFAULT;
-    match dump_table(&mut Counter::default(), root, &options) {
+    stream(out, &name, |mut w| dump_table(&mut w, root, &Options::DEFAULT))
+}
+
+/// Writes the flatbuffer in `path`, verified as `schema`'s `root` table, as JSON to `out`
+/// (`--schema`).
+pub fn run_schema(out: &mut Out, path: &OsString, schema: &Schema, root: TableId) -> Result<Outcome, Failure> {
+    let name = path.to_string_lossy();
+    let input = match open::flatbuffer(path)? {
+        Ok(input) => input,
+        Err(reason) => return open::report_invalid(out, &name, &reason),
+    };
+    let table = match open::verify_as(schema, root, input.bytes()) {
+        Ok((table, _)) => table,
+        Err(reason) => return open::report_invalid(out, &name, &reason),
+    };
+    stream(out, &name, |mut w| schema.dump(&mut w, table, &Options::DEFAULT))
+}
+
+/// Runs `dump` twice: into a counter, refusing a dump disproportionate to the file (`name`)
+/// before anything is printed, then straight to `out`.
+fn stream(
+    out: &mut Out,
+    name: &str,
+    dump: impl Fn(&mut dyn fmt::Write) -> Result<(), DumpError>,
+) -> Result<Outcome, Failure> {
+    match dump(&mut Counter::default()) {
         Ok(()) => {}
-        Err(e @ DumpError::TooLarge) => return open::report_invalid(out, &name, &e.to_string()),
+        Err(e @ DumpError::TooLarge) => return open::report_invalid(out, name, &e.to_string()),
         Err(e) => return Err(Failure::new(format!("{name}: {e}"))),
     }
     let mut writer = FmtWriter::new(out);
-    let written = dump_table(&mut writer, root, &options);
+    let written = dump(&mut writer);
     if let Some(e) = writer.error.take() {
         return Err(e.into());
     }

@@ -1,10 +1,12 @@
 //! `flatmodel inspect FILE [--json] [--tensors] [--tflm-resolver]`: what a model holds, at a
-//! glance (the summaries are [`crate::summary`]'s).
+//! glance (the summaries are [`crate::summary`]'s); with `--schema`, what any flatbuffer holds.
 
 use crate::open::{self, Opened};
 use crate::output::Out;
+use crate::summary::flatbuffer::FlatbufferSummary;
 use crate::summary::Summary;
 use crate::{Failure, Outcome};
+use flatmodel::reflect::{Schema, TableId};
 use flatmodel::File;
 use std::ffi::OsString;
 
@@ -21,6 +23,35 @@ pub fn run(out: &mut Out, path: &OsString, as_json: bool, tensors: bool) -> Resu
         Ok(summary) if as_json => summary.write_json(out)?,
         Ok(summary) => summary.print_text(out, &name)?,
         Err(reason) => return open::report_invalid(out, &name, &reason),
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Prints the summary of the flatbuffer in `path` verified as `schema`'s (from `schema_path`)
+/// `root` table, as text or JSON (`--schema`).
+pub fn run_schema(
+    out: &mut Out,
+    path: &OsString,
+    as_json: bool,
+    schema: &Schema,
+    schema_path: &str,
+    root: TableId,
+) -> Result<Outcome, Failure> {
+    let name = path.to_string_lossy();
+    let input = match open::flatbuffer(path)? {
+        Ok(input) => input,
+        Err(reason) => return open::report_invalid(out, &name, &reason),
+    };
+    let stats = match open::verify_as(schema, root, input.bytes()) {
+        Ok((_, stats)) => stats,
+        Err(reason) => return open::report_invalid(out, &name, &reason),
+    };
+    let summary = FlatbufferSummary::of(schema, schema_path, root, input.bytes(), &stats);
+    let summary = Summary::Flatbuffer(Box::new(summary));
+    if as_json {
+        summary.write_json(out)?;
+    } else {
+        summary.print_text(out, &name)?;
     }
     Ok(Outcome::Ok)
 }

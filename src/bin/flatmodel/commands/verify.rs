@@ -1,6 +1,7 @@
 //! `flatmodel verify [--runtime R] FILE...`: one line per file (and one per warning); the exit
 //! status is the worst outcome of them all, so one unreadable or invalid file never hides the
-//! others. With `--runtime`, a TFLite model that runtime would refuse is invalid.
+//! others. With `--runtime`, a TFLite model that runtime would refuse is invalid. With
+//! `--schema`, each file is verified as a flatbuffer of that schema instead.
 
 use crate::open::{self, Opened};
 use crate::output::Out;
@@ -10,6 +11,7 @@ use flatmodel::cvimodel::CviModel;
 use flatmodel::graph::{ModelView, Runtime, Warning};
 use flatmodel::nnpackage::Package;
 use flatmodel::pte::PteFile;
+use flatmodel::reflect::{Schema, TableId};
 use flatmodel::verify::Options;
 use flatmodel::vkgraph::Blob;
 use flatmodel::{tflite, File};
@@ -27,9 +29,56 @@ pub struct Verdict {
 /// Verifies each file as the format its bytes show, TFLite models also against `runtime`'s
 /// checks when one is given.
 pub fn run(out: &mut Out, files: &[OsString], quiet: bool, runtime: Option<Runtime>) -> Result<Outcome, Failure> {
+    batch(out, files, |out, path| one(out, path, quiet, runtime))
+}
+
+/// Verifies each file as a flatbuffer of `schema` whose root is a `root` table (`--schema`):
+/// `PATH: ok (ROOT, N table(s), N vector(s), N string(s))`, or the error located by field names.
+pub fn run_schema(
+    out: &mut Out,
+    files: &[OsString],
+    quiet: bool,
+    schema: &Schema,
+    root: TableId,
+) -> Result<Outcome, Failure> {
+    batch(out, files, |out, path| {
+        let name = path.to_string_lossy();
+        let input = match open::flatbuffer(path)? {
+            Ok(input) => input,
+            Err(reason) => return open::report_invalid(out, &name, &reason),
+        };
+        match open::verify_as(schema, root, input.bytes()) {
+            Ok((_, stats)) => {
+                if !quiet {
+                    let checked = open::identifier_of(schema, root)
+                        .map(|id| format!(", identifier {}", String::from_utf8_lossy(&id)))
+                        .unwrap_or_default();
+                    writeln!(
+                        out,
+                        "{name}: ok ({}{checked}, {} table(s), {} vector(s), {} string(s))",
+                        schema.table_name(root),
+                        stats.tables,
+                        stats.vectors,
+                        stats.strings
+                    )?;
+                }
+                Ok(Outcome::Ok)
+            }
+            Err(reason) => open::report_invalid(out, &name, &reason),
+        }
+    })
+}
+
+/// Runs `one` on each file, an unreadable one reported as `PATH: error: REASON`: the worst
+/// outcome of them all.
+fn batch(
+    out: &mut Out,
+    files: &[OsString],
+    mut one: impl FnMut(&mut Out, &OsString) -> Result<Outcome, Failure>,
+) -> Result<Outcome, Failure> {
     let mut worst = Outcome::Ok;
     for path in files {
-        let outcome = match one(out, path, quiet, runtime) {
+        let outcome = match one(out, path) {
             Err(Failure::Message(message)) => {
                 let name = path.to_string_lossy();
                 let reason = message.strip_prefix(&format!("{name}: ")).unwrap_or(&message);

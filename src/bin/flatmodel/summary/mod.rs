@@ -7,6 +7,7 @@ pub mod conversion;
 pub mod cvimodel;
 pub mod executorch;
 pub mod facts;
+pub mod flatbuffer;
 pub mod graph;
 pub mod io;
 pub mod needs;
@@ -19,6 +20,7 @@ pub mod weights;
 use crate::budget::{Budget, OverBudget};
 use cvimodel::CvimodelSummary;
 use executorch::ExecutorchSummary;
+use flatbuffer::FlatbufferSummary;
 use flatmodel::nnpackage::Package;
 use flatmodel::verify::Options;
 use flatmodel::File;
@@ -40,6 +42,8 @@ pub enum Summary {
     Cvimodel(Box<CvimodelSummary>),
     /// An nnpackage.
     Package(Box<PackageSummary>),
+    /// Any flatbuffer, read by a schema given at run time (`--schema`).
+    Flatbuffer(Box<FlatbufferSummary>),
 }
 
 impl Summary {
@@ -91,6 +95,7 @@ impl Summary {
             Summary::Executorch(s) => s.print_text(out, name),
             Summary::Cvimodel(s) => s.print_text(out, name),
             Summary::Package(s) => s.print_text(out, name),
+            Summary::Flatbuffer(s) => s.print_text(out, name),
         }
     }
 }
