@@ -6,7 +6,7 @@
 #   fuzz/long-run.sh [-t SECONDS] [-j PARALLEL] [TARGET[:bytes] ...]
 #
 # SECONDS defaults to 1800 (issue 13's 30 minutes), PARALLEL to 2 (one run per core), the targets
-# to all eight. `TARGET:bytes` runs TARGET with the structure-aware mutator turned off
+# to all ten. `TARGET:bytes` runs TARGET with the structure-aware mutator turned off
 # (`FLATMODEL_FUZZ_BYTES_ONLY=1`), to compare against. `FUZZ_ARGS` adds libFuzzer flags, for
 # example `FUZZ_ARGS="-fork=1 -ignore_crashes=1"` to go on past a finding. Needs nightly and cargo-fuzz (installed
 # when missing). A finding stays in fuzz/artifacts/TARGET/; see fuzz/README.md for turning it into
@@ -25,13 +25,14 @@ while getopts "t:j:" opt; do
 done
 shift $((OPTIND - 1))
 runs=("$@")
-[ ${#runs[@]} -gt 0 ] || runs=(tflite circle pte vkgraph cvimodel differential package_zip manifest)
+[ ${#runs[@]} -gt 0 ] || runs=(tflite circle pte vkgraph cvimodel differential package_zip manifest schema_text schema_bfbs)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
 # The seeds of each target: the models in testdata/, the .pte programs of the corpus when
-# FLATMODEL_CORPUS names it, and a small nnpackage (zipped, and its MANIFEST) built here.
+# FLATMODEL_CORPUS names it, a small nnpackage (zipped, and its MANIFEST) built here, and the
+# schema targets' own seeds (written by their stable build: `--seeds DIR`).
 seed() {
     local target=$1 dir=$2
     case "$target" in
@@ -61,15 +62,17 @@ seed() {
             fi
             rm -r "$pkg"
             ;;
+        schema_text | schema_bfbs) cargo run -q -p flatmodel-fuzz --bin "$target" -- --seeds "$dir" >/dev/null ;;
         *) echo "unknown target $target" >&2 && exit 2 ;;
     esac
 }
 
 # One run: prints its row when done.
 run() {
-    local spec=$1 target=${1%%:*} mode=structure-aware env=()
+    local spec=$1 target=${1%%:*} mode=structure-aware env=() dict=()
     [[ "$spec" == *:bytes ]] && mode=byte-level && env=(FLATMODEL_FUZZ_BYTES_ONLY=1)
     case "$target" in tflite | circle | pte) ;; *) mode=byte-level ;; esac
+    [ "$target" = schema_text ] && dict=(-dict="$PWD/fuzz/schema.dict")
     local name=${spec/:/-}
     local corpus=$PWD/fuzz/corpus/long/$name log=$PWD/fuzz/logs/$name.log
     rm -rf "$corpus" && mkdir -p "$corpus" fuzz/logs "fuzz/artifacts/$target"
@@ -78,7 +81,7 @@ run() {
     before=$(find "fuzz/artifacts/$target" -type f | wc -l)
     env "${env[@]}" cargo +nightly fuzz run "$target" "$corpus" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 -max_len=1000000 \
-        -print_final_stats=1 -close_fd_mask=3 ${FUZZ_ARGS:-} >"$log" 2>&1 || true
+        -print_final_stats=1 -close_fd_mask=3 "${dict[@]}" ${FUZZ_ARGS:-} >"$log" 2>&1 || true
     local findings last execs
     findings=$(($(find "fuzz/artifacts/$target" -type f | wc -l) - before))
     last=$(grep -aE '^#[0-9]+.*cov: ' "$log" | tail -n 1 || true)

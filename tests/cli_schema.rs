@@ -419,3 +419,44 @@ fn the_tflite_schema_at_run_time_dumps_as_the_compiled_in_one() {
         );
     }
 }
+
+/// The corrupt files flatc crashes on or prints garbage for (the corpus's `tflite/invalid/`,
+/// `testdata/regressions/`): with the TFLite schema read at run time, `verify` and `dump` exit 1
+/// with the fault located (`at byte N (Model...)`), exactly where the compiled-in reader puts
+/// it; files the compiled-in reader accepts pass.
+#[test]
+fn corrupt_files_are_refused_with_a_located_error() {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/formats/tflite/schema.fbs");
+    let mut files: Vec<PathBuf> = fs::read_dir(testdata("regressions")).unwrap().map(|e| e.unwrap().path()).collect();
+    match std::env::var_os("FLATMODEL_CORPUS") {
+        Some(corpus) => {
+            let invalid = PathBuf::from(corpus).join("tflite/invalid");
+            files.extend(fs::read_dir(invalid).unwrap().map(|e| e.unwrap().path()));
+        }
+        None => eprintln!("FLATMODEL_CORPUS unset: testdata's regressions only"),
+    }
+    files.retain(|p| p.is_file() && !p.extension().is_some_and(|e| e == "json" || e == "md"));
+    files.sort();
+    let refused = files.iter().filter(|file| {
+        let bytes = fs::read(file).unwrap();
+        let compiled = flatmodel::tflite::Model::parse_structure(&bytes).map(drop);
+        let verified = run([OsStr::new("verify"), OsStr::new("--schema"), schema.as_os_str(), file.as_os_str()]);
+        match compiled {
+            Ok(()) => {
+                verified.expect_code(0);
+                false
+            }
+            Err(e) => {
+                let line = verified.expect_code(1).stdout.trim_end().to_string();
+                assert_eq!(line, format!("{}: invalid: {e}", file.display()));
+                assert!(line.contains(" at byte ") && line.contains("(Model"), "{line}");
+                let dumped = run([OsStr::new("dump"), OsStr::new("--schema"), schema.as_os_str(), file.as_os_str()]);
+                dumped.expect_code(1);
+                true
+            }
+        }
+    });
+    let refused = refused.count();
+    eprintln!("{refused} of {} corrupt files refused", files.len());
+    assert!(refused >= 3, "only {refused} refusals");
+}

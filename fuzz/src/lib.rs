@@ -7,6 +7,7 @@
 pub mod differential;
 pub mod mutator;
 pub mod rng;
+pub mod schema;
 
 use flatmodel::dump::{dump_table, Dumpable};
 use flatmodel::graph::{ModelView, Runtime, SubGraphView, Warning};
