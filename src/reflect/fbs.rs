@@ -300,7 +300,7 @@ fn parse_one(
     }
     let src = load(path).map_err(|message| SchemaError::at(path, 0, 0, message))?;
     let (toks, comments) = lex(&src, &file, st.docs)?;
-    let mut p = Parser { toks, pos: 0, comments, file: file.clone() };
+    let mut p = Parser { toks, pos: 0, comments, file: file.clone(), docs_taken: 0 };
     let mut namespace = String::new();
     loop {
         let t = p.next();
@@ -560,8 +560,9 @@ fn lex(src: &str, file: &str, docs: bool) -> Result<(Vec<Token>, BTreeMap<usize,
             let start = cur.at;
             cur.bump();
             let mut prev = c;
+            let mut hex = false;
             while let Some(d) = cur.peek() {
-                let hex = cur.since(start).contains(['x', 'X']);
+                hex |= prev == b'x' || prev == b'X';
                 let exponent_sign = (d == b'-' || d == b'+') && !hex && (prev == b'e' || prev == b'E');
                 if !(d.is_ascii_alphanumeric() || d == b'.' || exponent_sign) {
                     break;
@@ -609,6 +610,9 @@ struct Parser {
     pos: usize,
     comments: BTreeMap<usize, Comment>,
     file: String,
+    /// The line whose comment block above was last given out as docs: a block documents the
+    /// first item of the line below it only (so reading it stays linear in the text).
+    docs_taken: usize,
 }
 
 const EOF: Token = Token { tok: Tok::Eof, line: 0, column: 0 };
@@ -684,14 +688,16 @@ impl Parser {
         Ok(name)
     }
 
-    /// The standalone comment lines directly above `line` (no blank line between), then a
-    /// comment trailing on `line` itself.
-    fn docs(&self, line: usize) -> Vec<String> {
+    /// The standalone comment lines directly above `line` (no blank line between), for the
+    /// first item of the line only, then a comment trailing on `line` itself.
+    fn docs(&mut self, line: usize) -> Vec<String> {
         let mut out = Vec::new();
         if self.comments.is_empty() {
             return out;
         }
-        let mut l = line;
+        let first_on_line = self.docs_taken != line;
+        self.docs_taken = line;
+        let mut l = if first_on_line { line } else { 0 };
         while l > 1 {
             l = l.saturating_sub(1);
             match self.comments.get(&l) {

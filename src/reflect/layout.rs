@@ -21,6 +21,37 @@ pub(crate) struct OwnedLayout {
     pub origin: Vec<(u16, u16)>,
 }
 
+/// How deep structs may nest in structs: the dump and the views descend once per level, so
+/// this bounds their stack (flatc sets no limit; real schemas nest a few levels).
+pub(crate) const MAX_STRUCT_DEPTH: usize = 64;
+
+/// Whether no struct of `types` nests structs more than `limit` deep (and none holds itself):
+/// each pass deepens every struct by its fields, so after `limit` passes only a nesting deeper
+/// than the limit, or a cycle, still changes. Linear in the struct fields for a fixed limit.
+fn structs_nest_at_most(types: &Types, limit: usize) -> bool {
+    let mut depth = alloc::vec![1usize; types.structs.len()];
+    for _ in 0..=limit {
+        let mut changed = false;
+        for (i, s) in types.structs.iter().enumerate() {
+            let inner = s.fields.iter().filter_map(|f| match f.ty {
+                Inline::Struct(t) => depth.get(usize::from(t)).copied(),
+                _ => None,
+            });
+            let d = inner.max().map_or(1, |d| d.saturating_add(1));
+            if let Some(slot) = depth.get_mut(i) {
+                if *slot != d {
+                    *slot = d;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return depth.iter().all(|&d| d <= limit);
+        }
+    }
+    false
+}
+
 /// Error paths carry field numbers, which [`super::Schema`] names.
 static NUMBERED: FieldNames = FieldNames::NONE;
 
@@ -43,6 +74,9 @@ impl OwnedLayout {
     pub fn build(types: &Types) -> Result<Self, SchemaError> {
         let too_big =
             |what: &str| Err(SchemaError::at("schema", 0, 0, format!("{what}: beyond what flatmodel's layout holds")));
+        if !structs_nest_at_most(types, MAX_STRUCT_DEPTH) {
+            return too_big(&format!("structs nested more than {MAX_STRUCT_DEPTH} deep"));
+        }
         let mut out = OwnedLayout::default();
         for (t, table) in types.tables.iter().enumerate() {
             let mut inline = Vec::new();

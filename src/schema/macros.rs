@@ -486,7 +486,9 @@ macro_rules! fb_schema {
                 fields: &FIELDS,
                 unions: &UNION_SPANS,
                 members: &MEMBERS,
+                #[cfg(feature = "alloc")]
                 union_structs: &[],
+                #[cfg(feature = "alloc")]
                 widest: &[],
                 names: &FIELD_NAMES,
                 #[cfg(feature = "specialize")]

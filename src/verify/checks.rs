@@ -193,7 +193,10 @@ impl<'b> Verifier<'b> {
         }
         self.check_range(pos, inline_len)?;
         let t = TableCheck { pos, inline_len, slots };
+        #[cfg(feature = "alloc")]
         let widest = schema.widest.get(usize::from(table)).copied();
+        #[cfg(not(feature = "alloc"))]
+        let widest = None;
         let key = InlineCache::key(vt, table, pos, fields, widest, self.check_alignment);
         if !key.is_some_and(|k| self.inline_checked.contains(k)) {
             let widest = self.check_inline::<UNIONS>(schema, &t, fields, first)?;
@@ -399,8 +402,14 @@ impl<'b> Verifier<'b> {
         if member == u16::from(STRING_MEMBER) {
             return self.string(pos);
         }
-        let index = usize::from(member).wrapping_sub(schema.tables.len());
-        match schema.union_structs.get(index) {
+        #[cfg(feature = "alloc")]
+        let member = schema.union_structs.get(usize::from(member).wrapping_sub(schema.tables.len()));
+        #[cfg(not(feature = "alloc"))]
+        let member: Option<&crate::verify::StructMember> = {
+            let _ = schema;
+            None
+        };
+        match member {
             Some(s) => {
                 self.aligned(pos, usize::from(s.align.max(1)))?;
                 self.check_range(pos, usize::from(s.size))

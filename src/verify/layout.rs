@@ -190,10 +190,12 @@ pub struct SchemaLayout<'s> {
     /// this crate reads has under 180).
     pub members: &'s [u8],
     /// The structs union members name, for run-time schemas with unions of structs (empty for
-    /// the compiled-in schemas).
+    /// the compiled-in schemas; only with `alloc`, as run-time schemas need it).
+    #[cfg(feature = "alloc")]
     pub union_structs: &'s [StructMember],
     /// For run-time schemas, each table's widest field alignment minus one (an offset field
     /// counts as 4), precomputed; empty for the compiled-in schemas, whose code folds it.
+    #[cfg(feature = "alloc")]
     pub widest: &'s [u8],
     /// The name of each field of `fields`, for error paths; empty when errors carry field
     /// numbers instead (the `numeric-paths` feature, or a schema without names).

@@ -1148,13 +1148,7 @@ crate::fb_enum! {
     /// ```
     /// Defined at `schema.fbs:878`.
     Padding: i8 {
-        /// ```text
-        /// LINT.IfChange
-        /// ```
         SAME = 0,
-        /// ```text
-        /// LINT.IfChange
-        /// ```
         VALID = 1,
     }
 }

@@ -1126,13 +1126,7 @@ crate::fb_enum! {
     /// ```
     /// Defined at `schema.fbs:846`.
     Padding: i8 {
-        /// ```text
-        /// LINT.IfChange
-        /// ```
         SAME = 0,
-        /// ```text
-        /// LINT.IfChange
-        /// ```
         VALID = 1,
     }
 }
