@@ -751,3 +751,52 @@ fn nested_flatbuffer_lookups_are_bounded() {
     assert!(e.message.contains("work budget"), "{e}");
     assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
 }
+
+/// Vectors shared by many declarations cannot make reading a binary schema quadratic: 2,000
+/// tables whose one field each points at the same 20,000 attributes (400 KB in all) would have
+/// the reader scan 80 million attributes. The verifier's work budget refuses it first (its memo
+/// of shared objects is consulted only once the work passes the input size), and the reader's
+/// own budget (per element read, a constant per input byte) stands behind it.
+#[test]
+fn attributes_shared_by_every_field_are_refused_within_the_work_budget() {
+    let mut fbb = FlatBufferBuilder::new();
+    let key = fbb.create_string("k");
+    let value = fbb.create_string("v");
+    let pairs: Vec<_> = (0..20_000)
+        .map(|_| {
+            let t = fbb.start_table();
+            fbb.push_slot_always(4, key);
+            fbb.push_slot_always(6, value);
+            fbb.end_table(t)
+        })
+        .collect();
+    let attributes = fbb.create_vector(&pairs);
+    let ty = craft_type(&mut fbb, (INT, 0, -1, 0));
+    let field_name = fbb.create_string("a");
+    let mut objects = Vec::new();
+    for i in 0..2_000 {
+        let t = fbb.start_table();
+        fbb.push_slot_always(4, field_name);
+        fbb.push_slot_always(6, ty);
+        fbb.push_slot::<u16>(10, 4, 0);
+        fbb.push_slot_always(22, attributes);
+        let field = fbb.end_table(t);
+        let fields = fbb.create_vector(&[field]);
+        let name = fbb.create_string(&format!("T{i:04}"));
+        let t = fbb.start_table();
+        fbb.push_slot_always(4, name);
+        fbb.push_slot_always(6, fields);
+        objects.push(fbb.end_table(t));
+    }
+    let objects = fbb.create_vector(&objects);
+    let enums = fbb.create_vector::<Done>(&[]);
+    let t = fbb.start_table();
+    fbb.push_slot_always(4, objects);
+    fbb.push_slot_always(6, enums);
+    let schema = fbb.end_table(t);
+    fbb.finish(schema, Some("BFBS"));
+    let bytes = fbb.finished_data();
+    assert!(bytes.len() < 600_000, "{} bytes", bytes.len());
+    let e = Schema::from_bfbs(bytes).expect_err("refused");
+    assert!(e.message.contains("work budget") || e.message.contains("apparent size limit exceeded"), "{e}");
+}

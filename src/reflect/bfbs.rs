@@ -116,22 +116,54 @@ fn table<'s, 'b>(t: &DynTable<'s, 'b>, name: &str) -> Option<DynTable<'s, 'b>> {
     }
 }
 
-/// The tables of a vector-of-tables field (none when absent).
-fn tables<'s, 'b>(t: &DynTable<'s, 'b>, name: &str) -> impl Iterator<Item = DynTable<'s, 'b>> {
+/// The tables of a vector-of-tables field (none when absent), charged to `work`: one unit
+/// per element, so that vectors shared by many declarations cannot make reading quadratic.
+fn tables<'s, 'b>(t: &DynTable<'s, 'b>, name: &str, work: &Work) -> impl Iterator<Item = DynTable<'s, 'b>> {
     let v = match t.get(name) {
         Some(DynValue::Vector(v)) => Some(v),
         _ => None,
     };
-    let len = v.map_or(0, |v| v.len());
+    let len = if work.charge(v.map_or(0, |v| v.len())) { v.map_or(0, |v| v.len()) } else { 0 };
     (0..len).filter_map(move |i| match v.and_then(|v| v.get(i)) {
         Some(DynValue::Table(t)) => Some(t),
         _ => None,
     })
 }
 
+/// The work reading a binary schema may do: a constant per byte of input, in vector elements
+/// read. Running out empties the lists read after, and [`Reader::read`] refuses the file.
+struct Work {
+    left: Cell<u64>,
+    out: Cell<bool>,
+}
+
+/// Vector elements read per byte of input.
+const READ_BUDGET_PER_BYTE: u64 = 16;
+
+impl Work {
+    fn new(len: usize) -> Self {
+        let units = u64::try_from(len).unwrap_or(u64::MAX).saturating_mul(READ_BUDGET_PER_BYTE).saturating_add(4096);
+        Work { left: Cell::new(units), out: Cell::new(false) }
+    }
+
+    /// Spends `units`; `false` (and out from then on) when fewer are left.
+    fn charge(&self, units: usize) -> bool {
+        match self.left.get().checked_sub(u64::try_from(units).unwrap_or(u64::MAX)) {
+            Some(left) if !self.out.get() => {
+                self.left.set(left);
+                true
+            }
+            _ => {
+                self.out.set(true);
+                false
+            }
+        }
+    }
+}
+
 /// Attribute `key` of a declaration or field: `Some(value)` when present.
-fn attribute<'b>(t: &DynTable<'_, 'b>, key: &str) -> Option<&'b str> {
-    tables(t, "attributes").find(|kv| text(kv, "key") == Some(key)).map(|kv| text(&kv, "value").unwrap_or(""))
+fn attribute<'b>(t: &DynTable<'_, 'b>, key: &str, work: &Work) -> Option<&'b str> {
+    tables(t, "attributes", work).find(|kv| text(kv, "key") == Some(key)).map(|kv| text(&kv, "value").unwrap_or(""))
 }
 
 /// A `Type` table's parts.
@@ -179,12 +211,15 @@ struct Reader<'s, 'b> {
     /// What `nested_flatbuffer` lookups may still do, in bytes of names built and looked up:
     /// a few per byte of input, so that lookups from deep namespaces stay linear in the file.
     lookup_budget: Cell<u64>,
+    /// What reading may still do.
+    work: Work,
 }
 
 impl<'s, 'b> Reader<'s, 'b> {
     fn new(schema: DynTable<'s, 'b>, len: usize) -> Result<Self, SchemaError> {
-        let objects: Vec<_> = tables(&schema, "objects").collect();
-        let enums: Vec<_> = tables(&schema, "enums").collect();
+        let work = Work::new(len);
+        let objects: Vec<_> = tables(&schema, "objects", &work).collect();
+        let enums: Vec<_> = tables(&schema, "enums", &work).collect();
         let (mut tables_n, mut structs_n, mut enums_n, mut unions_n) = (0u16, 0u16, 0u16, 0u16);
         let next = |n: &mut u16| {
             let this = *n;
@@ -216,7 +251,7 @@ impl<'s, 'b> Reader<'s, 'b> {
             enum_kind.push(kind);
         }
         let budget = u64::try_from(len).unwrap_or(u64::MAX).saturating_mul(LOOKUP_BUDGET_PER_BYTE).saturating_add(4096);
-        Ok(Reader { schema, objects, enums, object_kind, enum_kind, by_name, lookup_budget: Cell::new(budget) })
+        Ok(Reader { schema, objects, enums, object_kind, enum_kind, by_name, lookup_budget: Cell::new(budget), work })
     }
 
     fn object(&self, index: i64) -> Option<Named> {
@@ -232,7 +267,7 @@ impl<'s, 'b> Reader<'s, 'b> {
         // Enums first: fields need their underlying types.
         for (e, kind) in self.enums.iter().zip(&self.enum_kind) {
             if let Named::Enum(_) = kind {
-                types.enums.push(Self::enum_def(e)?);
+                types.enums.push(self.enum_def(e)?);
             }
         }
         // Every struct's size and alignment, before any field needs them.
@@ -286,10 +321,13 @@ impl<'s, 'b> Reader<'s, 'b> {
             }
         }
         types.identifier = text(&self.schema, "file_ident").and_then(|id| id.as_bytes().try_into().ok());
+        if self.work.out.get() {
+            return err("reading it passes its work budget (vectors shared by many declarations)");
+        }
         Ok(types)
     }
 
-    fn enum_def(e: &DynTable<'_, '_>) -> Result<EnumDef, SchemaError> {
+    fn enum_def(&self, e: &DynTable<'_, '_>) -> Result<EnumDef, SchemaError> {
         let name = name_of(e);
         let repr = match scalar(Ty::of(table(e, "underlying_type")).base) {
             Some(ScalarType::Bool | ScalarType::F32 | ScalarType::F64) | None => {
@@ -298,7 +336,7 @@ impl<'s, 'b> Reader<'s, 'b> {
             Some(ty) => ty,
         };
         let mut values = Vec::new();
-        for v in tables(e, "values") {
+        for v in tables(e, "values", &self.work) {
             let value = int(&v, "value");
             // A `ulong` enum's values are stored by their bits, as `.fbs` enums are.
             if repr != ScalarType::U64 && scalar_value(repr, value).is_none() {
@@ -309,13 +347,13 @@ impl<'s, 'b> Reader<'s, 'b> {
         if values.is_empty() {
             return err(format!("enum `{name}` has no values"));
         }
-        Ok(EnumDef::new(name.to_string(), repr, values, attribute(e, "bit_flags").is_some()))
+        Ok(EnumDef::new(name.to_string(), repr, values, attribute(e, "bit_flags", &self.work).is_some()))
     }
 
     fn union_def(&self, e: &DynTable<'_, '_>) -> Result<UnionDef, SchemaError> {
         let name = name_of(e);
         let mut members: Vec<(u8, String, Member)> = Vec::new();
-        for v in tables(e, "values") {
+        for v in tables(e, "values", &self.work) {
             let (value, ty) = (int(&v, "value"), Ty::of(table(&v, "union_type")));
             if value == 0 && ty.base == NONE {
                 continue; // NONE
@@ -367,7 +405,7 @@ impl<'s, 'b> Reader<'s, 'b> {
         size: u64,
     ) -> Result<Vec<StructFieldDef>, SchemaError> {
         let name = name_of(o);
-        let mut fields: Vec<_> = tables(o, "fields").collect();
+        let mut fields: Vec<_> = tables(o, "fields", &self.work).collect();
         // Declaration order is offset order (every field takes at least a byte).
         fields.sort_by_key(|f| (int(f, "offset"), int(f, "id")));
         let mut out = Vec::with_capacity(fields.len());
@@ -510,7 +548,7 @@ impl<'s, 'b> Reader<'s, 'b> {
         let namespace = name.rfind('.').and_then(|i| name.get(..i)).unwrap_or("");
         let mut out: Vec<FieldDef> = Vec::new();
         let mut used = [false; MAX_SLOTS];
-        for f in tables(o, "fields") {
+        for f in tables(o, "fields", &self.work) {
             let field = name_of(&f);
             let bad = |why: String| err(format!("field `{name}.{field}`: {why}"));
             let (mut ty, scalar_ty) = match self.field_type(types, Ty::of(table(&f, "type"))) {
@@ -538,7 +576,7 @@ impl<'s, 'b> Reader<'s, 'b> {
                     _ => return bad(format!("slot {s} is used twice")),
                 }
             }
-            if let Some(root) = attribute(&f, "nested_flatbuffer") {
+            if let Some(root) = attribute(&f, "nested_flatbuffer", &self.work) {
                 let found = match self.lookup_table(namespace, root) {
                     Ok(found) => found,
                     Err(why) => return bad(why),
@@ -568,7 +606,7 @@ impl<'s, 'b> Reader<'s, 'b> {
                 }
                 None => None,
             };
-            let force_align = match attribute(&f, "force_align") {
+            let force_align = match attribute(&f, "force_align", &self.work) {
                 None => 0,
                 Some(text) => match (parse_int(text).and_then(|n| u16::try_from(n).ok()), ty) {
                     (Some(n), FieldType::Vector(_) | FieldType::Nested(_))
