@@ -31,8 +31,13 @@ pub(crate) fn verified_str(buf: &[u8], at: usize) -> Option<&str> {
     // field reads are crate-private), every view starts at a root `container::verified_root`
     // returns after the verifier accepted `buf`, and views only follow the fields their own
     // `fb_table!` expansion declared, with the kinds it verified (the dump follows the
-    // descriptor of the same expansion, through `dump::Dumpable`). `buf` is borrowed
-    // immutably for as long as any view of it, so its bytes are the ones that were checked.
+    // descriptor of the same expansion, through `dump::Dumpable`). A schema read at run time
+    // (`reflect`) is the same argument with one resolved model in place of the expansion: its
+    // views and its dump start at a root `Schema::verify` returns after the verifier accepted
+    // `buf` against the layout built from that model, and follow only the model's fields with
+    // the kinds that layout verified (a union's string member, a nested flatbuffer's root
+    // included). `buf` is borrowed immutably for as long as any view of it, so its bytes are
+    // the ones that were checked.
     Some(unsafe { core::str::from_utf8_unchecked(bytes) })
 }
 
