@@ -18,7 +18,7 @@ use super::fbs::SchemaError;
 use super::model::{
     Elem, EnumDef, FieldDef, FieldType, Inline, Member, StructDef, StructFieldDef, TableDef, Types, UnionDef,
 };
-use super::resolve::parse_int;
+use super::resolve::{self, parse_int};
 use super::view::{DynTable, DynValue};
 use super::Schema;
 use crate::schema::{ScalarType, ScalarValue};
@@ -648,20 +648,9 @@ fn real(f: &DynTable<'_, '_>) -> f64 {
 /// `value` (a `default_integer` or an enum value) as a scalar of integer type `ty`; a `ulong`
 /// keeps the bits.
 fn scalar_value(ty: ScalarType, value: i64) -> Option<ScalarValue> {
-    Some(match ty {
-        ScalarType::Bool => ScalarValue::bool(match value {
-            0 => false,
-            1 => true,
-            _ => return None,
-        }),
-        ScalarType::U8 => ScalarValue::u8(u8::try_from(value).ok()?),
-        ScalarType::I8 => ScalarValue::i8(i8::try_from(value).ok()?),
-        ScalarType::U16 => ScalarValue::u16(u16::try_from(value).ok()?),
-        ScalarType::I16 => ScalarValue::i16(i16::try_from(value).ok()?),
-        ScalarType::U32 => ScalarValue::u32(u32::try_from(value).ok()?),
-        ScalarType::I32 => ScalarValue::i32(i32::try_from(value).ok()?),
-        ScalarType::U64 => ScalarValue::u64(value as u64),
-        ScalarType::I64 => ScalarValue::i64(value),
-        ScalarType::F32 | ScalarType::F64 => return None,
-    })
+    match ty {
+        ScalarType::U64 => Some(ScalarValue::u64(value as u64)),
+        ScalarType::F32 | ScalarType::F64 => None,
+        _ => resolve::scalar_value(ty, i128::from(value)),
+    }
 }

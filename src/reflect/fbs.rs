@@ -21,6 +21,28 @@ pub const MAX_INCLUDE_DEPTH: usize = 64;
 /// How many files one schema may read, includes included.
 pub const MAX_FILES: usize = 1024;
 
+/// Attributes flatc itself knows; any other must be declared with `attribute "name";`.
+pub const KNOWN_ATTRIBUTES: &[&str] = &[
+    "deprecated",
+    "required",
+    "key",
+    "hash",
+    "id",
+    "force_align",
+    "bit_flags",
+    "nested_flatbuffer",
+    "flexbuffer",
+    "shared",
+    "original_order",
+    "streaming",
+    "idempotent",
+    "private",
+    "csharp_partial",
+];
+
+/// Prefixes of the language-specific attributes flatc knows (`native_type`, `cpp_type`, ...).
+pub const KNOWN_ATTRIBUTE_PREFIXES: &[&str] = &["native_", "cpp_", "rust_", "ts_", "java_", "go_", "swift_"];
+
 /// Why a schema was refused, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SchemaError {

@@ -5,7 +5,7 @@
 //! Every loop here is over the declarations, fields or values read, and no step recurses, so
 //! resolving is linear in the schema text whatever it holds.
 
-use super::fbs::{self, Attr, Body, Decl, Field, SchemaError, Type, Value};
+use super::fbs::{self, Attr, Body, Decl, Field, SchemaError, Type, Value, KNOWN_ATTRIBUTES, KNOWN_ATTRIBUTE_PREFIXES};
 use super::model::{
     Elem, EnumDef, FieldDef, FieldType, Inline, Member, StructDef, StructFieldDef, TableDef, Types, UnionDef,
 };
@@ -15,26 +15,6 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-
-/// Attributes flatc itself knows; all are accepted, and all but the few read here ignored.
-const KNOWN_ATTRIBUTES: &[&str] = &[
-    "deprecated",
-    "required",
-    "key",
-    "hash",
-    "id",
-    "force_align",
-    "bit_flags",
-    "nested_flatbuffer",
-    "flexbuffer",
-    "shared",
-    "original_order",
-    "streaming",
-    "idempotent",
-    "private",
-    "csharp_partial",
-];
-const KNOWN_ATTRIBUTE_PREFIXES: &[&str] = &["native_", "cpp_", "rust_", "ts_", "java_", "go_", "swift_"];
 
 /// How many table slots a table may use: the verifier's layout holds a slot in a byte.
 const MAX_SLOTS: usize = 256;
@@ -106,7 +86,7 @@ pub(crate) fn parse_int(text: &str) -> Option<i128> {
 }
 
 /// `value` as a scalar of `ty`, if it is one.
-fn scalar_value(ty: ScalarType, value: i128) -> Option<ScalarValue> {
+pub(crate) fn scalar_value(ty: ScalarType, value: i128) -> Option<ScalarValue> {
     Some(match ty {
         ScalarType::Bool => ScalarValue::bool(match value {
             0 => false,

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::fbs::{Attr, Body, Decl, Field, Schema, Type, Value};
+use crate::fbs::{Attr, Body, Decl, Field, Schema, Type, Value, KNOWN_ATTRIBUTES, KNOWN_ATTRIBUTE_PREFIXES};
 
 /// A schema ready to print.
 #[derive(Debug)]
@@ -70,27 +70,6 @@ const RUST_KEYWORDS: &[&str] = &[
     "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box",
     "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
 ];
-
-/// Attributes flatc itself knows; all are accepted and (but for the few this generator reads)
-/// ignored.
-const KNOWN_ATTRIBUTES: &[&str] = &[
-    "deprecated",
-    "required",
-    "key",
-    "hash",
-    "id",
-    "force_align",
-    "bit_flags",
-    "nested_flatbuffer",
-    "flexbuffer",
-    "shared",
-    "original_order",
-    "streaming",
-    "idempotent",
-    "private",
-    "csharp_partial",
-];
-const KNOWN_ATTRIBUTE_PREFIXES: &[&str] = &["native_", "cpp_", "rust_", "ts_", "java_", "go_", "swift_"];
 
 /// The accessor name for a schema field name: in snake case (`sentencePiece_model` is
 /// `sentence_piece_model`, as flatc's Rust code names it), with `_` after a keyword.
