@@ -21,14 +21,8 @@ use flatmodel::reflect::Schema;
 use flatmodel::tflite::Model;
 use flatmodel::verify::Options;
 
-fn tflite_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.is_file() && p.extension().is_some_and(|e| e == "tflite"));
-    files.sort();
-    files
-}
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 fn env_secs(name: &str, default: f64) -> Duration {
     let secs = std::env::var(name).ok().and_then(|v| v.parse::<f64>().ok()).unwrap_or(default);
@@ -50,7 +44,7 @@ fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("schema_verify");
     g.warm_up_time(env_secs("BENCH_WARM_UP", 0.5)).measurement_time(env_secs("BENCH_MEASURE", 1.0));
     g.sample_size(std::env::var("BENCH_SAMPLES").ok().and_then(|v| v.parse().ok()).unwrap_or(30));
-    for path in dirs.iter().flat_map(|d| tflite_files(d)) {
+    for path in dirs.iter().flat_map(|d| support::tflite_files(d)) {
         let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         if seen.contains(&name) {
             continue;

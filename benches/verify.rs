@@ -56,15 +56,6 @@ struct Input {
     fb_options: Option<flatbuffers::VerifierOptions>,
 }
 
-fn tflite_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.is_file() && p.extension().is_some_and(|e| e == "tflite"));
-    files.sort();
-    files
-}
-
 /// The models to measure: testdata's, then the corpus's that testdata does not already hold.
 fn inputs() -> Vec<Input> {
     let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tflite")];
@@ -72,7 +63,7 @@ fn inputs() -> Vec<Input> {
         dirs.push(PathBuf::from(corpus).join("tflite"));
     }
     let mut inputs: Vec<Input> = Vec::new();
-    for path in dirs.iter().flat_map(|d| tflite_files(d)) {
+    for path in dirs.iter().flat_map(|d| support::tflite_files(d)) {
         let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let Ok(bytes) = std::fs::read(&path) else {
             eprintln!("skipped {}: unreadable", path.display());

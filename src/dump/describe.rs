@@ -17,10 +17,14 @@ pub trait Describe {
 
     /// The fields of table type `t` in slot order, deprecated ones included.
     fn fields(&self, t: Self::Table) -> impl Iterator<Item = Field<'_, Self>>;
+    /// How many fields table type `t` has (without describing each).
+    fn field_count(&self, t: Self::Table) -> usize;
     /// The size of struct type `s` in bytes.
     fn struct_size(&self, s: Self::Struct) -> usize;
     /// The fields of struct type `s` in order.
     fn struct_fields(&self, s: Self::Struct) -> impl Iterator<Item = StructField<'_, Self>>;
+    /// How many fields struct type `s` has.
+    fn struct_field_count(&self, s: Self::Struct) -> usize;
     /// The underlying type of enum `e`.
     fn enum_repr(&self, e: Self::Enum) -> ScalarType;
     /// The name of value `v` of enum `e`, if it names one.
@@ -138,8 +142,16 @@ impl Describe for Compiled {
         })
     }
 
+    fn field_count(&self, t: Self::Table) -> usize {
+        t.fields.len()
+    }
+
     fn struct_size(&self, s: Self::Struct) -> usize {
         s.size
+    }
+
+    fn struct_field_count(&self, s: Self::Struct) -> usize {
+        s.fields.len()
     }
 
     fn struct_fields(&self, s: Self::Struct) -> impl Iterator<Item = StructField<'_, Self>> {

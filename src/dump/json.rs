@@ -151,7 +151,7 @@ impl<W: Write, S: Describe> Dumper<'_, W, S> {
 
     fn table(&mut self, t: Table<'_>, ty: S::Table) -> Result<(), DumpError> {
         let schema = self.schema;
-        self.charge(schema.fields(ty).count())?;
+        self.charge(schema.field_count(ty))?;
         self.open('{')?;
         let mut first = true;
         for field in schema.fields(ty) {
@@ -435,7 +435,7 @@ impl<W: Write, S: Describe> Dumper<'_, W, S> {
 
     fn structure(&mut self, bytes: &[u8], desc: S::Struct) -> Result<(), DumpError> {
         let schema = self.schema;
-        self.charge(schema.struct_fields(desc).count())?;
+        self.charge(schema.struct_field_count(desc))?;
         self.open('{')?;
         let mut first = true;
         for f in schema.struct_fields(desc) {

@@ -47,6 +47,14 @@ impl Describe for Described<'_> {
         })
     }
 
+    fn field_count(&self, t: u16) -> usize {
+        self.0.tables.get(usize::from(t)).map_or(0, |t| t.fields.len())
+    }
+
+    fn struct_field_count(&self, s: u16) -> usize {
+        self.0.structs.get(usize::from(s)).map_or(0, |s| s.fields.len())
+    }
+
     fn struct_size(&self, s: u16) -> usize {
         self.0.structs.get(usize::from(s)).map_or(0, |s| s.size as usize)
     }

@@ -148,7 +148,7 @@ pub(crate) fn resolve(schema: &fbs::Schema) -> Result<Types, SchemaError> {
     }
     for d in &schema.decls {
         if let Body::Union { members } = &d.body {
-            let u = r.union(&types, d, members)?;
+            let u = r.union(d, members)?;
             types.unions.push(u);
         }
     }
@@ -421,7 +421,7 @@ impl<'a> Resolver<'a> {
         })
     }
 
-    fn union(&self, types: &Types, d: &Decl, members: &[fbs::UnionMember]) -> Result<UnionDef, SchemaError> {
+    fn union(&self, d: &Decl, members: &[fbs::UnionMember]) -> Result<UnionDef, SchemaError> {
         let mut out: Vec<(u8, String, Member)> = Vec::new();
         let mut next: i128 = 1;
         for m in members {
@@ -470,7 +470,6 @@ impl<'a> Resolver<'a> {
             }
             out.push((tag, name, member));
         }
-        let _ = types;
         Ok(UnionDef { name: qualified(&d.namespace, &d.name), members: out })
     }
 

@@ -255,8 +255,10 @@ impl<'s, 'b> DynVector<'s, 'b> {
             Elements::Tables(v, ty) => v.get(i).map(|t| DynValue::Table(DynTable::new(schema, t, ty))),
             Elements::Unions(v, u) => {
                 let RawUnion(tag, value) = v.get(i)?;
-                let (buf, at) = value.raw().unwrap_or((&[], 0));
-                let pos = value.raw().map(|_| at);
+                let (buf, pos) = match value.raw() {
+                    Some((buf, at)) => (buf, Some(at)),
+                    None => (&[][..], None),
+                };
                 Some(DynValue::Union(union_value(schema, u, tag, buf, pos)))
             }
         }

@@ -643,3 +643,13 @@ pub fn circle_with_metadata(location: Option<&[u8]>, metadata: &[(&[u8], &[u8])]
     }
     b.buf
 }
+
+/// The `.tflite` files directly in `dir`, sorted (none when it cannot be read).
+pub fn tflite_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.is_file() && p.extension().is_some_and(|e| e == "tflite"));
+    files.sort();
+    files
+}
