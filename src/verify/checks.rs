@@ -49,6 +49,11 @@ const TAG_STRING: u32 = 3 << 16;
 const TAG_STRING_VECTOR: u32 = 4 << 16;
 const TAG_UNION_VECTOR: u32 = 5 << 16;
 
+/// How many fields of a table the fields-to-follow bits cover: tables with more are walked
+/// field by field.
+#[cfg(feature = "specialize")]
+const FOLLOW_BITS: usize = 32;
+
 /// Strings shorter than this are re-checked rather than looked up in the memo.
 const MEMO_MIN_STRING: usize = 64;
 
@@ -85,9 +90,27 @@ impl<'b> Verifier<'b> {
             return self.charge(1, pos);
         }
         let (fields, first, inline) = schema.table_fields(table);
-        let t = self.enter_table::<UNIONS>(schema, pos, table, fields, first)?;
+        // Compact builds have no cache to keep the fields to follow in, and walk every field.
+        let (t, follow) =
+            self.enter_table::<UNIONS, { cfg!(feature = "specialize") }>(schema, pos, table, fields, first)?;
         // The inline bytes are checked; follow the offset fields (they come after the inline).
         let offsets = fields.get(inline..).unwrap_or(&[]);
+        #[cfg(feature = "specialize")]
+        if fields.len() <= FOLLOW_BITS {
+            // Only the fields the vtable gives or whose absence needs a look: bit `i` for
+            // field `i`, the offset fields' bits after the inline ones'.
+            let mut left = follow.checked_shr(u32::try_from(inline).unwrap_or(u32::MAX)).unwrap_or(0);
+            while left != 0 {
+                let i = left.trailing_zeros() as usize;
+                left &= left.wrapping_sub(1);
+                if let Some(&field) = offsets.get(i) {
+                    self.step::<UNIONS>(schema, &t, field, first.wrapping_add(inline).wrapping_add(i), None)?;
+                }
+            }
+            self.depth_left = self.depth_left.saturating_add(1);
+            return Ok(());
+        }
+        let _ = follow;
         for (i, &field) in offsets.iter().enumerate() {
             self.step::<UNIONS>(schema, &t, field, first.wrapping_add(inline).wrapping_add(i), None)?;
         }
@@ -111,7 +134,7 @@ impl<'b> Verifier<'b> {
             return self.charge(1, pos);
         }
         let (fields, first, _) = schema.table_fields(table);
-        let t = self.enter_table::<true>(schema, pos, table, fields, first)?;
+        let (t, _) = self.enter_table::<true, false>(schema, pos, table, fields, first)?;
         steps(self, &t, first)?;
         self.depth_left = self.depth_left.saturating_add(1);
         Ok(())
@@ -164,16 +187,19 @@ impl<'b> Verifier<'b> {
     /// `first` in the schema's list) and enters it (the caller leaves it).
     ///
     /// The inline check is remembered in the [`InlineCache`] (a table whose present fields
-    /// need more than 8-byte alignment is checked each time).
+    /// need more than 8-byte alignment is checked each time), with the fields to follow: bit
+    /// `i` for field `i` (of the first [`FOLLOW_BITS`]) when it holds an offset and the vtable
+    /// gives it or its absence needs a look, which is what this returns with the table when
+    /// `FOLLOW` (the interpreter's walk; specialized code has its own steps and leaves it out).
     #[inline(always)]
-    fn enter_table<const UNIONS: bool>(
+    fn enter_table<const UNIONS: bool, const FOLLOW: bool>(
         &mut self,
         schema: &SchemaLayout<'_>,
         pos: usize,
         table: u16,
         fields: &[FieldLayout],
         first: usize,
-    ) -> VResult<TableCheck<'b>> {
+    ) -> VResult<(TableCheck<'b>, u32)> {
         self.aligned(pos, 4)?;
         let Some(vt) = wire::vtable_position(self.buf, pos) else {
             return Err(self.fail(ErrorKind::OutOfBounds, pos));
@@ -197,13 +223,17 @@ impl<'b> Verifier<'b> {
         let widest = schema.widest.get(usize::from(table)).copied();
         #[cfg(not(feature = "alloc"))]
         let widest = None;
-        let key = InlineCache::key(vt, table, pos, fields, widest, self.check_alignment);
-        if !key.is_some_and(|k| self.inline_checked.contains(k)) {
-            let widest = self.check_inline::<UNIONS>(schema, &t, fields, first)?;
-            if let (Some(k), true) = (key, widest < 8) {
-                self.inline_checked.insert(k);
+        let key = InlineCache::key(vt, table, pos, fields, widest, self.check_alignment, FOLLOW);
+        let follow = match key.and_then(|k| self.inline_checked.fields_to_follow(k)) {
+            Some(follow) => follow,
+            None => {
+                let (widest, follow) = self.check_inline::<UNIONS, FOLLOW>(schema, &t, fields, first)?;
+                if let (Some(k), true) = (key, widest < 8) {
+                    self.inline_checked.insert(k, follow);
+                }
+                follow
             }
-        }
+        };
         let Some(depth_left) = self.depth_left.checked_sub(1) else {
             return Err(self.fail(ErrorKind::DepthLimit, pos));
         };
@@ -213,24 +243,29 @@ impl<'b> Verifier<'b> {
         self.depth_left = depth_left;
         self.tables_left = tables_left;
         self.charge(fields.len().saturating_add(1), pos)?;
-        Ok(t)
+        Ok((t, follow))
     }
 
     /// Checks that every present field of `t` lies inside the table, aligned (a union's type
     /// slot too), and that its required inline fields are present. Returns the widest
-    /// alignment of a present field, minus one.
+    /// alignment of a present field, minus one, and the fields to follow (as
+    /// [`Verifier::enter_table`] returns them; none unless `FOLLOW`).
     #[inline(always)]
-    fn check_inline<const UNIONS: bool>(
+    fn check_inline<const UNIONS: bool, const FOLLOW: bool>(
         &mut self,
         schema: &SchemaLayout<'_>,
         t: &TableCheck<'_>,
         fields: &[FieldLayout],
         first: usize,
-    ) -> VResult<usize> {
+    ) -> VResult<(usize, u32)> {
         let mut widest = 0;
+        let mut follow = 0u32;
         for (i, &f) in fields.iter().enumerate() {
             let slot = usize::from(f.slot());
             let v = t.voffset(slot);
+            if FOLLOW && !f.is_inline() && (v != 0 || f.absence_matters()) {
+                follow |= 1u32.checked_shl(u32::try_from(i).unwrap_or(u32::MAX)).unwrap_or(0);
+            }
             let (size, mask) = if f.is_inline() { (usize::from(f.arg()), f.align_mask()) } else { (4, 3) };
             let mut fault = match v {
                 0 if f.is_inline() && f.required() => Some((ErrorKind::MissingRequired, t.pos)),
@@ -253,7 +288,7 @@ impl<'b> Verifier<'b> {
                 return Err(self.unwind_field(schema, first.wrapping_add(i)));
             }
         }
-        Ok(widest)
+        Ok((widest, follow))
     }
 
     /// What is wrong with the `size` bytes at field offset `v` (not 0) of `t`, which must be

@@ -4,7 +4,11 @@
 //! modulo its widest field alignment, and writers share vtables between many tables. With the
 //! `specialize` feature (speed first) the verifier remembers the last (vtable, table type,
 //! position modulo 8) checked in each of 32 entries; without it (flash first) the cache is
-//! empty and zero-sized, so firmware pays neither its code nor its 256 bytes of stack.
+//! empty and zero-sized, so firmware pays neither its code nor its 384 bytes of stack.
+//!
+//! Each entry also keeps which of the table's fields the interpreter must follow: those the
+//! vtable gives and those whose absence needs a look, one bit per field. They too depend only
+//! on the vtable and the table type, so [`super::Verifier::interpret`] walks just those bits.
 
 use super::layout::FieldLayout;
 
@@ -16,6 +20,9 @@ pub(crate) struct Key(u64);
 pub(crate) struct InlineCache {
     #[cfg(feature = "specialize")]
     entries: [u64; 32],
+    /// For each entry, the fields to follow ([`InlineCache::fields_to_follow`]).
+    #[cfg(feature = "specialize")]
+    follow: [u32; 32],
 }
 
 impl InlineCache {
@@ -24,6 +31,8 @@ impl InlineCache {
         InlineCache {
             #[cfg(feature = "specialize")]
             entries: [0; 32],
+            #[cfg(feature = "specialize")]
+            follow: [0; 32],
         }
     }
 
@@ -31,6 +40,8 @@ impl InlineCache {
     /// at `vt`, if it can be cached (never without the `specialize` feature). Only the bits of
     /// `pos` that some field's alignment looks at (when alignment is checked) enter the key, so
     /// the tables of a type whose fields need at most 4 bytes share one entry per vtable.
+    /// `follows` marks the keys of the interpreter, which keeps the fields to follow, apart
+    /// from those of specialized code, which keeps none.
     #[inline(always)]
     pub(crate) fn key(
         vt: usize,
@@ -39,6 +50,7 @@ impl InlineCache {
         fields: &[FieldLayout],
         widest: Option<u8>,
         aligned: bool,
+        follows: bool,
     ) -> Option<Key> {
         #[cfg(feature = "specialize")]
         {
@@ -49,38 +61,50 @@ impl InlineCache {
                 None => fields.iter().fold(0, |m, f| m | if f.is_inline() { f.align_mask() } else { 3 }),
             };
             let residue = if aligned { pos & mask & 7 } else { 0 };
-            // A marker bit, the vtable position, the table type, the position bits that matter.
+            // A marker bit, the vtable position, the table type, whose key, the position bits
+            // that matter.
             let vt = u64::try_from(vt).ok().filter(|&vt| vt < 1 << 38)?;
-            Some(Key(1 << 63 | vt << 24 | u64::from(table) << 8 | u64::try_from(residue).unwrap_or(0)))
+            let whose = if follows { 1 << 3 } else { 0 };
+            Some(Key(1 << 63 | vt << 24 | u64::from(table) << 8 | whose | u64::try_from(residue).unwrap_or(0)))
         }
         #[cfg(not(feature = "specialize"))]
         {
-            let _ = (vt, table, pos, fields, widest, aligned);
+            let _ = (vt, table, pos, fields, widest, aligned, follows);
             None
         }
     }
 
-    /// Whether `key` was remembered.
+    /// The fields to follow that were remembered with `key` (bit `i` for field `i`), if it was.
     #[inline(always)]
-    pub(crate) fn contains(&self, key: Key) -> bool {
+    pub(crate) fn fields_to_follow(&self, key: Key) -> Option<u32> {
         #[cfg(feature = "specialize")]
-        return self.entries.get(Self::entry(key)).is_some_and(|&k| k == key.0);
+        {
+            let e = Self::entry(key);
+            match (self.entries.get(e), self.follow.get(e)) {
+                (Some(&k), Some(&follow)) if k == key.0 => Some(follow),
+                _ => None,
+            }
+        }
         #[cfg(not(feature = "specialize"))]
         {
             let _ = key;
-            false
+            None
         }
     }
 
-    /// Remembers `key`, replacing what its entry held.
+    /// Remembers `key` and its fields to follow, replacing what its entry held.
     #[inline(always)]
-    pub(crate) fn insert(&mut self, key: Key) {
+    pub(crate) fn insert(&mut self, key: Key, follow: u32) {
         #[cfg(feature = "specialize")]
-        if let Some(e) = self.entries.get_mut(Self::entry(key)) {
-            *e = key.0;
+        {
+            let e = Self::entry(key);
+            if let (Some(k), Some(f)) = (self.entries.get_mut(e), self.follow.get_mut(e)) {
+                *k = key.0;
+                *f = follow;
+            }
         }
         #[cfg(not(feature = "specialize"))]
-        let _ = key;
+        let _ = (key, follow);
     }
 
     /// Forgets everything (for another buffer).
