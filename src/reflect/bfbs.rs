@@ -16,7 +16,8 @@
 
 use super::fbs::SchemaError;
 use super::model::{
-    Elem, EnumDef, FieldDef, FieldType, Inline, Member, StructDef, StructFieldDef, TableDef, Types, UnionDef,
+    Elem, EnumDef, FieldDef, FieldType, Inline, Member, NameAt, Names, StructDef, StructFieldDef, TableDef, Types,
+    UnionDef,
 };
 use super::resolve::{self, parse_int};
 use super::view::{DynTable, DynValue};
@@ -342,7 +343,7 @@ impl<'s, 'b> Reader<'s, 'b> {
             if repr != ScalarType::U64 && scalar_value(repr, value).is_none() {
                 return err(format!("enum `{name}`: value {value} does not fit its underlying type"));
             }
-            values.push((value, name_of(&v).to_string()));
+            values.push((value, name_of(&v)));
         }
         if values.is_empty() {
             return err(format!("enum `{name}` has no values"));
@@ -352,7 +353,8 @@ impl<'s, 'b> Reader<'s, 'b> {
 
     fn union_def(&self, e: &DynTable<'_, '_>) -> Result<UnionDef, SchemaError> {
         let name = name_of(e);
-        let mut members: Vec<(u8, String, Member)> = Vec::new();
+        let mut member_names = Names::default();
+        let mut members: Vec<(u8, NameAt, Member)> = Vec::new();
         for v in tables(e, "values", &self.work) {
             let (value, ty) = (int(&v, "value"), Ty::of(table(&v, "union_type")));
             if value == 0 && ty.base == NONE {
@@ -370,9 +372,9 @@ impl<'s, 'b> Reader<'s, 'b> {
             if members.iter().any(|(t, _, _)| *t == tag) {
                 return err(format!("union `{name}`: tag {tag} is used twice"));
             }
-            members.push((tag, name_of(&v).to_string(), member));
+            members.push((tag, member_names.push(name_of(&v)), member));
         }
-        Ok(UnionDef { name: name.to_string(), members })
+        Ok(UnionDef { name: name.to_string(), member_names, members })
     }
 
     /// A scalar of `ty`, or an enum of that underlying type when `index` names one.

@@ -96,7 +96,7 @@ pub(crate) fn canonical(types: &Types) -> String {
     for d in &types.enums {
         let flags = if d.bit_flags { " (bit_flags)" } else { "" };
         let mut b = format!("enum {}: {:?}{flags}\n", d.name, d.repr);
-        let mut values: Vec<_> = d.values.iter().collect();
+        let mut values: Vec<_> = d.iter().collect();
         values.sort();
         for (v, n) in values {
             let _ = writeln!(b, "  {v} {n}");
@@ -113,7 +113,7 @@ pub(crate) fn canonical(types: &Types) -> String {
                 Member::Struct(s) => structure(types, s),
                 Member::String => "string".into(),
             };
-            let _ = writeln!(b, "  {tag} {n}: {what}");
+            let _ = writeln!(b, "  {tag} {}: {what}", d.member_name(*n));
         }
         blocks.push(b);
     }

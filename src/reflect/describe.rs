@@ -79,7 +79,7 @@ impl Describe for Described<'_> {
 
     fn flags(&self, e: u16) -> Option<impl Iterator<Item = (i64, &str)>> {
         let e = self.0.enums.get(usize::from(e)).filter(|e| e.bit_flags)?;
-        Some(e.values.iter().map(|(v, n)| (*v, n.as_str())))
+        Some(e.iter())
     }
 
     fn member(&self, u: u16, tag: u8) -> Option<(&str, Member<Self>)> {
@@ -90,6 +90,6 @@ impl Describe for Described<'_> {
             ModelMember::Struct(s) => Member::Struct(s),
             ModelMember::String => Member::String,
         };
-        Some((name.as_str(), member))
+        Some((u.member_name(*name), member))
     }
 }

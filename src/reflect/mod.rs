@@ -61,7 +61,7 @@ impl Schema {
     /// Reads the schema file `path` and its includes through `load`, which gets each file's
     /// name (includes resolved against the including file's directory) and returns its text.
     pub fn from_fbs(path: &str, load: &mut Loader<'_>) -> Result<Self, SchemaError> {
-        let parsed = fbs::parse_with_docs(path, load, false)?;
+        let parsed = fbs::parse_flat(path, None, load, false)?;
         Self::from_types(resolve::resolve(&parsed)?)
     }
 
@@ -72,7 +72,7 @@ impl Schema {
             "schema.fbs" => Ok(text.into()),
             other => Err(alloc::format!("cannot read {other}: includes need Schema::from_fbs")),
         };
-        let parsed = fbs::parse_with_docs("schema.fbs", &mut load, false)?;
+        let parsed = fbs::parse_flat("schema.fbs", Some(text), &mut load, false)?;
         Self::from_types(resolve::resolve(&parsed)?)
     }
 

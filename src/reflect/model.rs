@@ -111,6 +111,83 @@ pub(crate) enum Inline {
     Struct(u16),
 }
 
+/// The number names are ordered by before their text (a hash of it), so that sorting and
+/// searching names mostly compare numbers.
+pub(crate) fn name_key(name: &str) -> u64 {
+    const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mix = |key: u64, word: u64| {
+        let key = (key ^ word).wrapping_mul(MIX);
+        key ^ (key >> 32)
+    };
+    let bytes = name.as_bytes();
+    let word = |at: usize| bytes.get(at..).and_then(|b| b.first_chunk::<8>()).map_or(0, |w| u64::from_le_bytes(*w));
+    let half = |at: usize| bytes.get(at..).and_then(|b| b.first_chunk::<4>()).map_or(0, |w| u32::from_le_bytes(*w));
+    let len = bytes.len();
+    let mut key = (len as u64).wrapping_mul(MIX);
+    if len >= 8 {
+        // Eight bytes at a time, the last eight overlapping the others if need be.
+        let mut at = 0usize;
+        while at.saturating_add(8) < len {
+            key = mix(key, word(at));
+            at = at.saturating_add(8);
+        }
+        mix(key, word(len.saturating_sub(8)))
+    } else if len >= 4 {
+        mix(key, u64::from(half(0)) | u64::from(half(len.saturating_sub(4))) << 32)
+    } else {
+        let small = bytes.iter().fold(0u64, |w, &b| w.wrapping_shl(8) | u64::from(b));
+        mix(key, small)
+    }
+}
+
+/// Names one after another in one string, each known by its range: the many short names of
+/// one definition (an enum's values, a union's members) take one allocation rather than one
+/// each.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Names(String);
+
+/// Where a name is in its [`Names`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct NameAt {
+    start: usize,
+    end: usize,
+}
+
+impl Names {
+    /// Room for names of `len` bytes in all.
+    pub fn with_capacity(len: usize) -> Self {
+        Names(String::with_capacity(len))
+    }
+
+    /// Appends `name`.
+    pub fn push(&mut self, name: &str) -> NameAt {
+        let start = self.0.len();
+        self.0.push_str(name);
+        NameAt { start, end: self.0.len() }
+    }
+
+    /// Appends `name` with its dots made underscores (a union member's name from its type's).
+    pub fn push_undotted(&mut self, name: &str) -> NameAt {
+        let start = self.0.len();
+        if !name.contains('.') {
+            self.0.push_str(name);
+            return NameAt { start, end: self.0.len() };
+        }
+        for (i, part) in name.split('.').enumerate() {
+            if i > 0 {
+                self.0.push('_');
+            }
+            self.0.push_str(part);
+        }
+        NameAt { start, end: self.0.len() }
+    }
+
+    /// The name at `at`.
+    pub fn get(&self, at: NameAt) -> &str {
+        self.0.get(at.start..at.end).unwrap_or("")
+    }
+}
+
 /// An enum type.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct EnumDef {
@@ -118,36 +195,81 @@ pub(crate) struct EnumDef {
     pub name: String,
     /// Its underlying integer type.
     pub repr: ScalarType,
-    /// Its named values, in declaration order.
-    pub values: Vec<(i64, String)>,
+    /// Its values' names.
+    pub value_names: Names,
+    /// Its values in declaration order, with their names.
+    pub values: Vec<(i64, NameAt)>,
     /// `bit_flags`.
     pub bit_flags: bool,
     /// The values' indices in `values`, sorted by value (equal values in declaration order),
     /// so that naming a value is a binary search however large the enum.
     pub by_value: Vec<u32>,
-    /// The same, sorted by name.
+    /// The same, sorted by [`name_key`] and name (ties in `by_value` order).
     pub by_name: Vec<u32>,
 }
 
 impl EnumDef {
-    /// An enum of these values, indexed by value.
-    pub fn new(name: String, repr: ScalarType, values: Vec<(i64, String)>, bit_flags: bool) -> Self {
-        let mut by_value: Vec<u32> = (0..values.len()).filter_map(|i| u32::try_from(i).ok()).collect();
-        by_value.sort_by_key(|&i| values.get(i as usize).map_or(0, |v| v.0));
+    /// An enum of these values (value and name, in declaration order), indexed by value and
+    /// by name.
+    pub fn new<'n>(
+        name: String,
+        repr: ScalarType,
+        values: impl IntoIterator<Item = (i64, &'n str)>,
+        bit_flags: bool,
+    ) -> Self {
+        let mut value_names = Names::default();
+        let values: Vec<(i64, NameAt)> = values.into_iter().map(|(v, n)| (v, value_names.push(n))).collect();
+        let by_value = Self::by_value(&values);
         let mut by_name = by_value.clone();
-        by_name.sort_by(|&a, &b| {
-            let name = |i: u32| values.get(i as usize).map_or("", |v| v.1.as_str());
-            name(a).cmp(name(b))
-        });
-        EnumDef { name, repr, values, bit_flags, by_value, by_name }
+        let name_at = |i: &u32| values.get(*i as usize).map_or("", |v| value_names.get(v.1));
+        by_name.sort_by_cached_key(|i| (name_key(name_at(i)), name_at(i)));
+        EnumDef { name, repr, value_names, values, bit_flags, by_value, by_name }
+    }
+
+    /// [`EnumDef::new`] for values of distinct names, given with their indices sorted by
+    /// [`name_key`] and name (as the `.fbs` resolver has them from checking the names distinct).
+    pub fn with_names_sorted(
+        name: String,
+        repr: ScalarType,
+        value_names: Names,
+        values: Vec<(i64, NameAt)>,
+        bit_flags: bool,
+        by_name: Vec<u32>,
+    ) -> Self {
+        let by_value = Self::by_value(&values);
+        EnumDef { name, repr, value_names, values, bit_flags, by_value, by_name }
+    }
+
+    /// The indices of `values` sorted by value, equal values in declaration order.
+    fn by_value(values: &[(i64, NameAt)]) -> Vec<u32> {
+        let mut by_value: Vec<u32> = (0..values.len()).filter_map(|i| u32::try_from(i).ok()).collect();
+        let value = |i: &u32| values.get(*i as usize).map_or(0, |v| v.0);
+        // Values are mostly declared in order: then there is nothing to sort.
+        if !by_value.is_sorted_by_key(value) {
+            by_value.sort_by_key(value);
+        }
+        by_value
+    }
+
+    /// Its values and their names, in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = (i64, &str)> + '_ {
+        self.values.iter().map(|&(v, n)| (v, self.value_names.get(n)))
+    }
+
+    /// The name of the value at `i` in `values`.
+    fn name_at(&self, i: u32) -> Option<&str> {
+        self.values.get(i as usize).map(|v| self.value_names.get(v.1))
     }
 
     /// The value named `name`, if the enum has one.
     pub fn value_of(&self, name: &str) -> Option<i64> {
-        let name_at = |i: &u32| self.values.get(*i as usize).map_or("", |v| v.1.as_str());
-        let at = self.by_name.partition_point(|i| name_at(i) < name);
-        let (v, n) = self.values.get(*self.by_name.get(at)? as usize)?;
-        (n == name).then_some(*v)
+        let key = (name_key(name), name);
+        let at = self.by_name.partition_point(|&i| {
+            let other = self.name_at(i).unwrap_or("");
+            (name_key(other), other) < key
+        });
+        let (value, at) = self.values.get(*self.by_name.get(at)? as usize)?;
+        (self.value_names.get(*at) == name).then_some(*value)
     }
 
     /// The (first declared) name of `value`, if the enum names it.
@@ -155,8 +277,12 @@ impl EnumDef {
         let value_at = |i: &u32| self.values.get(*i as usize).map_or(i64::MAX, |v| v.0);
         let at = self.by_value.partition_point(|i| value_at(i) < value);
         let i = *self.by_value.get(at)?;
-        let (v, name) = self.values.get(i as usize)?;
-        (*v == value).then_some(name.as_str())
+        let (v, _) = self.values.get(i as usize)?;
+        if *v == value {
+            self.name_at(i)
+        } else {
+            None
+        }
     }
 
     /// Whether the enum names `value`.
@@ -170,8 +296,17 @@ impl EnumDef {
 pub(crate) struct UnionDef {
     /// Its name, with its namespace.
     pub name: String,
+    /// Its members' names.
+    pub member_names: Names,
     /// Its members: type tag (from 1), name, what it holds.
-    pub members: Vec<(u8, String, Member)>,
+    pub members: Vec<(u8, NameAt, Member)>,
+}
+
+impl UnionDef {
+    /// The name of a member (at `at` in `member_names`).
+    pub fn member_name(&self, at: NameAt) -> &str {
+        self.member_names.get(at)
+    }
 }
 
 /// What a union member holds.

@@ -1,20 +1,23 @@
-//! From a parsed `.fbs` ([`fbs::Schema`]) to resolved [`Types`]: names looked up through
+//! From a parsed `.fbs` ([`flat::Parsed`]) to resolved [`Types`]: names looked up through
 //! namespaces, enum values and union tags numbered, struct layouts computed, table slots
 //! assigned (`id` included), defaults parsed, each by flatc's rules and with flatc's refusals.
 //!
 //! Every loop here is over the declarations, fields or values read, and no step recurses, so
-//! resolving is linear in the schema text whatever it holds.
+//! resolving is linear in the schema text whatever it holds (sorting aside: repeated names are
+//! found by sorting, and names are looked up by binary search).
 
-use super::fbs::{self, Attr, Body, Decl, Field, SchemaError, Type, Value, KNOWN_ATTRIBUTES, KNOWN_ATTRIBUTE_PREFIXES};
+use super::fbs::flat::{self, Decl, Field, Kind, Lit, Parsed, Type};
+use super::fbs::{SchemaError, KNOWN_ATTRIBUTES, KNOWN_ATTRIBUTE_PREFIXES};
 use super::model::{
-    Elem, EnumDef, FieldDef, FieldType, Inline, Member, StructDef, StructFieldDef, TableDef, Types, UnionDef,
+    name_key, Elem, EnumDef, FieldDef, FieldType, Inline, Member, NameAt, Names, StructDef, StructFieldDef, TableDef,
+    Types, UnionDef,
 };
 use crate::schema::{ScalarType, ScalarValue};
 use crate::verify::layout::MAX_ALIGN;
-use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
+use core::cmp::Ordering;
 
 /// How many table slots a table may use: the verifier's layout holds a slot in a byte.
 const MAX_SLOTS: usize = 256;
@@ -78,7 +81,14 @@ pub(crate) fn parse_int(text: &str) -> Option<i128> {
     let magnitude = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
         Some(hex) if !hex.is_empty() && hex.len() <= 32 => i128::from_str_radix(hex, 16).ok()?,
         None if !digits.is_empty() && digits.len() <= 38 && digits.bytes().all(|b| b.is_ascii_digit()) => {
-            digits.parse::<i128>().ok()?
+            if digits.len() <= 18 {
+                // Most numbers: no 18 digits overflow a u64, which is quicker to build.
+                let n =
+                    digits.bytes().fold(0u64, |n, b| n.wrapping_mul(10).wrapping_add(u64::from(b.wrapping_sub(b'0'))));
+                i128::from(n)
+            } else {
+                digits.parse::<i128>().ok()?
+            }
         }
         _ => return None,
     };
@@ -114,58 +124,175 @@ fn short(name: &str) -> &str {
     name.rsplit('.').next().unwrap_or(name)
 }
 
-fn attr<'a>(attrs: &'a [Attr], name: &str) -> Option<&'a Attr> {
-    attrs.iter().find(|a| a.name == name)
+/// `prefix.name` (just `name` when `prefix` is empty) compared with `key`, without building it.
+fn cmp_joined(prefix: &str, name: &str, key: &str) -> Ordering {
+    if prefix.is_empty() {
+        return name.cmp(key);
+    }
+    let (prefix, key) = (prefix.as_bytes(), key.as_bytes());
+    let Some((head, rest)) = key.split_at_checked(prefix.len()) else {
+        // `key` is shorter than `prefix`: equal as far as it goes, the joined name is longer.
+        return prefix.get(..key.len()).map_or(Ordering::Greater, |p| p.cmp(key)).then(Ordering::Greater);
+    };
+    prefix.cmp(head).then_with(|| match rest.split_first() {
+        None => Ordering::Greater,
+        Some((&dot, tail)) => b'.'.cmp(&dot).then_with(|| name.as_bytes().cmp(tail)),
+    })
 }
 
-fn qualified(namespace: &str, name: &str) -> String {
-    if namespace.is_empty() {
-        name.to_string()
+/// [`name_key`] of the part of `name` after its last dot, which is the same for a name and for
+/// every namespace it is looked up through (so declarations are keyed by their names alone).
+fn tail_key(name: &str) -> u64 {
+    let bytes = name.as_bytes();
+    let after_dot = |dot: usize| name.get(dot.saturating_add(1)..).unwrap_or("");
+    name_key(bytes.iter().rposition(|&b| b == b'.').map_or(name, after_dot))
+}
+
+/// The positions `0..len` of the names `name` gives, with their keys (`key` of the name, a
+/// hash: finding repeats and looking names up need only some order), sorted by key, name and
+/// position; most comparisons are of keys alone.
+fn sort_names<'n>(len: usize, name: impl Fn(usize) -> &'n str, key: impl Fn(usize) -> u64) -> Vec<(u64, usize)> {
+    let mut sorted: Vec<(u64, usize)> = (0..len).map(|i| (key(i), i)).collect();
+    sorted.sort_unstable_by_key(|&(key, _)| key);
+    // Names of equal keys (a few) sorted by name, then position.
+    let mut rest = sorted.as_mut_slice();
+    while let [(key, _), ..] = rest {
+        let key = *key;
+        let run = rest.iter().position(|&(k, _)| k != key).unwrap_or(rest.len());
+        let (same, after) = rest.split_at_mut(run);
+        if same.len() > 1 {
+            same.sort_unstable_by(|&(_, i), &(_, j)| name(i).cmp(name(j)).then(i.cmp(&j)));
+        }
+        rest = after;
+    }
+    sorted
+}
+
+/// In `sorted` (from [`sort_names`]), the first position whose name repeats an earlier one's.
+fn first_repeat_in<'n>(sorted: &[(u64, usize)], name: impl Fn(usize) -> &'n str) -> Option<usize> {
+    let repeats = sorted.windows(2).filter_map(|w| match w {
+        [(a, i), (b, j)] if a == b && name(*i) == name(*j) => Some(*j),
+        _ => None,
+    });
+    repeats.min()
+}
+
+/// The first of the names `0..len` (by `name`, none with a dot) that repeats an earlier one: a
+/// scan for a few names; for more, a hash set (each name at most [`PROBES`] slots past where its
+/// key points), or a sort (n log n) when names crowd the set.
+fn first_repeat<'n>(len: usize, name: impl Fn(usize) -> &'n str) -> Option<usize> {
+    if len <= 12 {
+        return (1..len).find(|&i| (0..i).any(|j| name(j) == name(i)));
+    }
+    let size = len.saturating_mul(2).next_power_of_two();
+    let mask = size.wrapping_sub(1);
+    // (key, position plus one); 0 for none.
+    let mut set = alloc::vec![(0u64, 0usize); size];
+    for i in 0..len {
+        let key = name_key(name(i));
+        let mut at = key as usize & mask;
+        let mut placed = false;
+        for _ in 0..PROBES {
+            match set.get_mut(at) {
+                Some(slot) if slot.1 == 0 => {
+                    *slot = (key, i.saturating_add(1));
+                    placed = true;
+                    break;
+                }
+                Some(&mut (k, j)) if k == key && name(j.wrapping_sub(1)) == name(i) => return Some(i),
+                _ => at = at.wrapping_add(1) & mask,
+            }
+        }
+        if !placed {
+            return first_repeat_in(&sort_names(len, &name, |i| name_key(name(i))), name);
+        }
+    }
+    None
+}
+
+/// `name` with its namespace (`ns.name`), appended to `out`.
+fn push_qualified(out: &mut String, namespace: &str, name: &str) {
+    if !namespace.is_empty() {
+        out.push_str(namespace);
+        out.push('.');
+    }
+    out.push_str(name);
+}
+
+/// A float default written as a word (`inf`, `-nan`, `true`...), in any case.
+fn float_word(word: &str) -> Option<f64> {
+    let is = |words: &[&str]| words.iter().any(|w| word.eq_ignore_ascii_case(w));
+    if is(&["inf", "+inf", "infinity", "+infinity"]) {
+        Some(f64::INFINITY)
+    } else if is(&["-inf", "-infinity"]) {
+        Some(f64::NEG_INFINITY)
+    } else if is(&["nan", "+nan", "-nan"]) {
+        Some(f64::NAN)
+    } else if is(&["true"]) {
+        Some(1.0)
+    } else if is(&["false"]) {
+        Some(0.0)
     } else {
-        format!("{namespace}.{name}")
+        None
     }
 }
 
-/// Resolves a parsed schema. `root_override` names the root table instead of `root_type`.
-pub(crate) fn resolve(schema: &fbs::Schema) -> Result<Types, SchemaError> {
-    let mut r = Resolver { schema, by_name: BTreeMap::new(), kinds: Vec::new() };
-    r.declare()?;
+/// Resolves a parsed schema.
+pub(crate) fn resolve(p: &Parsed<'_>) -> Result<Types, SchemaError> {
+    let declared = declare(p)?;
+    let qnames: Vec<&str> = declared.spans.iter().map(|&(s, e)| declared.text.get(s..e).unwrap_or("")).collect();
+    let qname = |i: usize| qnames.get(i).copied().unwrap_or("");
+    // Keyed as looked up, by the part after the last dot: the declared name, which has none.
+    let key = |i: usize| p.decls.get(i).map_or(0, |d| name_key(p.str(d.name)));
+    let sorted = sort_names(qnames.len(), qname, key);
+    // A name declared twice before any other fault is the error, as it is met first.
+    if let Some(at) = first_repeat_in(&sorted, qname) {
+        let name = qnames.get(at).copied().unwrap_or("");
+        let d = p.decls.get(at).copied().unwrap_or_default();
+        return Err(SchemaError::at(p.str(d.file), d.line, d.column, format!("`{name}` is declared twice")));
+    }
+    if let Some(fault) = declared.fault {
+        return Err(fault);
+    }
+    let index: Vec<_> = sorted.iter().map(|&(hash, at)| (hash, qname(at), declared.kinds.get(at).copied())).collect();
+    let (slots, complete) = hash_table(&index);
+    let r = Resolver { p, index, slots, complete, qnames };
     r.check_attributes()?;
-    let mut types = Types::default();
+    let [enums, unions, structs, tables] = declared.counts;
+    let mut types = Types {
+        enums: Vec::with_capacity(enums),
+        unions: Vec::with_capacity(unions),
+        structs: Vec::with_capacity(structs),
+        tables: Vec::with_capacity(tables),
+        ..Types::default()
+    };
+    let decls = || p.decls.iter().enumerate().map(|(i, d)| (d, r.qnames.get(i).copied().unwrap_or("")));
     // Enums first: struct fields, table fields and defaults need their values.
-    for d in &schema.decls {
-        if let Body::Enum { repr, values } = &d.body {
-            types.enums.push(r.enumeration(d, repr.as_deref(), values)?);
-        }
+    for (d, name) in decls().filter(|(d, _)| d.kind == Kind::Enum) {
+        r.enumeration(&mut types, d, name)?;
     }
     // Structs in declaration order: flatc requires a struct to be declared before a struct
     // holds it, so every inner layout is known when it is needed (and none can hold itself).
-    for d in &schema.decls {
-        if let Body::Struct { fields } = &d.body {
-            let s = r.structure(&types, d, fields)?;
-            types.structs.push(s);
-        }
+    for (d, name) in decls().filter(|(d, _)| d.kind == Kind::Struct) {
+        r.structure(&mut types, d, name)?;
     }
-    for d in &schema.decls {
-        if let Body::Union { members } = &d.body {
-            let u = r.union(d, members)?;
-            types.unions.push(u);
-        }
+    for (d, name) in decls().filter(|(d, _)| d.kind == Kind::Union) {
+        r.union(&mut types, d, name)?;
     }
-    for d in &schema.decls {
-        if let Body::Table { fields } = &d.body {
-            let t = r.table(&types, d, fields)?;
-            types.tables.push(t);
-        }
+    for (d, name) in decls().filter(|(d, _)| d.kind == Kind::Table) {
+        r.table(&mut types, d, name)?;
     }
-    if let Some((name, _)) = &schema.root_type {
-        let (file, line, column) = &schema.root_at;
-        match r.lookup(&schema.root_namespace, name) {
+    if let Some(root) = &p.root {
+        let name = p.str(root.name);
+        match r.lookup(p.str(root.namespace), name) {
             Some(Named::Table(t)) => types.root = Some(t),
-            _ => return Err(SchemaError::at(file, *line, *column, format!("root_type `{name}` is not a table"))),
+            _ => {
+                let message = format!("root_type `{name}` is not a table");
+                return Err(SchemaError::at(p.str(root.file), root.line, root.column, message));
+            }
         }
     }
-    types.identifier = schema.file_identifier.as_ref().and_then(|id| id.as_bytes().try_into().ok());
+    types.identifier = p.file_identifier.and_then(|id| p.str(id).as_bytes().try_into().ok());
     Ok(types)
 }
 
@@ -176,76 +303,148 @@ fn namespace_fault(namespace: &str) -> Option<String> {
         .then(|| format!("namespace deeper than {MAX_NAMESPACE_DEPTH} levels or longer than {MAX_NAMESPACE_LEN} bytes"))
 }
 
-struct Resolver<'a> {
-    schema: &'a fbs::Schema,
-    /// Every declaration by qualified name.
-    by_name: BTreeMap<String, Named>,
-    /// Each declaration's kind and index, by declaration number.
+/// The declarations numbered by kind, up to the first that is refused.
+struct Declared {
+    /// Each declaration's kind and index among its kind.
     kinds: Vec<Named>,
+    /// How many of each kind: enums, unions, structs, tables.
+    counts: [usize; 4],
+    /// The qualified names, one after another, and each declaration's range of them.
+    text: String,
+    spans: Vec<(usize, usize)>,
+    /// Why the declaration after the last numbered is refused, if one is.
+    fault: Option<SchemaError>,
+}
+
+/// Numbers every declaration by kind, and qualifies the names of those before the first refused
+/// (a namespace past the limits, a built-in name), which the caller checks for repeats.
+fn declare(p: &Parsed<'_>) -> Result<Declared, SchemaError> {
+    if let Some(root) = &p.root {
+        if let Some(message) = namespace_fault(p.str(root.namespace)) {
+            return Err(SchemaError::at(p.str(root.file), root.line, root.column, message));
+        }
+    }
+    let mut counts = [0usize; 4];
+    let mut kinds = Vec::with_capacity(p.decls.len());
+    let mut fault = None;
+    let mut checked_namespace = None;
+    let mut length = 0usize;
+    for d in &p.decls {
+        let at = |message: String| Some(SchemaError::at(p.str(d.file), d.line, d.column, message));
+        let namespace = p.str(d.namespace);
+        // Declarations in a row share their namespace: check it once.
+        if checked_namespace != Some(d.namespace) {
+            if let Some(message) = namespace_fault(namespace) {
+                fault = at(message);
+                break;
+            }
+            checked_namespace = Some(d.namespace);
+        }
+        let (slot, make): (usize, fn(u16) -> Named) = match d.kind {
+            Kind::Enum => (0, Named::Enum),
+            Kind::Union => (1, Named::Union),
+            Kind::Struct => (2, Named::Struct),
+            Kind::Table => (3, Named::Table),
+        };
+        let Some(count) = counts.get_mut(slot) else { break };
+        let Ok(index) = u16::try_from(*count) else {
+            fault = at("more than 65535 declarations of one kind".to_string());
+            break;
+        };
+        *count = count.saturating_add(1);
+        let name = p.str(d.name);
+        if scalar(name).is_some() || name == "string" {
+            fault = at(format!("the type name `{name}` is a built-in type"));
+            break;
+        }
+        kinds.push(make(index));
+        length = length.saturating_add(namespace.len()).saturating_add(name.len()).saturating_add(1);
+    }
+    let mut text = String::with_capacity(length);
+    let mut spans = Vec::with_capacity(kinds.len());
+    for d in p.decls.iter().take(kinds.len()) {
+        let start = text.len();
+        push_qualified(&mut text, p.str(d.namespace), p.str(d.name));
+        spans.push((start, text.len()));
+    }
+    Ok(Declared { kinds, counts, text, spans, fault })
+}
+
+struct Resolver<'a> {
+    p: &'a Parsed<'a>,
+    /// Every declaration's qualified name with its key ([`tail_key`]), sorted by both, and
+    /// what it names.
+    index: Vec<(u64, &'a str, Option<Named>)>,
+    /// The same in a hash table: positions in `index` plus one (0 for none), each at most
+    /// [`PROBES`] slots past where its key points. The table answers most lookups at once;
+    /// the sorted index the rest, so that no lookup takes more than a logarithm whatever the
+    /// names.
+    slots: Vec<u32>,
+    /// Whether every declaration found a slot (so a name not in its slots is not declared).
+    complete: bool,
+    /// Each declaration's qualified name, by declaration number.
+    qnames: Vec<&'a str>,
+}
+
+/// How many slots past its own a name may be put in [`Resolver::slots`].
+const PROBES: usize = 8;
+
+/// What the hash table says of a name.
+enum Probe {
+    Found(Option<Named>),
+    Absent,
+    Unsure,
+}
+
+/// The hash table of `index` (see [`Resolver::slots`]), and whether all of it is in.
+fn hash_table(index: &[(u64, &str, Option<Named>)]) -> (Vec<u32>, bool) {
+    let size = index.len().saturating_mul(2).max(8).next_power_of_two();
+    let mask = size.wrapping_sub(1);
+    let mut slots = alloc::vec![0u32; size];
+    let mut complete = true;
+    for (i, &(key, _, _)) in index.iter().enumerate() {
+        let Ok(entry) = u32::try_from(i.saturating_add(1)) else {
+            complete = false;
+            break;
+        };
+        let mut at = key as usize & mask;
+        let placed = (0..PROBES).any(|_| match slots.get_mut(at) {
+            Some(slot) if *slot == 0 => {
+                *slot = entry;
+                true
+            }
+            _ => {
+                at = at.wrapping_add(1) & mask;
+                false
+            }
+        });
+        complete &= placed;
+    }
+    (slots, complete)
 }
 
 impl<'a> Resolver<'a> {
-    fn err<T>(d: &Decl, line: usize, column: usize, message: impl Into<String>) -> Result<T, SchemaError> {
-        Err(SchemaError::at(&d.file, line, column, message))
-    }
-
-    /// Numbers every declaration by kind and checks that no two share a qualified name.
-    fn declare(&mut self) -> Result<(), SchemaError> {
-        let mut counts = [0usize; 4];
-        let (file, line, column) = &self.schema.root_at;
-        if let Some(message) = namespace_fault(&self.schema.root_namespace) {
-            return Err(SchemaError::at(file, *line, *column, message));
-        }
-        for d in &self.schema.decls {
-            if let Some(message) = namespace_fault(&d.namespace) {
-                return Self::err(d, d.line, d.column, message);
-            }
-            let (slot, make): (usize, fn(u16) -> Named) = match d.body {
-                Body::Enum { .. } => (0, Named::Enum),
-                Body::Union { .. } => (1, Named::Union),
-                Body::Struct { .. } => (2, Named::Struct),
-                Body::Table { .. } => (3, Named::Table),
-            };
-            let Some(count) = counts.get_mut(slot) else {
-                return Self::err(d, d.line, d.column, "internal: declaration kind");
-            };
-            let Ok(index) = u16::try_from(*count) else {
-                return Self::err(d, d.line, d.column, "more than 65535 declarations of one kind");
-            };
-            *count = count.saturating_add(1);
-            if scalar(&d.name).is_some() || d.name == "string" {
-                return Self::err(d, d.line, d.column, format!("the type name `{}` is a built-in type", d.name));
-            }
-            let name = qualified(&d.namespace, &d.name);
-            if self.by_name.insert(name.clone(), make(index)).is_some() {
-                return Self::err(d, d.line, d.column, format!("`{name}` is declared twice"));
-            }
-            self.kinds.push(make(index));
-        }
-        Ok(())
+    fn err<T>(&self, d: &Decl, line: usize, column: usize, message: impl Into<String>) -> Result<T, SchemaError> {
+        Err(SchemaError::at(self.p.str(d.file), line, column, message))
     }
 
     /// Every attribute is one flatc knows or one declared with `attribute`.
     fn check_attributes(&self) -> Result<(), SchemaError> {
-        let known = |a: &Attr| {
-            KNOWN_ATTRIBUTES.contains(&a.name.as_str())
-                || KNOWN_ATTRIBUTE_PREFIXES.iter().any(|p| a.name.starts_with(p))
-                || self.schema.user_attributes.contains(&a.name)
+        let p = self.p;
+        let mut declared: Vec<&str> = p.user_attributes.iter().map(|&a| p.str(a)).collect();
+        declared.sort_unstable();
+        let known = |name: &str| {
+            KNOWN_ATTRIBUTES.contains(&name)
+                || KNOWN_ATTRIBUTE_PREFIXES.iter().any(|prefix| name.starts_with(prefix))
+                || declared.binary_search(&name).is_ok()
         };
-        for d in &self.schema.decls {
-            let field_attrs = match &d.body {
-                Body::Enum { values, .. } => values.iter().map(|v| &v.attrs[..]).collect::<Vec<_>>(),
-                Body::Union { members } => members.iter().map(|m| &m.attrs[..]).collect(),
-                Body::Struct { fields } | Body::Table { fields } => fields.iter().map(|f| &f.attrs[..]).collect(),
-            };
-            for a in d.attrs.iter().chain(field_attrs.into_iter().flatten()) {
-                if !known(a) {
-                    return Self::err(
-                        d,
-                        a.line,
-                        a.column,
-                        format!("user define attributes must be declared before use: {}", a.name),
-                    );
+        for d in &p.decls {
+            // The declaration's attributes, then its items', as they were read.
+            for a in p.attrs(d.all_attrs) {
+                let name = p.str(a.name);
+                if !known(name) {
+                    let message = format!("user define attributes must be declared before use: {name}");
+                    return self.err(d, a.line, a.column, message);
                 }
             }
         }
@@ -255,17 +454,13 @@ impl<'a> Resolver<'a> {
     /// What `name`, written in `namespace`, refers to: the innermost enclosing namespace's
     /// declaration of that name first, as flatc looks names up.
     fn lookup(&self, namespace: &str, name: &str) -> Option<Named> {
+        let h = tail_key(name);
         let mut ns = namespace;
-        let mut candidate = String::with_capacity(namespace.len().saturating_add(name.len()).saturating_add(1));
         loop {
-            candidate.clear();
-            if !ns.is_empty() {
-                candidate.push_str(ns);
-                candidate.push('.');
-            }
-            candidate.push_str(name);
-            if let Some(&found) = self.by_name.get(candidate.as_str()) {
-                return Some(found);
+            match self.probe(h, ns, name) {
+                Probe::Found(found) => return found,
+                Probe::Absent => {}
+                Probe::Unsure => return self.lookup_sorted(h, namespace, name),
             }
             if ns.is_empty() {
                 return None;
@@ -274,52 +469,105 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    fn enumeration(&self, d: &Decl, repr: Option<&str>, values: &[fbs::EnumVal]) -> Result<EnumDef, SchemaError> {
-        let repr = match repr.map(scalar) {
+    /// What the hash table says of `prefix.name` (whose [`tail_key`] is `key`).
+    fn probe(&self, key: u64, prefix: &str, name: &str) -> Probe {
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut at = key as usize & mask;
+        for _ in 0..PROBES {
+            match self.slots.get(at).copied() {
+                Some(0) | None => return if self.complete { Probe::Absent } else { Probe::Unsure },
+                Some(entry) => {
+                    let found = self.index.get((entry as usize).wrapping_sub(1));
+                    if let Some(&(k, qualified, named)) = found {
+                        if k == key && cmp_joined(prefix, name, qualified) == Ordering::Equal {
+                            return Probe::Found(named);
+                        }
+                    }
+                }
+            }
+            at = at.wrapping_add(1) & mask;
+        }
+        Probe::Unsure
+    }
+
+    /// [`Resolver::lookup`] by binary search in the sorted index (`key` the name's
+    /// [`tail_key`]).
+    fn lookup_sorted(&self, h: u64, namespace: &str, name: &str) -> Option<Named> {
+        let mut ns = namespace;
+        loop {
+            let probe = |&(key_hash, key, _): &(u64, &str, _)| {
+                key_hash.cmp(&h).then_with(|| cmp_joined(ns, name, key).reverse())
+            };
+            if let Ok(at) = self.index.binary_search_by(probe) {
+                return self.index.get(at).and_then(|&(_, _, found)| found);
+            }
+            if ns.is_empty() {
+                return None;
+            }
+            ns = ns.rfind('.').and_then(|i| ns.get(..i)).unwrap_or("");
+        }
+    }
+
+    /// Adds the enum `d` (named `qualified`) to `types`. (The definitions are put in place
+    /// rather than returned: a large result written and then read back whole stalls.)
+    fn enumeration(&self, types: &mut Types, d: &Decl, qualified: &str) -> Result<(), SchemaError> {
+        let p = self.p;
+        let repr = match d.repr.map(|r| scalar(p.str(r))) {
             Some(Some(ty)) if int_range(ty).is_some() && ty != ScalarType::Bool => ty,
-            Some(_) => return Self::err(d, d.line, d.column, "underlying enum type must be integral"),
-            None => return Self::err(d, d.line, d.column, "must specify the underlying integer type for an enum"),
+            Some(_) => return self.err(d, d.line, d.column, "underlying enum type must be integral"),
+            None => return self.err(d, d.line, d.column, "must specify the underlying integer type for an enum"),
         };
-        let bit_flags = attr(&d.attrs, "bit_flags").is_some();
+        let bit_flags = p.attr(d.attrs, "bit_flags").is_some();
         let (min, max) = int_range(repr).unwrap_or((0, 0));
         let bits = i128::try_from(repr.size().saturating_mul(8)).unwrap_or(0);
-        let mut out: Vec<(i64, String)> = Vec::new();
-        let mut names: BTreeSet<&str> = BTreeSet::new();
+        let values = p.values(d.items);
+        // Sorted by name once: for repeats, and as the enum's index by name.
+        let name_of = |i: usize| values.get(i).map_or("", |v| p.str(v.name));
+        let by_name = sort_names(values.len(), name_of, |i| name_key(name_of(i)));
+        let repeat = first_repeat_in(&by_name, name_of);
+        let mut out: Vec<(i64, NameAt)> = Vec::with_capacity(values.len());
+        let mut names = Names::with_capacity(values.iter().fold(0usize, |n, v| n.saturating_add(v.name.len())));
         let mut next: i128 = 0;
-        for v in values {
-            let raw = match &v.value {
+        for (i, v) in values.iter().enumerate() {
+            let name = p.str(v.name);
+            let raw = match v.value {
                 None => next,
-                Some(Value::Num(s)) => match parse_int(s) {
+                Some(Lit::Num(s)) => match parse_int(p.str(s)) {
                     Some(n) => n,
-                    None => return Self::err(d, v.line, v.column, format!("enum value `{s}` is not an integer")),
+                    None => {
+                        return self.err(d, v.line, v.column, format!("enum value `{}` is not an integer", p.str(s)))
+                    }
                 },
                 Some(other) => {
-                    return Self::err(d, v.line, v.column, format!("enum value must be a number, not {other:?}"))
+                    let message = format!("enum value must be a number, not {:?}", p.value(other));
+                    return self.err(d, v.line, v.column, message);
                 }
             };
             next = raw.saturating_add(1);
             let value = if bit_flags {
                 if raw < 0 || raw >= bits {
-                    return Self::err(d, v.line, v.column, format!("bit flag out of range of underlying type: {raw}"));
+                    return self.err(d, v.line, v.column, format!("bit flag out of range of underlying type: {raw}"));
                 }
                 1i128.checked_shl(u32::try_from(raw).unwrap_or(0)).unwrap_or(0)
             } else {
                 raw
             };
             if value < min || value > max {
-                return Self::err(d, v.line, v.column, format!("enum value does not fit: {} = {value}", v.name));
+                return self.err(d, v.line, v.column, format!("enum value does not fit: {name} = {value}"));
             }
-            if !names.insert(&v.name) {
-                return Self::err(d, v.line, v.column, format!("enum value already exists: {}", v.name));
+            if repeat == Some(i) {
+                return self.err(d, v.line, v.column, format!("enum value already exists: {name}"));
             }
             // Values of a `ulong` enum past `i64::MAX` keep their bits.
             let stored = i64::try_from(value).unwrap_or_else(|_| u64::try_from(value).map_or(0, |u| u as i64));
-            out.push((stored, v.name.clone()));
+            out.push((stored, names.push(name)));
         }
         if out.is_empty() {
-            return Self::err(d, d.line, d.column, format!("enum `{}` has no values", d.name));
+            return self.err(d, d.line, d.column, format!("enum `{}` has no values", p.str(d.name)));
         }
-        Ok(EnumDef::new(qualified(&d.namespace, &d.name), repr, out, bit_flags))
+        let by_name = by_name.iter().map(|&(_, i)| u32::try_from(i).unwrap_or(u32::MAX)).collect();
+        types.enums.push(EnumDef::with_names_sorted(qualified.to_string(), repr, names, out, bit_flags, by_name));
+        Ok(())
     }
 
     /// The inline type (scalar, enum or struct) named `name` in a struct of `d`.
@@ -327,39 +575,39 @@ impl<'a> Resolver<'a> {
         if let Some(s) = scalar(name) {
             return Ok(Inline::Scalar(s));
         }
-        match self.lookup(&d.namespace, name) {
+        match self.lookup(self.p.str(d.namespace), name) {
             Some(Named::Enum(e)) => Ok(Inline::Enum(e)),
             // Only structs declared earlier have a layout yet, as flatc requires.
             Some(Named::Struct(s)) if usize::from(s) < types.structs.len() => Ok(Inline::Struct(s)),
             Some(Named::Struct(_)) => {
-                Self::err(d, f.line, f.column, format!("struct `{name}` must be declared before a struct holds it"))
+                self.err(d, f.line, f.column, format!("struct `{name}` must be declared before a struct holds it"))
             }
-            _ => Self::err(d, f.line, f.column, "structs may contain only scalar or struct fields"),
+            _ => self.err(d, f.line, f.column, "structs may contain only scalar or struct fields"),
         }
     }
 
-    fn structure(&self, types: &Types, d: &Decl, fields: &[Field]) -> Result<StructDef, SchemaError> {
-        let mut out = Vec::new();
-        let mut names: BTreeSet<&str> = BTreeSet::new();
+    /// Adds the struct `d` (named `qualified`) to `types`.
+    fn structure(&self, types: &mut Types, d: &Decl, qualified: &str) -> Result<(), SchemaError> {
+        let p = self.p;
+        let fields = p.fields(d.items);
+        let repeat = first_repeat(fields.len(), |i| fields.get(i).map_or("", |f| p.str(f.name)));
+        let mut out = Vec::with_capacity(fields.len());
         let (mut offset, mut align) = (0u64, 1u64);
-        for f in fields {
-            if attr(&f.attrs, "deprecated").is_some() {
-                return Self::err(d, f.line, f.column, "can't deprecate fields in a struct");
+        for (i, f) in fields.iter().enumerate() {
+            if p.attr(f.attrs, "deprecated").is_some() {
+                return self.err(d, f.line, f.column, "can't deprecate fields in a struct");
             }
             if f.default.is_some() {
-                return Self::err(d, f.line, f.column, "default values are not supported for struct fields");
+                return self.err(d, f.line, f.column, "default values are not supported for struct fields");
             }
-            if !names.insert(&f.name) {
-                return Self::err(d, f.line, f.column, format!("field already exists: {}", f.name));
+            if repeat == Some(i) {
+                return self.err(d, f.line, f.column, format!("field already exists: {}", p.str(f.name)));
             }
-            let (ty, array) = match &f.ty {
-                Type::Named(name) => (self.inline_type(types, d, f, name)?, None),
-                Type::Array(inner, n) => match inner.as_ref() {
-                    Type::Named(name) => (self.inline_type(types, d, f, name)?, Some(*n)),
-                    _ => return Self::err(d, f.line, f.column, "nested vectors and arrays are not allowed"),
-                },
+            let (ty, array) = match f.ty {
+                Type::Named(name) => (self.inline_type(types, d, f, p.str(name))?, None),
+                Type::Array(name, n) => (self.inline_type(types, d, f, p.str(name))?, Some(n)),
                 Type::Vector(_) => {
-                    return Self::err(d, f.line, f.column, "structs may contain only scalar or struct fields")
+                    return self.err(d, f.line, f.column, "structs may contain only scalar or struct fields")
                 }
             };
             if let Inline::Enum(e) = ty {
@@ -367,11 +615,11 @@ impl<'a> Resolver<'a> {
                 let flags = types.enums.get(usize::from(e)).is_some_and(|e| e.bit_flags);
                 if !zero_named && !flags {
                     let name = types.enums.get(usize::from(e)).map_or("", |e| e.name.as_str());
-                    return Self::err(
+                    return self.err(
                         d,
                         f.line,
                         f.column,
-                        format!("default value of `0` for field `{}` is not part of enum `{name}`", f.name),
+                        format!("default value of `0` for field `{}` is not part of enum `{name}`", p.str(f.name)),
                     );
                 }
             }
@@ -380,7 +628,7 @@ impl<'a> Resolver<'a> {
             offset = offset.div_ceil(falign).saturating_mul(falign);
             let total = size.saturating_mul(array.unwrap_or(1));
             out.push(StructFieldDef {
-                name: f.name.clone(),
+                name: p.str(f.name).to_string(),
                 offset: u32::try_from(offset).unwrap_or(u32::MAX),
                 ty,
                 array: array.and_then(|n| u32::try_from(n).ok()),
@@ -389,17 +637,17 @@ impl<'a> Resolver<'a> {
             align = align.max(falign);
         }
         if out.is_empty() {
-            return Self::err(d, d.line, d.column, "size 0 structs not allowed");
+            return self.err(d, d.line, d.column, "size 0 structs not allowed");
         }
-        if let Some(a) = attr(&d.attrs, "force_align") {
-            let n = match &a.value {
-                Some(Value::Num(s)) => parse_int(s).and_then(|n| u64::try_from(n).ok()),
+        if let Some(a) = p.attr(d.attrs, "force_align") {
+            let n = match a.value {
+                Some(Lit::Num(s)) => parse_int(p.str(s)).and_then(|n| u64::try_from(n).ok()),
                 _ => None,
             };
             match n {
                 Some(n) if n.is_power_of_two() && n >= align && n <= MAX_ALIGN as u64 => align = n,
                 _ => {
-                    return Self::err(
+                    return self.err(
                         d,
                         a.line,
                         a.column,
@@ -411,69 +659,114 @@ impl<'a> Resolver<'a> {
         let size = offset.div_ceil(align).saturating_mul(align);
         // A struct is one inline field of a table: its size is a `u16` there.
         let Ok(size) = u16::try_from(size) else {
-            return Self::err(d, d.line, d.column, format!("struct `{}` is larger than 65535 bytes", d.name));
+            return self.err(d, d.line, d.column, format!("struct `{}` is larger than 65535 bytes", p.str(d.name)));
         };
-        Ok(StructDef {
-            name: qualified(&d.namespace, &d.name),
+        types.structs.push(StructDef {
+            name: qualified.to_string(),
             size: u32::from(size),
             align: u32::try_from(align).unwrap_or(1),
             fields: out,
-        })
+        });
+        Ok(())
     }
 
-    fn union(&self, d: &Decl, members: &[fbs::UnionMember]) -> Result<UnionDef, SchemaError> {
-        let mut out: Vec<(u8, String, Member)> = Vec::new();
+    /// Adds the union `d` (named `qualified`) to `types`.
+    fn union(&self, types: &mut Types, d: &Decl, qualified: &str) -> Result<(), SchemaError> {
+        let members = self.p.members(d.items);
+        let mut out: Vec<(u8, NameAt, Member)> = Vec::with_capacity(members.len());
+        let length = members.iter().fold(0usize, |n, m| n.saturating_add(m.alias.unwrap_or(m.ty).len()));
+        let mut names = Names::with_capacity(length);
+        let mut tags = [false; 256];
         let mut next: i128 = 1;
+        let mut fault = None;
         for m in members {
-            let member = if m.ty == "string" {
-                Member::String
-            } else {
-                match self.lookup(&d.namespace, &m.ty) {
-                    Some(Named::Table(t)) => Member::Table(t),
-                    Some(Named::Struct(s)) => Member::Struct(s),
-                    _ => {
-                        return Self::err(
-                            d,
-                            m.line,
-                            m.column,
-                            format!("type referenced but not defined (check namespace): {}", m.ty),
-                        )
-                    }
+            match self.member(d, m, &mut next, &mut tags, &mut names) {
+                Ok(member) => out.push(member),
+                Err(e) => {
+                    fault = Some(e);
+                    break;
                 }
-            };
-            let name = match (&m.alias, member) {
-                (Some(alias), _) => alias.clone(),
-                (None, Member::Table(_)) => m.ty.replace('.', "_"),
-                (None, _) => {
-                    return Self::err(d, m.line, m.column, "union members of structs and strings need an alias")
-                }
-            };
-            let tag = match &m.value {
-                None => next,
-                Some(Value::Num(s)) => match parse_int(s) {
-                    Some(n) => n,
-                    None => return Self::err(d, m.line, m.column, format!("union tag `{s}` is not an integer")),
-                },
-                Some(other) => {
-                    return Self::err(d, m.line, m.column, format!("union tag must be a number, not {other:?}"))
-                }
-            };
-            next = tag.saturating_add(1);
-            let Some(tag) = u8::try_from(tag).ok().filter(|&t| t >= 1) else {
-                return Self::err(d, m.line, m.column, format!("union tag {tag} is not in 1..=255"));
-            };
-            if out.iter().any(|(t, _, _)| *t == tag) {
-                return Self::err(d, m.line, m.column, format!("enum value already exists: {tag}"));
             }
-            if out.iter().any(|(_, n, _)| *n == name) || name == "NONE" {
-                return Self::err(d, m.line, m.column, format!("enum value already exists: {name}"));
-            }
-            out.push((tag, name, member));
         }
-        Ok(UnionDef { name: qualified(&d.namespace, &d.name), members: out })
+        // A name repeated before the first other fault is the error, as it is met first.
+        let name_of = |i: usize| out.get(i).map_or("", |&(_, name, _)| names.get(name));
+        if let Some(at) = first_repeat(out.len(), name_of) {
+            let name = name_of(at);
+            let (line, column) = members.get(at).map_or((d.line, d.column), |m| (m.line, m.column));
+            return self.err(d, line, column, format!("enum value already exists: {name}"));
+        }
+        if let Some(fault) = fault {
+            return Err(fault);
+        }
+        types.unions.push(UnionDef { name: qualified.to_string(), member_names: names, members: out });
+        Ok(())
+    }
+
+    /// A union member: its tag (after `next`, unless given, and not in `tags`), name (added
+    /// to `names`) and type.
+    fn member(
+        &self,
+        d: &Decl,
+        m: &flat::Member,
+        next: &mut i128,
+        tags: &mut [bool; 256],
+        names: &mut Names,
+    ) -> Result<(u8, NameAt, Member), SchemaError> {
+        let p = self.p;
+        let ty = p.str(m.ty);
+        let member = if ty == "string" {
+            Member::String
+        } else {
+            match self.lookup(p.str(d.namespace), ty) {
+                Some(Named::Table(t)) => Member::Table(t),
+                Some(Named::Struct(s)) => Member::Struct(s),
+                _ => {
+                    let message = format!("type referenced but not defined (check namespace): {ty}");
+                    return self.err(d, m.line, m.column, message);
+                }
+            }
+        };
+        let name = match (m.alias, member) {
+            (Some(alias), _) => names.push(p.str(alias)),
+            (None, Member::Table(_)) => names.push_undotted(ty),
+            (None, _) => return self.err(d, m.line, m.column, "union members of structs and strings need an alias"),
+        };
+        let tag = match m.value {
+            None => *next,
+            Some(Lit::Num(s)) => match parse_int(p.str(s)) {
+                Some(n) => n,
+                None => return self.err(d, m.line, m.column, format!("union tag `{}` is not an integer", p.str(s))),
+            },
+            Some(other) => {
+                let message = format!("union tag must be a number, not {:?}", p.value(other));
+                return self.err(d, m.line, m.column, message);
+            }
+        };
+        *next = tag.saturating_add(1);
+        let Some(tag) = u8::try_from(tag).ok().filter(|&t| t >= 1) else {
+            return self.err(d, m.line, m.column, format!("union tag {tag} is not in 1..=255"));
+        };
+        match tags.get_mut(usize::from(tag)) {
+            Some(taken) if !*taken => *taken = true,
+            _ => return self.err(d, m.line, m.column, format!("enum value already exists: {tag}")),
+        }
+        if names.get(name) == "NONE" {
+            return self.err(d, m.line, m.column, "enum value already exists: NONE");
+        }
+        Ok((tag, name, member))
+    }
+
+    /// The error for a default `v` of field `f` of `d` not of the field's type.
+    #[cold]
+    fn bad_default<T>(&self, d: &Decl, f: &Field, v: Lit) -> Result<T, SchemaError> {
+        let message = format!("default {:?} is not a valid value of the field's type", self.p.value(v));
+        self.err(d, f.line, f.column, message)
     }
 
     /// The default of a scalar field of type `ty` (an enum's underlying type for enums).
+    /// (Inlined in its one caller: a small result returned through memory and read back at
+    /// once stalls the processor.)
+    #[inline(always)]
     fn scalar_default(
         &self,
         types: &Types,
@@ -482,25 +775,23 @@ impl<'a> Resolver<'a> {
         ty: ScalarType,
         enumeration: Option<u16>,
     ) -> Result<Option<ScalarValue>, SchemaError> {
-        let bad = |v: &Value| {
-            Self::err(d, f.line, f.column, format!("default {v:?} is not a valid value of the field's type"))
-        };
-        let Some(v) = &f.default else {
+        let p = self.p;
+        let Some(v) = f.default else {
             if let Some(e) = enumeration.and_then(|e| types.enums.get(usize::from(e))) {
                 if !e.bit_flags && !e.names(0) {
-                    return Self::err(
+                    return self.err(
                         d,
                         f.line,
                         f.column,
-                        format!("default value of `0` for field `{}` is not part of enum `{}`", f.name, e.name),
+                        format!("default value of `0` for field `{}` is not part of enum `{}`", p.str(f.name), e.name),
                     );
                 }
             }
             return Ok(scalar_value(ty, 0));
         };
-        if *v == Value::Ident("null".to_string()) {
-            if attr(&f.attrs, "required").is_some() {
-                return Self::err(d, f.line, f.column, "only non-scalar fields in tables may be 'required'");
+        if matches!(v, Lit::Ident(s) if p.str(s) == "null") {
+            if p.attr(f.attrs, "required").is_some() {
+                return self.err(d, f.line, f.column, "only non-scalar fields in tables may be 'required'");
             }
             return Ok(None);
         }
@@ -510,86 +801,91 @@ impl<'a> Resolver<'a> {
                 e.value_of(short(name)).map(i128::from)
             };
             let n = match v {
-                Value::Num(s) => parse_int(s),
-                Value::Ident(s) => by_name(s),
-                Value::Str(s) if e.bit_flags => {
+                Lit::Num(s) => parse_int(p.str(s)),
+                Lit::Ident(s) => by_name(p.str(s)),
+                Lit::Str(s) if e.bit_flags => {
                     let mut n: Option<i128> = Some(0);
-                    for name in s.split_whitespace() {
+                    for name in p.str(s).split_whitespace() {
                         n = n.zip(by_name(name)).map(|(a, b)| a | b);
                     }
                     n
                 }
-                Value::Str(s) => by_name(s),
+                Lit::Str(s) => by_name(p.str(s)),
             };
-            let Some(n) = n else { return bad(v) };
+            let Some(n) = n else { return self.bad_default(d, f, v) };
             // A ulong enum's values past i64::MAX are stored by their bits.
             let n = if ty == ScalarType::U64 && n < 0 { n.saturating_add(1i128 << 64) } else { n };
             // (A `ulong` enum's values past `i64::MAX` are stored by their bits.)
             let stored = i64::try_from(n).ok().or_else(|| u64::try_from(n).ok().map(|u| u as i64));
             if !e.bit_flags && !stored.is_some_and(|v| e.names(v)) {
-                return Self::err(
+                return self.err(
                     d,
                     f.line,
                     f.column,
-                    format!("default value of `{n}` for field `{}` is not part of enum `{}`", f.name, e.name),
+                    format!("default value of `{n}` for field `{}` is not part of enum `{}`", p.str(f.name), e.name),
                 );
             }
-            return scalar_value(ty, n).map_or_else(|| bad(v), |x| Ok(Some(x)));
+            return match scalar_value(ty, n) {
+                Some(x) => Ok(Some(x)),
+                None => self.bad_default(d, f, v),
+            };
         }
         match ty {
             ScalarType::F32 | ScalarType::F64 => {
                 let x = match v {
-                    Value::Num(s) => s.parse::<f64>().ok().or_else(|| parse_int(s).map(|n| n as f64)),
-                    Value::Ident(s) => match s.to_ascii_lowercase().as_str() {
-                        "inf" | "+inf" | "infinity" | "+infinity" => Some(f64::INFINITY),
-                        "-inf" | "-infinity" => Some(f64::NEG_INFINITY),
-                        "nan" | "+nan" | "-nan" => Some(f64::NAN),
-                        "true" => Some(1.0),
-                        "false" => Some(0.0),
-                        _ => None,
-                    },
-                    Value::Str(_) => None,
+                    Lit::Num(s) => {
+                        let s = p.str(s);
+                        s.parse::<f64>().ok().or_else(|| parse_int(s).map(|n| n as f64))
+                    }
+                    Lit::Ident(s) => float_word(p.str(s)),
+                    Lit::Str(_) => None,
                 };
-                let Some(x) = x else { return bad(v) };
+                let Some(x) = x else { return self.bad_default(d, f, v) };
                 Ok(Some(if ty == ScalarType::F32 { ScalarValue::f32(x as f32) } else { ScalarValue::f64(x) }))
             }
             _ => {
                 let n = match v {
-                    Value::Num(s) => parse_int(s),
-                    Value::Ident(s) if s == "true" => Some(1),
-                    Value::Ident(s) if s == "false" => Some(0),
+                    Lit::Num(s) => parse_int(p.str(s)),
+                    Lit::Ident(s) if p.str(s) == "true" => Some(1),
+                    Lit::Ident(s) if p.str(s) == "false" => Some(0),
                     _ => None,
                 };
-                n.and_then(|n| scalar_value(ty, n)).map_or_else(|| bad(v), |x| Ok(Some(x)))
+                match n.and_then(|n| scalar_value(ty, n)) {
+                    Some(x) => Ok(Some(x)),
+                    None => self.bad_default(d, f, v),
+                }
             }
         }
     }
 
-    fn table(&self, types: &Types, d: &Decl, fields: &[Field]) -> Result<TableDef, SchemaError> {
+    /// Adds the table `d` (named `qualified`) to `types`.
+    fn table(&self, types: &mut Types, d: &Decl, qualified: &str) -> Result<(), SchemaError> {
+        let p = self.p;
+        let fields = p.fields(d.items);
         // Each field's slot: by `id`, or in order; a union takes two (its type first).
-        let with_id = fields.iter().filter(|f| attr(&f.attrs, "id").is_some()).count();
+        let with_id = fields.iter().filter(|f| p.attr(f.attrs, "id").is_some()).count();
         if with_id != 0 && with_id != fields.len() {
-            return Self::err(d, d.line, d.column, "either all fields or no fields must have an 'id' attribute");
+            return self.err(d, d.line, d.column, "either all fields or no fields must have an 'id' attribute");
         }
-        let mut out: Vec<FieldDef> = Vec::new();
-        let mut names: BTreeSet<&str> = BTreeSet::new();
+        let repeat = first_repeat(fields.len(), |i| fields.get(i).map_or("", |f| p.str(f.name)));
+        let mut out: Vec<FieldDef> = Vec::with_capacity(fields.len());
         let mut next_slot: usize = 0;
-        for f in fields {
-            if !names.insert(&f.name) {
-                return Self::err(d, f.line, f.column, format!("field already exists: {}", f.name));
+        for (i, f) in fields.iter().enumerate() {
+            if repeat == Some(i) {
+                return self.err(d, f.line, f.column, format!("field already exists: {}", p.str(f.name)));
             }
             let (ty, scalar_ty, enumeration) = self.field_type(types, d, f)?;
             let is_union = matches!(ty, FieldType::Union(_) | FieldType::UnionVector(_));
-            let slot = match attr(&f.attrs, "id") {
+            let slot = match p.attr(f.attrs, "id") {
                 Some(a) => {
-                    let id = match &a.value {
-                        Some(Value::Num(s)) => parse_int(s).and_then(|n| usize::try_from(n).ok()),
+                    let id = match a.value {
+                        Some(Lit::Num(s)) => parse_int(p.str(s)).and_then(|n| usize::try_from(n).ok()),
                         _ => None,
                     };
                     match id {
                         Some(id) if !is_union || id >= 1 => id,
                         _ => {
-                            return Self::err(
+                            return self.err(
                                 d,
                                 a.line,
                                 a.column,
@@ -605,29 +901,29 @@ impl<'a> Resolver<'a> {
                 }
             };
             if slot >= MAX_SLOTS {
-                return Self::err(
+                return self.err(
                     d,
                     f.line,
                     f.column,
                     format!("field slot {slot}: tables of more than {MAX_SLOTS} slots are not supported"),
                 );
             }
-            let required = attr(&f.attrs, "required").is_some();
+            let required = p.attr(f.attrs, "required").is_some();
             if required && scalar_ty.is_some() {
-                return Self::err(d, f.line, f.column, "only non-scalar fields in tables may be 'required'");
+                return self.err(d, f.line, f.column, "only non-scalar fields in tables may be 'required'");
             }
             let default = match scalar_ty {
                 Some(st) => self.scalar_default(types, d, f, st, enumeration)?,
                 None if f.default.is_some() => {
-                    return Self::err(d, f.line, f.column, "default values are only supported for scalar fields")
+                    return self.err(d, f.line, f.column, "default values are only supported for scalar fields")
                 }
                 None => None,
             };
-            let force_align = match attr(&f.attrs, "force_align") {
+            let force_align = match p.attr(f.attrs, "force_align") {
                 None => 0,
                 Some(a) => {
-                    let n = match &a.value {
-                        Some(Value::Num(s)) => parse_int(s).and_then(|n| u16::try_from(n).ok()),
+                    let n = match a.value {
+                        Some(Lit::Num(s)) => parse_int(p.str(s)).and_then(|n| u16::try_from(n).ok()),
                         _ => None,
                     };
                     match (n, ty) {
@@ -637,7 +933,7 @@ impl<'a> Resolver<'a> {
                             n
                         }
                         _ => {
-                            return Self::err(
+                            return self.err(
                                 d,
                                 a.line,
                                 a.column,
@@ -650,13 +946,13 @@ impl<'a> Resolver<'a> {
                 }
             };
             out.push(FieldDef {
-                name: f.name.clone(),
+                name: p.str(f.name).to_string(),
                 slot: u16::try_from(slot).unwrap_or(u16::MAX),
                 ty,
                 default,
                 required,
-                deprecated: attr(&f.attrs, "deprecated").is_some(),
-                key: attr(&f.attrs, "key").is_some(),
+                deprecated: p.attr(f.attrs, "deprecated").is_some(),
+                key: p.attr(f.attrs, "key").is_some(),
                 force_align,
             });
         }
@@ -671,11 +967,11 @@ impl<'a> Resolver<'a> {
                 match used.get_mut(slot) {
                     Some(u) if !*u => *u = true,
                     _ => {
-                        return Self::err(
+                        return self.err(
                             d,
                             f.line,
                             f.column,
-                            format!("field id {slot} is set twice (field `{}`)", f.name),
+                            format!("field id {slot} is set twice (field `{}`)", p.str(f.name)),
                         )
                     }
                 }
@@ -684,7 +980,7 @@ impl<'a> Resolver<'a> {
         if with_id != 0 {
             let count = used.iter().filter(|&&u| u).count();
             if let Some(gap) = used.iter().take(count).position(|&u| !u) {
-                return Self::err(
+                return self.err(
                     d,
                     d.line,
                     d.column,
@@ -692,23 +988,30 @@ impl<'a> Resolver<'a> {
                 );
             }
         }
-        out.sort_by_key(|f| f.slot);
-        Ok(TableDef { name: qualified(&d.namespace, &d.name), fields: out })
+        // Slots are mostly in field order already (always, without ids).
+        if !out.is_sorted_by_key(|f| f.slot) {
+            out.sort_by_key(|f| f.slot);
+        }
+        types.tables.push(TableDef { name: qualified.to_string(), fields: out });
+        Ok(())
     }
 
     /// A table field's type, its scalar type (for scalars and enums), and its enum.
+    #[inline(always)]
     fn field_type(
         &self,
         types: &Types,
         d: &Decl,
         f: &Field,
     ) -> Result<(FieldType, Option<ScalarType>, Option<u16>), SchemaError> {
+        let p = self.p;
         let undefined = |name: &str| {
-            Self::err(d, f.line, f.column, format!("type referenced but not defined (check namespace): {name}"))
+            self.err(d, f.line, f.column, format!("type referenced but not defined (check namespace): {name}"))
         };
-        let named = |name: &str| self.lookup(&d.namespace, name);
-        match &f.ty {
+        let named = |name: &str| self.lookup(p.str(d.namespace), name);
+        match f.ty {
             Type::Named(name) => {
+                let name = p.str(name);
                 if let Some(s) = scalar(name) {
                     return Ok((FieldType::Scalar(s), Some(s), None));
                 }
@@ -726,22 +1029,20 @@ impl<'a> Resolver<'a> {
                     None => undefined(name),
                 }
             }
-            Type::Array(..) => Self::err(d, f.line, f.column, "fixed-length array in table must be wrapped in struct"),
-            Type::Vector(inner) => {
-                let Type::Named(name) = inner.as_ref() else {
-                    return Self::err(d, f.line, f.column, "nested vectors and arrays are not allowed");
-                };
-                if let Some(nested) = attr(&f.attrs, "nested_flatbuffer") {
-                    let root = match &nested.value {
-                        Some(Value::Str(s) | Value::Ident(s)) => named(s),
+            Type::Array(..) => self.err(d, f.line, f.column, "fixed-length array in table must be wrapped in struct"),
+            Type::Vector(name) => {
+                let name = p.str(name);
+                if let Some(nested) = p.attr(f.attrs, "nested_flatbuffer") {
+                    let root = match nested.value {
+                        Some(Lit::Str(s) | Lit::Ident(s)) => named(p.str(s)),
                         _ => None,
                     };
                     return match (scalar(name), root) {
                         (Some(ScalarType::U8), Some(Named::Table(t))) => Ok((FieldType::Nested(t), None, None)),
                         (Some(ScalarType::U8), _) => {
-                            Self::err(d, nested.line, nested.column, "nested_flatbuffer attribute must name a table")
+                            self.err(d, nested.line, nested.column, "nested_flatbuffer attribute must name a table")
                         }
-                        _ => Self::err(
+                        _ => self.err(
                             d,
                             nested.line,
                             nested.column,

@@ -310,7 +310,8 @@ impl DynValue<'_, '_> {
 }
 
 fn union_value<'s, 'b>(schema: &'s Schema, u: u16, tag: u8, buf: &'b [u8], pos: Option<usize>) -> DynUnion<'s, 'b> {
-    let member = schema.types.unions.get(usize::from(u)).and_then(|u| u.members.iter().find(|(t, _, _)| *t == tag));
+    let union = schema.types.unions.get(usize::from(u));
+    let member = union.and_then(|u| u.members.iter().find(|(t, _, _)| *t == tag));
     let resolved = match (member, pos) {
         (Some((_, _, Member::Table(ty))), Some(pos)) => {
             Table::verified(buf, pos).map(|t| Resolved::Table(DynTable::new(schema, t, *ty)))
@@ -324,7 +325,8 @@ fn union_value<'s, 'b>(schema: &'s Schema, u: u16, tag: u8, buf: &'b [u8], pos: 
         (Some((_, _, Member::String)), Some(pos)) => wire::verified_str(buf, pos).map(Resolved::String),
         _ => None,
     };
-    DynUnion { tag, name: member.map(|(_, name, _)| name.as_str()), resolved }
+    let name = union.zip(member).map(|(u, (_, name, _))| u.member_name(*name));
+    DynUnion { tag, name, resolved }
 }
 
 fn enum_name(schema: &Schema, e: u16, value: ScalarValue) -> Option<&str> {
