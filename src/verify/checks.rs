@@ -95,24 +95,42 @@ impl<'b> Verifier<'b> {
             self.enter_table::<UNIONS, { cfg!(feature = "specialize") }>(schema, pos, table, fields, first)?;
         // The inline bytes are checked; follow the offset fields (they come after the inline).
         let offsets = fields.get(inline..).unwrap_or(&[]);
+        // One call of `step` (which inlines much), so that the frame of this recursive
+        // function holds one copy of its locals (debug builds do not share stack slots).
         #[cfg(feature = "specialize")]
-        if fields.len() <= FOLLOW_BITS {
-            // Only the fields the vtable gives or whose absence needs a look: bit `i` for
-            // field `i`, the offset fields' bits after the inline ones'.
+        {
+            // The fields the vtable gives or whose absence needs a look: bit `i` for field
+            // `i`, the offset fields' bits after the inline ones'; every field of a table
+            // with more fields than the bits cover.
+            let by_bits = fields.len() <= FOLLOW_BITS;
             let mut left = follow.checked_shr(u32::try_from(inline).unwrap_or(u32::MAX)).unwrap_or(0);
-            while left != 0 {
-                let i = left.trailing_zeros() as usize;
-                left &= left.wrapping_sub(1);
+            let mut next = 0usize;
+            loop {
+                let i = if by_bits {
+                    if left == 0 {
+                        break;
+                    }
+                    let i = left.trailing_zeros() as usize;
+                    left &= left.wrapping_sub(1);
+                    i
+                } else {
+                    if next >= offsets.len() {
+                        break;
+                    }
+                    next = next.wrapping_add(1);
+                    next.wrapping_sub(1)
+                };
                 if let Some(&field) = offsets.get(i) {
                     self.step::<UNIONS>(schema, &t, field, first.wrapping_add(inline).wrapping_add(i), None)?;
                 }
             }
-            self.depth_left = self.depth_left.saturating_add(1);
-            return Ok(());
         }
-        let _ = follow;
-        for (i, &field) in offsets.iter().enumerate() {
-            self.step::<UNIONS>(schema, &t, field, first.wrapping_add(inline).wrapping_add(i), None)?;
+        #[cfg(not(feature = "specialize"))]
+        {
+            let _ = follow;
+            for (i, &field) in offsets.iter().enumerate() {
+                self.step::<UNIONS>(schema, &t, field, first.wrapping_add(inline).wrapping_add(i), None)?;
+            }
         }
         self.depth_left = self.depth_left.saturating_add(1);
         Ok(())
