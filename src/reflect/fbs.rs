@@ -1,6 +1,12 @@
 //! The `.fbs` reader: a lexer and a parser into a schema model that keeps every declaration in
 //! order, with its file, line, column and the comments written just above it.
 //!
+//! The parser reads into a flat form ([`flat::Parsed`]), which the resolver reads as it is:
+//! names and literals are ranges of the text read and each kind of item is in one vector, so
+//! reading a schema allocates a few buffers rather than a string per name. [`parse_with`] gives
+//! the public [`Schema`] made from it. Tokens are read as the parser goes, and where it expects
+//! a name or punctuation it looks at the text for just that.
+//!
 //! Every function here returns a [`SchemaError`] (file, line, column, message) on malformed
 //! input; none panics, and the work and memory are linear in the text read. Includes are read
 //! through a caller's loader, at most [`MAX_INCLUDE_DEPTH`] deep and each file once.
@@ -475,9 +481,10 @@ fn unescape(raw: &str, escaped: bool) -> Cow<'_, str> {
 
 // ---- the flat form ----------------------------------------------------------------------------
 
-/// A parsed schema as the resolver reads it: every name and literal in one text, every list in
-/// one vector, so that parsing allocates a few growing buffers rather than a string per name.
-/// [`Parsed::into_schema`] turns it into the public [`Schema`].
+/// A parsed schema as the resolver reads it: every name and literal a range of the text read
+/// (the main file's as it is, the others' and the few names not written as they are kept
+/// copied), every list in one vector, so that parsing allocates a few growing buffers rather
+/// than a string per name. [`Parsed::into_schema`] turns it into the public [`Schema`].
 pub(crate) mod flat {
     use super::{Attr as PubAttr, Body, Decl as PubDecl, Field as PubField, Schema, Type as PubType, Value};
     use super::{EnumVal as PubEnumVal, UnionMember};
@@ -853,8 +860,13 @@ pub(crate) mod flat {
             self.members.get(run.start..run.end).unwrap_or(&[])
         }
 
-        /// The attribute named `name` among `run`, if any.
+        /// The attribute named `name` among `run`, if any. (Asked several times of every
+        /// field, most of which have no attributes: that answer is quick.)
+        #[inline]
         pub fn attr(&self, run: Run, name: &str) -> Option<&Attr> {
+            if run.start == run.end {
+                return None;
+            }
             self.attrs(run).iter().find(|a| self.str(a.name) == name)
         }
 
@@ -1598,7 +1610,7 @@ impl<'s> Parser<'s> {
     /// first item of the line only, then a comment trailing on `line` itself.
     fn docs(&mut self, to: &mut flat::Parsed, line: usize) -> flat::Run {
         if self.comments.is_empty() {
-            return to.push_docs(core::iter::empty());
+            return flat::Run::default();
         }
         let mut out = Vec::new();
         let first_on_line = self.docs_taken != line;
@@ -1942,9 +1954,32 @@ mod tests {
             ),
             ("tabel T {}", "t.fbs:1:1: unknown declaration `tabel`"),
             ("include \"x.fbs\";", "x.fbs: cannot read x.fbs: not in memory\n  (included from t.fbs:1:1)"),
+            // A malformed token comes first, wherever it is: before a parse error above it, and
+            // before an include is read.
+            ("table T { a int; }\n  @", "t.fbs:2:3: unexpected character '@'"),
+            ("include \"x.fbs\";\n\"open", "t.fbs:2:1: unterminated string"),
+            // Columns count characters, past strings and comments holding more than ASCII.
+            ("/* é */ table T { s: string = \"ü\" @ }", "t.fbs:1:35: unexpected character '@'"),
         ];
         for (src, want) in cases {
             assert_eq!(parse_str(src, "t.fbs").unwrap_err().to_string(), *want, "for {src:?}");
+        }
+    }
+
+    #[test]
+    fn word_at_a_time_scans_agree_with_byte_by_byte_ones() {
+        // Every byte value at every place of an eight-byte word, then one more byte.
+        for b in 0..=255u8 {
+            for at in 0..8 {
+                let mut name = [b'a'; 9];
+                name[at] = b;
+                name[8] = b' ';
+                let want = if b.is_ascii_alphanumeric() || b == b'_' { 8 } else { at };
+                assert_eq!(name_end(&name, 0), want, "byte {b:#x} at {at}");
+                let mut line = [b'x'; 9];
+                line[at] = b;
+                assert_eq!(find_newline(&line), line.iter().position(|&c| c == b'\n'), "byte {b:#x} at {at}");
+            }
         }
     }
 

@@ -3,8 +3,9 @@
 //! assigned (`id` included), defaults parsed, each by flatc's rules and with flatc's refusals.
 //!
 //! Every loop here is over the declarations, fields or values read, and no step recurses, so
-//! resolving is linear in the schema text whatever it holds (sorting aside: repeated names are
-//! found by sorting, and names are looked up by binary search).
+//! resolving is linear in the schema text whatever it holds (sorting aside). Names are looked up
+//! and checked for repeats in hash tables that give up after a few probes, falling back on a
+//! binary search or a sort: no choice of names makes it quadratic.
 
 use super::fbs::flat::{self, Decl, Field, Kind, Lit, Parsed, Type};
 use super::fbs::{SchemaError, KNOWN_ATTRIBUTES, KNOWN_ATTRIBUTE_PREFIXES};
