@@ -1,7 +1,7 @@
 //! The `.fbs` reader: a lexer and a parser into a schema model that keeps every declaration in
 //! order, with its file, line, column and the comments written just above it.
 //!
-//! The parser reads into a flat form ([`flat::Parsed`]), which the resolver reads as it is:
+//! The parser reads into a flat form (`flat::Parsed`), which the resolver reads as it is:
 //! names and literals are ranges of the text read and each kind of item is in one vector, so
 //! reading a schema allocates a few buffers rather than a string per name. [`parse_with`] gives
 //! the public [`Schema`] made from it. Tokens are read as the parser goes, and where it expects
