@@ -2,13 +2,16 @@
 //!
 //! The inline check of a table depends only on its vtable, its table type and its position
 //! modulo its widest field alignment, and writers share vtables between many tables. With the
-//! `specialize` feature (speed first) the verifier remembers the last (vtable, table type,
-//! position modulo 8) checked in each of 32 entries; without it (flash first) the cache is
-//! empty and zero-sized, so firmware pays neither its code nor its 384 bytes of stack.
+//! `specialize` feature (speed first) the verifier remembers the two last (vtable, table type,
+//! position modulo 8) checked in each of 16 sets (two ways a set, so two keys that hash alike,
+//! such as the vtables of two kinds of operator taking turns, do not evict each other); without
+//! it (flash first) the cache is empty and zero-sized, so firmware pays neither its code nor
+//! its 384 bytes of stack.
 //!
-//! Each entry also keeps which of the table's fields the interpreter must follow: those the
-//! vtable gives and those whose absence needs a look, one bit per field. They too depend only
-//! on the vtable and the table type, so [`super::Verifier::interpret`] walks just those bits.
+//! Each entry also keeps which of the table's offset fields the interpreter must follow, one
+//! bit per field: those the vtable gives, the required ones, and unions whose type the vtable
+//! gives. They too depend only on the vtable and the table type, so
+//! [`super::Verifier::interpret`] walks just those bits.
 
 use super::layout::FieldLayout;
 
@@ -74,16 +77,20 @@ impl InlineCache {
         }
     }
 
-    /// The fields to follow that were remembered with `key` (bit `i` for field `i`), if it was.
+    /// The fields to follow that were remembered with `key` (bit `i` for offset field `i`), if
+    /// it was.
     #[inline(always)]
     pub(crate) fn fields_to_follow(&self, key: Key) -> Option<u32> {
         #[cfg(feature = "specialize")]
         {
-            let e = Self::entry(key);
-            match (self.entries.get(e), self.follow.get(e)) {
-                (Some(&k), Some(&follow)) if k == key.0 => Some(follow),
-                _ => None,
-            }
+            // The set's first way holds its newer key.
+            let e = Self::set(key);
+            let way = match self.entries.get(e..e.wrapping_add(2)) {
+                Some(&[first, _]) if first == key.0 => e,
+                Some(&[_, second]) if second == key.0 => e.wrapping_add(1),
+                _ => return None,
+            };
+            self.follow.get(way).copied()
         }
         #[cfg(not(feature = "specialize"))]
         {
@@ -92,15 +99,24 @@ impl InlineCache {
         }
     }
 
-    /// Remembers `key` and its fields to follow, replacing what its entry held.
+    /// Remembers `key` and its fields to follow in the first way of its set, moving the key
+    /// that was there to the second (whose key is forgotten).
     #[inline(always)]
     pub(crate) fn insert(&mut self, key: Key, follow: u32) {
         #[cfg(feature = "specialize")]
         {
-            let e = Self::entry(key);
-            if let (Some(k), Some(f)) = (self.entries.get_mut(e), self.follow.get_mut(e)) {
-                *k = key.0;
-                *f = follow;
+            let e = Self::set(key);
+            if let Some([first, second]) =
+                self.entries.get_mut(e..e.wrapping_add(2)).and_then(|w| <&mut [_; 2]>::try_from(w).ok())
+            {
+                *second = *first;
+                *first = key.0;
+            }
+            if let Some([first, second]) =
+                self.follow.get_mut(e..e.wrapping_add(2)).and_then(|w| <&mut [_; 2]>::try_from(w).ok())
+            {
+                *second = *first;
+                *first = follow;
             }
         }
         #[cfg(not(feature = "specialize"))]
@@ -113,10 +129,47 @@ impl InlineCache {
         *self = Self::new();
     }
 
+    /// The first entry of `key`'s set (an even index).
     #[cfg(feature = "specialize")]
     #[inline(always)]
-    fn entry(key: Key) -> usize {
-        // The top 5 bits of a multiplicative hash pick one of the 32 entries.
-        (key.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 59) as usize
+    fn set(key: Key) -> usize {
+        // The top 4 bits of a multiplicative hash pick one of the 16 sets.
+        ((key.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize) << 1
+    }
+}
+
+#[cfg(all(test, feature = "specialize"))]
+mod tests {
+    use super::{InlineCache, Key};
+
+    /// Keys (vtable positions of table type 1) that fall in the same set as the first.
+    fn same_set(n: usize) -> std::vec::Vec<Key> {
+        let key = |vt| InlineCache::key(vt, 1, 0, &[], Some(3), true, true);
+        let first = key(4).map(InlineCache::set);
+        (1..).filter_map(|i| key(i * 4)).filter(|&k| Some(InlineCache::set(k)) == first).take(n).collect()
+    }
+
+    #[test]
+    fn two_keys_of_one_set_take_turns_without_evicting_each_other() {
+        let [a, b] = same_set(2)[..] else { panic!("two keys of one set") };
+        let mut cache = InlineCache::new();
+        cache.insert(a, 0b01);
+        cache.insert(b, 0b10);
+        for _ in 0..3 {
+            assert_eq!(cache.fields_to_follow(a), Some(0b01));
+            assert_eq!(cache.fields_to_follow(b), Some(0b10));
+        }
+    }
+
+    #[test]
+    fn a_third_key_of_a_set_evicts_the_older_of_two() {
+        let [a, b, c] = same_set(3)[..] else { panic!("three keys of one set") };
+        let mut cache = InlineCache::new();
+        cache.insert(a, 1);
+        cache.insert(b, 2);
+        cache.insert(c, 3);
+        assert_eq!(cache.fields_to_follow(a), None);
+        assert_eq!(cache.fields_to_follow(b), Some(2));
+        assert_eq!(cache.fields_to_follow(c), Some(3));
     }
 }
