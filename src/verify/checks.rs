@@ -49,8 +49,8 @@ const TAG_STRING: u32 = 3 << 16;
 const TAG_STRING_VECTOR: u32 = 4 << 16;
 const TAG_UNION_VECTOR: u32 = 5 << 16;
 
-/// How many fields of a table the fields-to-follow bits cover: tables with more are walked
-/// field by field.
+/// How many offset fields of a table the fields-to-follow bits cover: tables with more are
+/// walked field by field.
 #[cfg(feature = "specialize")]
 const FOLLOW_BITS: usize = 32;
 
@@ -95,15 +95,15 @@ impl<'b> Verifier<'b> {
             self.enter_table::<UNIONS, { cfg!(feature = "specialize") }>(schema, pos, table, fields, first)?;
         // The inline bytes are checked; follow the offset fields (they come after the inline).
         let offsets = fields.get(inline..).unwrap_or(&[]);
-        // One call of `step` (which inlines much), so that the frame of this recursive
-        // function holds one copy of its locals (debug builds do not share stack slots).
+        // One call of the field's check (which inlines much), so that the frame of this
+        // recursive function holds one copy of its locals (debug builds do not share stack
+        // slots).
         #[cfg(feature = "specialize")]
         {
-            // The fields the vtable gives or whose absence needs a look: bit `i` for field
-            // `i`, the offset fields' bits after the inline ones'; every field of a table
-            // with more fields than the bits cover.
-            let by_bits = fields.len() <= FOLLOW_BITS;
-            let mut left = follow.checked_shr(u32::try_from(inline).unwrap_or(u32::MAX)).unwrap_or(0);
+            // The offset fields to follow (bit `i` for offset field `i`); every offset field of
+            // a table with more than the bits cover.
+            let by_bits = offsets.len() <= FOLLOW_BITS;
+            let mut left = follow;
             let mut next = 0usize;
             loop {
                 let i = if by_bits {
@@ -121,7 +121,7 @@ impl<'b> Verifier<'b> {
                     next.wrapping_sub(1)
                 };
                 if let Some(&field) = offsets.get(i) {
-                    self.step::<UNIONS>(schema, &t, field, first.wrapping_add(inline).wrapping_add(i), None)?;
+                    self.offset_field::<UNIONS>(schema, &t, field, first.wrapping_add(inline).wrapping_add(i))?;
                 }
             }
         }
@@ -200,15 +200,57 @@ impl<'b> Verifier<'b> {
         }
     }
 
+    /// [`Verifier::step`] for offset field `field` of `t` (field `index` of `schema`) as the
+    /// interpreter's walk meets it: a present field that is not a union is followed here, the
+    /// rest (a union, or an absent field that is required or a union with its type) out of
+    /// line. A field the vtable leaves out whose absence needs no look never gets here.
+    #[cfg(feature = "specialize")]
+    #[inline(always)]
+    fn offset_field<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        t: &TableCheck<'_>,
+        field: FieldLayout,
+        index: usize,
+    ) -> VResult {
+        let v = t.voffset(usize::from(field.slot()));
+        let checked = if v == 0 || (UNIONS && field.is_union()) {
+            self.union_or_absent::<UNIONS>(schema, t, field)
+        } else {
+            self.follow::<UNIONS>(schema, field, t.pos.wrapping_add(v), None)
+        };
+        match checked {
+            Ok(()) => Ok(()),
+            Err(_) => Err(self.unwind_field(schema, index)),
+        }
+    }
+
+    /// A union field of `t`, or an absent one: [`Verifier::offset_field`]'s rarer cases.
+    #[cfg(feature = "specialize")]
+    #[inline(never)]
+    fn union_or_absent<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        t: &TableCheck<'_>,
+        field: FieldLayout,
+    ) -> VResult {
+        if UNIONS && field.is_union() {
+            self.union_field::<UNIONS>(schema, t, field)
+        } else {
+            self.absent(t, field)
+        }
+    }
+
     /// Checks the table header at `pos` (its soffset, vtable and inline size) and the limits,
     /// charges it, checks the inline bytes of its `fields` (the fields of table type `table`,
     /// `first` in the schema's list) and enters it (the caller leaves it).
     ///
     /// The inline check is remembered in the [`InlineCache`] (a table whose present fields
     /// need more than 8-byte alignment is checked each time), with the fields to follow: bit
-    /// `i` for field `i` (of the first [`FOLLOW_BITS`]) when it holds an offset and the vtable
-    /// gives it or its absence needs a look, which is what this returns with the table when
-    /// `FOLLOW` (the interpreter's walk; specialized code has its own steps and leaves it out).
+    /// `i` for offset field `i` (of the first [`FOLLOW_BITS`]) when the vtable gives it, it is
+    /// required, or it is a union whose type the vtable gives, which is what this returns with
+    /// the table when `FOLLOW` (the interpreter's walk; specialized code has its own steps and
+    /// leaves it out).
     #[inline(always)]
     fn enter_table<const UNIONS: bool, const FOLLOW: bool>(
         &mut self,
@@ -278,11 +320,18 @@ impl<'b> Verifier<'b> {
     ) -> VResult<(usize, u32)> {
         let mut widest = 0;
         let mut follow = 0u32;
+        // The bit of the next offset field (0 past the bits: offset fields follow the inline).
+        let mut bit = 1u32;
         for (i, &f) in fields.iter().enumerate() {
             let slot = usize::from(f.slot());
             let v = t.voffset(slot);
-            if FOLLOW && !f.is_inline() && (v != 0 || f.absence_matters()) {
-                follow |= 1u32.checked_shl(u32::try_from(i).unwrap_or(u32::MAX)).unwrap_or(0);
+            if FOLLOW && !f.is_inline() {
+                // A union's absence needs a look only when its type is there.
+                let typed = UNIONS && f.is_union() && t.voffset(slot.wrapping_sub(1)) != 0;
+                if v != 0 || f.required() || typed {
+                    follow |= bit;
+                }
+                bit = bit.wrapping_shl(1);
             }
             let (size, mask) = if f.is_inline() { (usize::from(f.arg()), f.align_mask()) } else { (4, 3) };
             let mut fault = match v {
