@@ -146,7 +146,7 @@ mod tests {
     fn same_set(n: usize) -> std::vec::Vec<Key> {
         let key = |vt| InlineCache::key(vt, 1, 0, &[], Some(3), true, true);
         let first = key(4).map(InlineCache::set);
-        (1..).filter_map(|i| key(i * 4)).filter(|&k| Some(InlineCache::set(k)) == first).take(n).collect()
+        (4..).step_by(4).filter_map(key).filter(|&k| Some(InlineCache::set(k)) == first).take(n).collect()
     }
 
     #[test]
