@@ -214,10 +214,13 @@ impl<'b> Verifier<'b> {
         index: usize,
     ) -> VResult {
         let v = t.voffset(usize::from(field.slot()));
-        let checked = if v == 0 || (UNIONS && field.is_union()) {
-            self.union_or_absent::<UNIONS>(schema, t, field)
-        } else {
-            self.follow::<UNIONS>(schema, field, t.pos.wrapping_add(v), None)
+        let checked = match field.kind() {
+            _ if v == 0 => self.union_or_absent::<UNIONS>(schema, t, field),
+            FieldKind::Union | FieldKind::UnionVector if UNIONS => self.union_or_absent::<UNIONS>(schema, t, field),
+            kind => match self.deref(t.pos.wrapping_add(v)) {
+                Ok(target) => self.follow_kind::<UNIONS>(schema, field, kind, target),
+                Err(fail) => Err(fail),
+            },
         };
         match checked {
             Ok(()) => Ok(()),
@@ -250,7 +253,8 @@ impl<'b> Verifier<'b> {
     /// `i` for offset field `i` (of the first [`FOLLOW_BITS`]) when the vtable gives it, it is
     /// required, or it is a union whose type the vtable gives, which is what this returns with
     /// the table when `FOLLOW` (the interpreter's walk; specialized code has its own steps and
-    /// leaves it out).
+    /// leaves it out). A remembered vtable's own checks (its alignment, lengths and slots) are
+    /// not made again.
     #[inline(always)]
     fn enter_table<const UNIONS: bool, const FOLLOW: bool>(
         &mut self,
@@ -273,11 +277,6 @@ impl<'b> Verifier<'b> {
         let Some(slots) = vt.checked_add(vt_len).and_then(|end| self.buf.get(vt.wrapping_add(4)..end)) else {
             return Err(self.fail(ErrorKind::BadVtable, vt));
         };
-        self.aligned(vt, 2)?;
-        if vt_len < 4 || !vt_len.is_multiple_of(2) || inline_len < 4 {
-            return Err(self.fail(ErrorKind::BadVtable, vt));
-        }
-        self.check_range(pos, inline_len)?;
         let t = TableCheck { pos, inline_len, slots };
         #[cfg(feature = "alloc")]
         let widest = schema.widest.get(usize::from(table)).copied();
@@ -285,8 +284,17 @@ impl<'b> Verifier<'b> {
         let widest = None;
         let key = InlineCache::key(vt, table, pos, fields, widest, self.check_alignment, FOLLOW);
         let follow = match key.and_then(|k| self.inline_checked.fields_to_follow(k)) {
-            Some(follow) => follow,
+            // The vtable at `vt` passed its own checks when this was remembered.
+            Some(follow) => {
+                self.check_range(pos, inline_len)?;
+                follow
+            }
             None => {
+                self.aligned(vt, 2)?;
+                if vt_len < 4 || !vt_len.is_multiple_of(2) || inline_len < 4 {
+                    return Err(self.fail(ErrorKind::BadVtable, vt));
+                }
+                self.check_range(pos, inline_len)?;
                 let (widest, follow) = self.check_inline::<UNIONS, FOLLOW>(schema, &t, fields, first)?;
                 if let (Some(k), true) = (key, widest < 8) {
                     self.inline_checked.insert(k, follow);
@@ -605,7 +613,8 @@ impl<'b> Verifier<'b> {
     }
 
     /// Verifies each element of the vector of offsets at `pos`, which holds `elements`; returns
-    /// its length. One loop for every kind of element, so compact builds hold one copy.
+    /// its length. Compact builds hold one loop for every kind of element; fast ones a loop for
+    /// each kind.
     #[cfg_attr(feature = "specialize", inline(always))]
     #[cfg_attr(not(feature = "specialize"), inline(never))]
     fn offset_vector<const UNIONS: bool>(
@@ -624,6 +633,20 @@ impl<'b> Verifier<'b> {
             return Ok(len);
         }
         self.charge(len, pos)?;
+        // Speed first: a loop for each kind of element, so no element asks what kind it is
+        // (the interpreter's `elements` is no constant).
+        #[cfg(feature = "specialize")]
+        match elements {
+            Elements::TablesWith(_, entry) => self.offset_elements(pos, len, |v, _, target| entry(v, target)),
+            Elements::Tables(table) => {
+                self.offset_elements(pos, len, |v, _, target| v.table::<UNIONS>(schema, table, target))
+            }
+            Elements::Strings => self.offset_elements(pos, len, |v, _, target| v.string(target)),
+            Elements::Unions(..) => {
+                self.offset_elements(pos, len, |v, i, target| v.element::<UNIONS>(schema, elements, i, target))
+            }
+        }
+        #[cfg(not(feature = "specialize"))]
         self.offset_elements(pos, len, |v, i, target| v.element::<UNIONS>(schema, elements, i, target))
     }
 
