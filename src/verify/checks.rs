@@ -202,8 +202,8 @@ impl<'b> Verifier<'b> {
 
     /// [`Verifier::step`] for offset field `field` of `t` (field `index` of `schema`) as the
     /// interpreter's walk meets it: a present field that is not a union is followed here, the
-    /// rest (a union, or an absent field that is required or a union with its type) out of
-    /// line. A field the vtable leaves out whose absence needs no look never gets here.
+    /// rest (a union, or an absent field) out of line. Only tables with more offset fields than
+    /// the fields-to-follow bits cover bring absent fields whose absence needs no look.
     #[cfg(feature = "specialize")]
     #[inline(always)]
     fn offset_field<const UNIONS: bool>(
