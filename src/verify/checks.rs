@@ -228,7 +228,8 @@ impl<'b> Verifier<'b> {
         }
     }
 
-    /// A union field of `t`, or an absent one: [`Verifier::offset_field`]'s rarer cases.
+    /// A union field of `t`, or an absent one: [`Verifier::offset_field`]'s rarer cases, which
+    /// [`Verifier::absent_field`] checks (a union whether or not its value is there).
     #[cfg(feature = "specialize")]
     #[inline(never)]
     fn union_or_absent<const UNIONS: bool>(
@@ -237,11 +238,7 @@ impl<'b> Verifier<'b> {
         t: &TableCheck<'_>,
         field: FieldLayout,
     ) -> VResult {
-        if UNIONS && field.is_union() {
-            self.union_field::<UNIONS>(schema, t, field)
-        } else {
-            self.absent(t, field)
-        }
+        self.absent_field::<UNIONS>(schema, t, field)
     }
 
     /// Checks the table header at `pos` (its soffset, vtable and inline size) and the limits,
