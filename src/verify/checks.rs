@@ -11,12 +11,11 @@ use super::{utf8, VResult, Verifier};
 use crate::error::ErrorKind;
 use crate::wire;
 
-/// A table being verified: its position, inline size and its vtable's field offsets.
+/// A table being verified: its position and its vtable's field offsets.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct TableCheck<'b> {
     pos: usize,
-    inline_len: usize,
     slots: &'b [u8],
 }
 
@@ -95,34 +94,25 @@ impl<'b> Verifier<'b> {
             self.enter_table::<UNIONS, { cfg!(feature = "specialize") }>(schema, pos, table, fields, first)?;
         // The inline bytes are checked; follow the offset fields (they come after the inline).
         let offsets = fields.get(inline..).unwrap_or(&[]);
-        // One call of the field's check (which inlines much), so that the frame of this
-        // recursive function holds one copy of its locals (debug builds do not share stack
-        // slots).
+        // One call of the field's check (which inlines much) in this recursive function, so
+        // that its frame holds one copy of its locals (debug builds do not share stack slots);
+        // tables wider than the bits take another function's.
         #[cfg(feature = "specialize")]
         {
-            // The offset fields to follow (bit `i` for offset field `i`); every offset field of
-            // a table with more than the bits cover.
-            let by_bits = offsets.len() <= FOLLOW_BITS;
-            let mut left = follow;
-            let mut next = 0usize;
-            loop {
-                let i = if by_bits {
-                    if left == 0 {
-                        break;
-                    }
+            // The offset fields to follow: bit `i` for offset field `i`, or every offset field
+            // of a table with more than the bits cover.
+            let base = first.wrapping_add(inline);
+            if offsets.len() <= FOLLOW_BITS {
+                let mut left = follow;
+                while left != 0 {
                     let i = left.trailing_zeros() as usize;
                     left &= left.wrapping_sub(1);
-                    i
-                } else {
-                    if next >= offsets.len() {
-                        break;
+                    if let Some(&field) = offsets.get(i) {
+                        self.offset_field::<UNIONS>(schema, t.pos, t.slots, field, base.wrapping_add(i))?;
                     }
-                    next = next.wrapping_add(1);
-                    next.wrapping_sub(1)
-                };
-                if let Some(&field) = offsets.get(i) {
-                    self.offset_field::<UNIONS>(schema, &t, field, first.wrapping_add(inline).wrapping_add(i))?;
                 }
+            } else {
+                self.every_offset_field::<UNIONS>(schema, t.pos, t.slots, offsets, base)?;
             }
         }
         #[cfg(not(feature = "specialize"))]
@@ -200,27 +190,66 @@ impl<'b> Verifier<'b> {
         }
     }
 
-    /// [`Verifier::step`] for offset field `field` of `t` (field `index` of `schema`) as the
-    /// interpreter's walk meets it: a present field that is not a union is followed here, the
-    /// rest (a union, or an absent field) out of line. Only tables with more offset fields than
-    /// the fields-to-follow bits cover bring absent fields whose absence needs no look.
+    /// Each of `offsets`, the offset fields of `t` (the first is field `base` of `schema`), by
+    /// [`Verifier::offset_field`]: the walk of a table wider than the fields-to-follow bits.
+    #[cfg(feature = "specialize")]
+    #[inline(never)]
+    fn every_offset_field<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        pos: usize,
+        slots: &[u8],
+        offsets: &[FieldLayout],
+        base: usize,
+    ) -> VResult {
+        for (i, &field) in offsets.iter().enumerate() {
+            self.offset_field::<UNIONS>(schema, pos, slots, field, base.wrapping_add(i))?;
+        }
+        Ok(())
+    }
+
+    /// [`Verifier::step`] for offset field `field` (field `index` of `schema`) of the table at
+    /// `pos` whose vtable slots are `slots`, as the interpreter's walk meets it: a present
+    /// field that is not a union is followed here, the rest (a union, or an absent field) out
+    /// of line.
     #[cfg(feature = "specialize")]
     #[inline(always)]
     fn offset_field<const UNIONS: bool>(
         &mut self,
         schema: &SchemaLayout<'_>,
-        t: &TableCheck<'_>,
+        pos: usize,
+        slots: &[u8],
         field: FieldLayout,
         index: usize,
     ) -> VResult {
-        let v = t.voffset(usize::from(field.slot()));
+        let v = wire::voffset(slots, usize::from(field.slot()));
+        let at = pos.wrapping_add(v);
         let checked = match field.kind() {
-            _ if v == 0 => self.union_or_absent::<UNIONS>(schema, t, field),
-            FieldKind::Union | FieldKind::UnionVector if UNIONS => self.union_or_absent::<UNIONS>(schema, t, field),
-            kind => match self.deref(t.pos.wrapping_add(v)) {
-                Ok(target) => self.follow_kind::<UNIONS>(schema, field, kind, target),
+            _ if v == 0 => self.union_or_absent::<UNIONS>(schema, pos, slots, field),
+            FieldKind::String => match self.deref(at) {
+                Ok(target) => self.string(target),
                 Err(fail) => Err(fail),
             },
+            FieldKind::Table => match self.deref(at) {
+                Ok(target) => self.table::<UNIONS>(schema, field.arg(), target),
+                Err(fail) => Err(fail),
+            },
+            FieldKind::Vector => match self.deref(at) {
+                Ok(target) => self.follow_kind::<UNIONS>(schema, field, FieldKind::Vector, target),
+                Err(fail) => Err(fail),
+            },
+            FieldKind::StringVector => match self.deref(at) {
+                Ok(target) => self.offset_vector::<UNIONS>(schema, target, Elements::Strings).map(drop),
+                Err(fail) => Err(fail),
+            },
+            FieldKind::TableVector => match self.deref(at) {
+                Ok(target) => self.offset_vector::<UNIONS>(schema, target, Elements::Tables(field.arg())).map(drop),
+                Err(fail) => Err(fail),
+            },
+            FieldKind::Union | FieldKind::UnionVector if UNIONS => {
+                self.union_or_absent::<UNIONS>(schema, pos, slots, field)
+            }
+            FieldKind::Inline | FieldKind::Union | FieldKind::UnionVector => Ok(()),
         };
         match checked {
             Ok(()) => Ok(()),
@@ -228,17 +257,20 @@ impl<'b> Verifier<'b> {
         }
     }
 
-    /// A union field of `t`, or an absent one: [`Verifier::offset_field`]'s rarer cases, which
-    /// [`Verifier::absent_field`] checks (a union whether or not its value is there).
+    /// A union field of the table at `pos` (vtable slots `slots`), or an absent one:
+    /// [`Verifier::offset_field`]'s rarer cases, which [`Verifier::absent_field`] checks (a
+    /// union whether or not its value is there).
     #[cfg(feature = "specialize")]
     #[inline(never)]
     fn union_or_absent<const UNIONS: bool>(
         &mut self,
         schema: &SchemaLayout<'_>,
-        t: &TableCheck<'_>,
+        pos: usize,
+        slots: &[u8],
         field: FieldLayout,
     ) -> VResult {
-        self.absent_field::<UNIONS>(schema, t, field)
+        let t = TableCheck { pos, slots };
+        self.absent_field::<UNIONS>(schema, &t, field)
     }
 
     /// Checks the table header at `pos` (its soffset, vtable and inline size) and the limits,
@@ -274,7 +306,7 @@ impl<'b> Verifier<'b> {
         let Some(slots) = vt.checked_add(vt_len).and_then(|end| self.buf.get(vt.wrapping_add(4)..end)) else {
             return Err(self.fail(ErrorKind::BadVtable, vt));
         };
-        let t = TableCheck { pos, inline_len, slots };
+        let t = TableCheck { pos, slots };
         #[cfg(feature = "alloc")]
         let widest = schema.widest.get(usize::from(table)).copied();
         #[cfg(not(feature = "alloc"))]
@@ -292,7 +324,7 @@ impl<'b> Verifier<'b> {
                     return Err(self.fail(ErrorKind::BadVtable, vt));
                 }
                 self.check_range(pos, inline_len)?;
-                let (widest, follow) = self.check_inline::<UNIONS, FOLLOW>(schema, &t, fields, first)?;
+                let (widest, follow) = self.check_inline::<UNIONS, FOLLOW>(schema, &t, inline_len, fields, first)?;
                 if let (Some(k), true) = (key, widest < 8) {
                     self.inline_checked.insert(k, follow);
                 }
@@ -311,7 +343,7 @@ impl<'b> Verifier<'b> {
         Ok((t, follow))
     }
 
-    /// Checks that every present field of `t` lies inside the table, aligned (a union's type
+    /// Checks that every present field of `t` lies inside its `inline_len` bytes, aligned (a union's type
     /// slot too), and that its required inline fields are present. Returns the widest
     /// alignment of a present field, minus one, and the fields to follow (as
     /// [`Verifier::enter_table`] returns them; none unless `FOLLOW`).
@@ -320,6 +352,7 @@ impl<'b> Verifier<'b> {
         &mut self,
         schema: &SchemaLayout<'_>,
         t: &TableCheck<'_>,
+        inline_len: usize,
         fields: &[FieldLayout],
         first: usize,
     ) -> VResult<(usize, u32)> {
@@ -344,7 +377,7 @@ impl<'b> Verifier<'b> {
                 0 => None,
                 _ => {
                     widest |= mask;
-                    self.slot_fault(t, v, size, mask)
+                    self.slot_fault(t, inline_len, v, size, mask)
                 }
             };
             // A union's type: a byte (a `[ubyte]` offset for a vector of unions) in the slot before.
@@ -352,7 +385,7 @@ impl<'b> Verifier<'b> {
                 let (size, mask) = if f.kind() == FieldKind::Union { (1, 0) } else { (4, 3) };
                 fault = match t.voffset(slot.wrapping_sub(1)) {
                     0 => None,
-                    tv => self.slot_fault(t, tv, size, mask),
+                    tv => self.slot_fault(t, inline_len, tv, size, mask),
                 };
             }
             if let Some((kind, at)) = fault {
@@ -363,12 +396,20 @@ impl<'b> Verifier<'b> {
         Ok((widest, follow))
     }
 
-    /// What is wrong with the `size` bytes at field offset `v` (not 0) of `t`, which must be
-    /// aligned to `mask + 1`: they pass the table's end, or they are misaligned.
+    /// What is wrong with the `size` bytes at field offset `v` (not 0) of `t`, whose inline
+    /// size is `inline_len`, which must be aligned to `mask + 1`: they pass the table's end,
+    /// or they are misaligned.
     #[inline(always)]
-    fn slot_fault(&self, t: &TableCheck<'_>, v: usize, size: usize, mask: usize) -> Option<(ErrorKind, usize)> {
+    fn slot_fault(
+        &self,
+        t: &TableCheck<'_>,
+        inline_len: usize,
+        v: usize,
+        size: usize,
+        mask: usize,
+    ) -> Option<(ErrorKind, usize)> {
         let at = t.pos.wrapping_add(v);
-        if v < 4 || v.wrapping_add(size) > t.inline_len {
+        if v < 4 || v.wrapping_add(size) > inline_len {
             Some((ErrorKind::FieldOutsideTable, at))
         } else if !self.is_aligned(at, mask) {
             Some((ErrorKind::Misaligned, at))
@@ -412,7 +453,7 @@ impl<'b> Verifier<'b> {
             FieldKind::Vector if cfg!(feature = "alloc") && f.is_nested() => {
                 self.nested_flatbuffer(schema, f.arg(), target, f.align_mask())
             }
-            FieldKind::Vector => self.vector(target, usize::from(f.arg()), f.align_mask()).map(drop),
+            FieldKind::Vector => self.vector(target, f.arg(), f.align_mask()).map(drop),
             FieldKind::StringVector => self.offset_vector::<UNIONS>(schema, target, Elements::Strings).map(drop),
             FieldKind::TableVector => self.offset_vector::<UNIONS>(schema, target, Elements::Tables(f.arg())).map(drop),
             FieldKind::Inline | FieldKind::Union | FieldKind::UnionVector => Ok(()),
@@ -590,12 +631,12 @@ impl<'b> Verifier<'b> {
     /// 4 can fail, as the length is aligned to 4).
     #[cfg_attr(feature = "specialize", inline(always))]
     #[cfg_attr(not(feature = "specialize"), inline(never))]
-    fn vector(&mut self, pos: usize, elem_size: usize, align_mask: usize) -> VResult<usize> {
+    fn vector(&mut self, pos: usize, elem_size: u16, align_mask: usize) -> VResult<usize> {
         self.aligned(pos, 4)?;
         let Some(len) = wire::read_u32(self.buf, pos).and_then(|n| usize::try_from(n).ok()) else {
             return Err(self.fail(ErrorKind::Truncated, pos));
         };
-        match len.checked_mul(elem_size) {
+        match len.checked_mul(usize::from(elem_size)) {
             Some(size) => self.check_range(pos.wrapping_add(4), size)?,
             None => return Err(self.fail(ErrorKind::OutOfBounds, pos)),
         }
@@ -603,7 +644,10 @@ impl<'b> Verifier<'b> {
         self.vectors = self.vectors.wrapping_add(1);
         self.charge(1, pos)?;
         let data = pos.wrapping_add(4);
-        if !self.is_aligned(data, align_mask) {
+        // Data aligned to at most 4 is aligned with the length before it (fast builds skip
+        // the look; compact ones save its bytes of code).
+        let may_misalign = !cfg!(feature = "specialize") || align_mask > 3;
+        if may_misalign && !self.is_aligned(data, align_mask) {
             return Err(self.fail(ErrorKind::Misaligned, data));
         }
         Ok(len)

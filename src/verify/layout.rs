@@ -223,7 +223,7 @@ impl SchemaLayout<'_> {
             return (&[], 0, 0);
         };
         let first = usize::from(span.first);
-        let fields = self.fields.get(first..).and_then(|f| f.get(..usize::from(span.len))).unwrap_or(&[]);
+        let fields = self.fields.get(first..first.wrapping_add(usize::from(span.len))).unwrap_or(&[]);
         (fields, first, usize::from(span.inline))
     }
 
