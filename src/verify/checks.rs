@@ -27,6 +27,30 @@ impl TableCheck<'_> {
     }
 }
 
+/// A table type of a schema as the interpreter walks it, looked up once.
+#[derive(Clone, Copy)]
+struct TableType<'s> {
+    /// Its index in the schema.
+    table: u16,
+    /// Its fields, inline ones first.
+    fields: &'s [FieldLayout],
+    /// The index of the first in the schema's list.
+    first: usize,
+    /// How many are inline.
+    inline: usize,
+    /// Its widest field alignment minus one, when the schema gives it.
+    widest: Option<u8>,
+}
+
+impl<'s> TableType<'s> {
+    /// Table type `table` of `schema`.
+    #[inline(always)]
+    fn of(schema: &'s SchemaLayout<'_>, table: u16) -> Self {
+        let (fields, first, inline) = schema.table_fields(table);
+        TableType { table, fields, first, inline, widest: schema.widest_of(table) }
+    }
+}
+
 /// What a vector of offsets holds.
 #[derive(Clone, Copy)]
 enum Elements<'t> {
@@ -85,13 +109,19 @@ impl<'b> Verifier<'b> {
     #[doc(hidden)]
     #[inline(always)]
     pub fn interpret<const UNIONS: bool>(&mut self, schema: &SchemaLayout<'_>, table: u16, pos: usize) -> VResult {
+        self.walk::<UNIONS>(schema, &TableType::of(schema, table), pos)
+    }
+
+    /// [`Verifier::interpret`] for a table of type `ty`.
+    #[inline(always)]
+    fn walk<const UNIONS: bool>(&mut self, schema: &SchemaLayout<'_>, ty: &TableType<'_>, pos: usize) -> VResult {
+        let TableType { table, fields, first, inline, widest } = *ty;
         if self.memoized(pos, TAG_TABLE | u32::from(table), false) {
             return self.charge(1, pos);
         }
-        let (fields, first, inline) = schema.table_fields(table);
         // Compact builds have no cache to keep the fields to follow in, and walk every field.
         let (t, follow) =
-            self.enter_table::<UNIONS, { cfg!(feature = "specialize") }>(schema, pos, table, fields, first)?;
+            self.enter_table::<UNIONS, { cfg!(feature = "specialize") }>(schema, pos, table, widest, fields, first)?;
         // The inline bytes are checked; follow the offset fields (they come after the inline).
         let offsets = fields.get(inline..).unwrap_or(&[]);
         // One call of the field's check (which inlines much) in this recursive function, so
@@ -142,7 +172,7 @@ impl<'b> Verifier<'b> {
             return self.charge(1, pos);
         }
         let (fields, first, _) = schema.table_fields(table);
-        let (t, _) = self.enter_table::<true, false>(schema, pos, table, fields, first)?;
+        let (t, _) = self.enter_table::<true, false>(schema, pos, table, schema.widest_of(table), fields, first)?;
         steps(self, &t, first)?;
         self.depth_left = self.depth_left.saturating_add(1);
         Ok(())
@@ -243,7 +273,7 @@ impl<'b> Verifier<'b> {
                 Err(fail) => Err(fail),
             },
             FieldKind::TableVector => match self.deref(at) {
-                Ok(target) => self.offset_vector::<UNIONS>(schema, target, Elements::Tables(field.arg())).map(drop),
+                Ok(target) => self.table_vector::<UNIONS>(schema, target, field.arg()),
                 Err(fail) => Err(fail),
             },
             FieldKind::Union | FieldKind::UnionVector if UNIONS => {
@@ -255,6 +285,39 @@ impl<'b> Verifier<'b> {
             Ok(()) => Ok(()),
             Err(_) => Err(self.unwind_field(schema, index)),
         }
+    }
+
+    /// The vector of tables of type `table` at `pos`, for the interpreter's walk (fast
+    /// builds): its elements by [`Verifier::walk_tables`].
+    #[cfg(feature = "specialize")]
+    #[inline(always)]
+    fn table_vector<const UNIONS: bool>(&mut self, schema: &SchemaLayout<'_>, pos: usize, table: u16) -> VResult {
+        // A schema with specialized entries (the compiled-in fallback) is no walk's own.
+        if schema.specialized.is_some() {
+            return self.offset_vector::<UNIONS>(schema, pos, Elements::Tables(table)).map(drop);
+        }
+        let len = self.vector(pos, 4, 3)?;
+        if self.memoized(pos, TAG_TABLE_VECTOR | u32::from(table), false) || len == 0 {
+            return Ok(());
+        }
+        self.charge(len, pos)?;
+        self.walk_tables::<UNIONS>(schema, pos, len, table)
+    }
+
+    /// The `len` tables (of type `table`) of the vector at `pos`, each walked in the loop
+    /// rather than by a call, with the table type looked up once: out of line, as the walk's
+    /// other recursive step.
+    #[cfg(feature = "specialize")]
+    #[inline(never)]
+    fn walk_tables<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        pos: usize,
+        len: usize,
+        table: u16,
+    ) -> VResult {
+        let ty = TableType::of(schema, table);
+        self.offset_elements(pos, len, |v, _, target| v.walk::<UNIONS>(schema, &ty, target)).map(drop)
     }
 
     /// A union field of the table at `pos` (vtable slots `slots`), or an absent one:
@@ -290,6 +353,7 @@ impl<'b> Verifier<'b> {
         schema: &SchemaLayout<'_>,
         pos: usize,
         table: u16,
+        widest: Option<u8>,
         fields: &[FieldLayout],
         first: usize,
     ) -> VResult<(TableCheck<'b>, u32)> {
@@ -307,10 +371,6 @@ impl<'b> Verifier<'b> {
             return Err(self.fail(ErrorKind::BadVtable, vt));
         };
         let t = TableCheck { pos, slots };
-        #[cfg(feature = "alloc")]
-        let widest = schema.widest.get(usize::from(table)).copied();
-        #[cfg(not(feature = "alloc"))]
-        let widest = None;
         let key = InlineCache::key(vt, table, pos, fields, widest, self.check_alignment, FOLLOW);
         let follow = match key.and_then(|k| self.inline_checked.fields_to_follow(k)) {
             // The vtable at `vt` passed its own checks when this was remembered.

@@ -227,6 +227,19 @@ impl SchemaLayout<'_> {
         (fields, first, usize::from(span.inline))
     }
 
+    /// Table `table`'s widest field alignment minus one, when the schema gives it (run-time
+    /// schemas do; the compiled-in ones' code folds it from the fields).
+    #[inline(always)]
+    pub fn widest_of(&self, table: u16) -> Option<u8> {
+        #[cfg(feature = "alloc")]
+        return self.widest.get(usize::from(table)).copied();
+        #[cfg(not(feature = "alloc"))]
+        {
+            let _ = table;
+            None
+        }
+    }
+
     /// The table index of union `union`'s member `tag` (not 0), or `None` for a tag this schema
     /// does not name.
     #[inline(always)]
