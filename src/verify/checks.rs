@@ -101,9 +101,9 @@ impl<'b> Verifier<'b> {
         }
     }
 
-    /// [`Verifier::table`] by interpreting `schema`'s layout. Inlined into each schema's
-    /// specialized entry (the `specialize` feature), where the layout is a constant the
-    /// compiler folds in, so that one body serves both the compact and the fast build.
+    /// [`Verifier::table`] by interpreting `schema`'s layout: how compact builds verify every
+    /// schema, and fast ones (the `specialize` feature) the schemas read at run time, whose
+    /// tables of a table vector it walks in the vector's loop ([`Verifier::walk_tables`]).
     /// `UNIONS` as for [`Verifier::table`]: `false` leaves the union checks out, so only for a
     /// schema without union fields.
     #[doc(hidden)]
@@ -124,9 +124,9 @@ impl<'b> Verifier<'b> {
             self.enter_table::<UNIONS, { cfg!(feature = "specialize") }>(schema, pos, table, widest, fields, first)?;
         // The inline bytes are checked; follow the offset fields (they come after the inline).
         let offsets = fields.get(inline..).unwrap_or(&[]);
-        // One call of the field's check (which inlines much) in this recursive function, so
-        // that its frame holds one copy of its locals (debug builds do not share stack slots);
-        // tables wider than the bits take another function's.
+        // One call of the field's check (which inlines much) in the walk, so that the frame of
+        // each recursive function the walk is inlined into holds one copy of its locals (debug
+        // builds do not share stack slots); tables wider than the bits take another function's.
         #[cfg(feature = "specialize")]
         {
             // The offset fields to follow: bit `i` for offset field `i`, or every offset field
@@ -403,9 +403,9 @@ impl<'b> Verifier<'b> {
         Ok((t, follow))
     }
 
-    /// Checks that every present field of `t` lies inside its `inline_len` bytes, aligned (a union's type
-    /// slot too), and that its required inline fields are present. Returns the widest
-    /// alignment of a present field, minus one, and the fields to follow (as
+    /// Checks that every present field of `t` lies inside its `inline_len` bytes, aligned (a
+    /// union's type slot too), and that its required inline fields are present. Returns the
+    /// widest alignment of a present field, minus one, and the fields to follow (as
     /// [`Verifier::enter_table`] returns them; none unless `FOLLOW`).
     #[inline(always)]
     fn check_inline<const UNIONS: bool, const FOLLOW: bool>(
