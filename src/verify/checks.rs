@@ -298,12 +298,11 @@ impl<'b> Verifier<'b> {
         if schema.specialized.is_some() {
             return self.offset_vector::<UNIONS>(schema, pos, Elements::Tables(table)).map(drop);
         }
-        let len = self.vector(pos, 4, 3)?;
-        if self.memoized(pos, TAG_TABLE_VECTOR | u32::from(table), false) || len == 0 {
-            return Ok(());
+        match self.offset_vector_len(pos, TAG_TABLE_VECTOR | u32::from(table))? {
+            // An empty vector needs no call.
+            (0, _) | (_, false) => Ok(()),
+            (len, true) => self.walk_tables::<UNIONS>(schema, pos, len, table),
         }
-        self.charge(len, pos)?;
-        self.walk_tables::<UNIONS>(schema, pos, len, table)
     }
 
     /// The `len` tables (of type `table`) of the vector at `pos`, each walked in the loop
@@ -726,16 +725,15 @@ impl<'b> Verifier<'b> {
         pos: usize,
         elements: Elements<'_>,
     ) -> VResult<usize> {
-        let len = self.vector(pos, 4, 3)?;
         let tag = match elements {
             Elements::Tables(table) | Elements::TablesWith(table, _) => TAG_TABLE_VECTOR | u32::from(table),
             Elements::Strings => TAG_STRING_VECTOR,
             Elements::Unions(union, _) => TAG_UNION_VECTOR | u32::from(union),
         };
-        if self.memoized(pos, tag, false) {
+        let (len, fresh) = self.offset_vector_len(pos, tag)?;
+        if !fresh {
             return Ok(len);
         }
-        self.charge(len, pos)?;
         // Speed first: a loop for each kind of element, so no element asks what kind it is
         // (the interpreter's `elements` is no constant).
         #[cfg(feature = "specialize")]
@@ -751,6 +749,19 @@ impl<'b> Verifier<'b> {
         }
         #[cfg(not(feature = "specialize"))]
         self.offset_elements(pos, len, |v, i, target| v.element::<UNIONS>(schema, elements, i, target))
+    }
+
+    /// Checks the vector of offsets at `pos`, whose elements the memo knows by `tag`: its
+    /// length, and whether its elements are still to check (then they are charged), not
+    /// already checked through another offset.
+    #[inline(always)]
+    fn offset_vector_len(&mut self, pos: usize, tag: u32) -> VResult<(usize, bool)> {
+        let len = self.vector(pos, 4, 3)?;
+        if self.memoized(pos, tag, false) {
+            return Ok((len, false));
+        }
+        self.charge(len, pos)?;
+        Ok((len, true))
     }
 
     /// Checks element `i` of a vector of `elements`, at `target`.
