@@ -3,7 +3,10 @@
 
 use super::fbs::SchemaError;
 use super::model::{Elem, FieldType, Inline, Member, Types};
-use crate::verify::layout::{FieldKind, FieldLayout, FieldNames, SchemaLayout, Span, StructMember, TableSpan};
+use crate::verify::layout::TableSpan;
+use crate::verify::layout::{
+    FieldKind, FieldLayout, FieldNames, SchemaLayout, SlotCheck, SlotTable, Span, StructMember,
+};
 use crate::verify::layout::{NO_TABLE, STRING_MEMBER};
 use alloc::format;
 use alloc::vec::Vec;
@@ -16,7 +19,8 @@ pub(crate) struct OwnedLayout {
     unions: Vec<Span>,
     members: Vec<u8>,
     union_structs: Vec<StructMember>,
-    widest: Vec<u8>,
+    slot_tables: Vec<SlotTable>,
+    slot_checks: Vec<SlotCheck>,
     /// For each entry of `fields`: its table and its index among that table's fields.
     pub origin: Vec<(u16, u16)>,
 }
@@ -52,6 +56,55 @@ fn structs_nest_at_most(types: &Types, limit: usize) -> bool {
     false
 }
 
+/// Appends to `checks` the slot checks of a table whose fields are `inline` and `offsets` (in
+/// the layout's order, so offset field `k` has follow bit `k`), and describes them.
+fn slot_checks<O>(
+    inline: &[(FieldLayout, O)],
+    offsets: &[(FieldLayout, O)],
+    checks: &mut Vec<SlotCheck>,
+) -> Option<SlotTable> {
+    let first = u32::try_from(checks.len()).ok()?;
+    let unused = SlotCheck { follow: 0, size: 0, mask: SlotCheck::UNUSED };
+    let all = inline.iter().chain(offsets);
+    let len = all.clone().map(|(f, _)| usize::from(f.slot()).saturating_add(1)).max().unwrap_or(0);
+    let mut table = alloc::vec![unused; len];
+    let mut set = |slot: usize, check: SlotCheck| {
+        if let Some(entry) = table.get_mut(slot) {
+            *entry = check;
+        }
+    };
+    let mut widest = 0;
+    for (f, _) in inline {
+        let mask = f.align_mask();
+        widest |= mask;
+        set(usize::from(f.slot()), SlotCheck { follow: 0, size: f.arg(), mask: mask as u8 });
+    }
+    let mut required_follow = 0;
+    for (k, (f, _)) in offsets.iter().enumerate() {
+        widest |= 3;
+        let follow = 1u32.checked_shl(u32::try_from(k).ok()?).unwrap_or(0);
+        if f.required() {
+            required_follow |= follow;
+        }
+        set(usize::from(f.slot()), SlotCheck { follow, size: 4, mask: 3 });
+        // A union's type: a byte, or the offset of a vector of them, in the slot before.
+        let slot = usize::from(f.slot());
+        match f.kind() {
+            FieldKind::Union => set(slot.wrapping_sub(1), SlotCheck { follow, size: 1, mask: 0 }),
+            FieldKind::UnionVector => set(slot.wrapping_sub(1), SlotCheck { follow, size: 4, mask: 3 }),
+            _ => {}
+        }
+    }
+    checks.extend(table);
+    Some(SlotTable {
+        first,
+        len: u16::try_from(len).ok()?,
+        widest: u8::try_from(widest).ok()?,
+        required_inline: inline.iter().any(|(f, _)| f.required()),
+        required_follow,
+    })
+}
+
 /// Error paths carry field numbers, which [`super::Schema`] names.
 static NUMBERED: FieldNames = FieldNames::NONE;
 
@@ -64,7 +117,8 @@ impl OwnedLayout {
             unions: &self.unions,
             members: &self.members,
             union_structs: &self.union_structs,
-            widest: &self.widest,
+            slot_tables: &self.slot_tables,
+            slot_checks: &self.slot_checks,
             names: &NUMBERED,
             specialized: None,
         }
@@ -143,9 +197,10 @@ impl OwnedLayout {
                 return too_big("over 65535 fields, or a table of over 255");
             };
             out.tables.push(TableSpan { first, inline: inline_len, len });
-            let widest =
-                inline.iter().chain(&offsets).fold(0, |m, (f, _)| m | if f.is_inline() { f.align_mask() } else { 3 });
-            out.widest.push(u8::try_from(widest).unwrap_or(u8::MAX));
+            let Some(slot_table) = slot_checks(&inline, &offsets, &mut out.slot_checks) else {
+                return too_big("over 2^32 slot checks");
+            };
+            out.slot_tables.push(slot_table);
             for (layout, origin) in inline.into_iter().chain(offsets) {
                 out.fields.push(layout);
                 out.origin.push(origin);

@@ -489,7 +489,9 @@ macro_rules! fb_schema {
                 #[cfg(feature = "alloc")]
                 union_structs: &[],
                 #[cfg(feature = "alloc")]
-                widest: &[],
+                slot_tables: &[],
+                #[cfg(feature = "alloc")]
+                slot_checks: &[],
                 names: &FIELD_NAMES,
                 #[cfg(feature = "specialize")]
                 specialized: ::core::option::Option::Some(specialized),

@@ -6,7 +6,7 @@
 //! inline bytes (inside the table, aligned) and following offset fields to what they point at.
 
 use super::inline_cache::InlineCache;
-use super::layout::{FieldKind, FieldLayout, SchemaLayout, TableEntry, STRING_MEMBER};
+use super::layout::{FieldKind, FieldLayout, SchemaLayout, SlotCheck, SlotTable, TableEntry, STRING_MEMBER};
 use super::{utf8, VResult, Verifier};
 use crate::error::ErrorKind;
 use crate::wire;
@@ -38,8 +38,8 @@ struct TableType<'s> {
     first: usize,
     /// How many are inline.
     inline: usize,
-    /// Its widest field alignment minus one, when the schema gives it.
-    widest: Option<u8>,
+    /// Its checks by vtable slot, when the schema gives them (run-time schemas).
+    slots: Option<&'s SlotTable>,
 }
 
 impl<'s> TableType<'s> {
@@ -47,7 +47,7 @@ impl<'s> TableType<'s> {
     #[inline(always)]
     fn of(schema: &'s SchemaLayout<'_>, table: u16) -> Self {
         let (fields, first, inline) = schema.table_fields(table);
-        TableType { table, fields, first, inline, widest: schema.widest_of(table) }
+        TableType { table, fields, first, inline, slots: schema.slot_table(table) }
     }
 }
 
@@ -115,13 +115,13 @@ impl<'b> Verifier<'b> {
     /// [`Verifier::interpret`] for a table of type `ty`.
     #[inline(always)]
     fn walk<const UNIONS: bool>(&mut self, schema: &SchemaLayout<'_>, ty: &TableType<'_>, pos: usize) -> VResult {
-        let TableType { table, fields, first, inline, widest } = *ty;
+        let TableType { table, fields, first, inline, slots } = *ty;
         if self.memoized(pos, TAG_TABLE | u32::from(table), false) {
             return self.charge(1, pos);
         }
         // Compact builds have no cache to keep the fields to follow in, and walk every field.
         let (t, follow) =
-            self.enter_table::<UNIONS, { cfg!(feature = "specialize") }>(schema, pos, table, widest, fields, first)?;
+            self.enter_table::<UNIONS, { cfg!(feature = "specialize") }>(schema, pos, table, slots, fields, first)?;
         // The inline bytes are checked; follow the offset fields (they come after the inline).
         let offsets = fields.get(inline..).unwrap_or(&[]);
         // One call of the field's check (which inlines much) in the walk, so that the frame of
@@ -172,7 +172,7 @@ impl<'b> Verifier<'b> {
             return self.charge(1, pos);
         }
         let (fields, first, _) = schema.table_fields(table);
-        let (t, _) = self.enter_table::<true, false>(schema, pos, table, schema.widest_of(table), fields, first)?;
+        let (t, _) = self.enter_table::<true, false>(schema, pos, table, None, fields, first)?;
         steps(self, &t, first)?;
         self.depth_left = self.depth_left.saturating_add(1);
         Ok(())
@@ -354,7 +354,7 @@ impl<'b> Verifier<'b> {
         schema: &SchemaLayout<'_>,
         pos: usize,
         table: u16,
-        widest: Option<u8>,
+        slot_table: Option<&SlotTable>,
         fields: &[FieldLayout],
         first: usize,
     ) -> VResult<(TableCheck<'b>, u32)> {
@@ -372,6 +372,7 @@ impl<'b> Verifier<'b> {
             return Err(self.fail(ErrorKind::BadVtable, vt));
         };
         let t = TableCheck { pos, slots };
+        let widest = slot_table.map(|t| t.widest);
         let key = InlineCache::key(vt, table, pos, fields, widest, self.check_alignment, FOLLOW);
         let follow = match key.and_then(|k| self.inline_checked.fields_to_follow(k)) {
             // The vtable at `vt` passed its own checks when this was remembered.
@@ -385,7 +386,12 @@ impl<'b> Verifier<'b> {
                     return Err(self.fail(ErrorKind::BadVtable, vt));
                 }
                 self.check_range(pos, inline_len)?;
-                let (widest, follow) = self.check_inline::<UNIONS, FOLLOW>(schema, &t, inline_len, fields, first)?;
+                let (widest, follow) = match slot_table {
+                    Some(st) if FOLLOW && !st.required_inline => {
+                        self.check_slots::<UNIONS>(schema, &t, inline_len, st, fields, first)?
+                    }
+                    _ => self.check_inline::<UNIONS, FOLLOW>(schema, &t, inline_len, fields, first)?,
+                };
                 if let (Some(k), true) = (key, widest < 8) {
                     self.inline_checked.insert(k, follow);
                 }
@@ -453,6 +459,43 @@ impl<'b> Verifier<'b> {
                 self.fail(kind, at);
                 return Err(self.unwind_field(schema, first.wrapping_add(i)));
             }
+        }
+        Ok((widest, follow))
+    }
+
+    /// [`Verifier::check_inline`] for a table whose schema gives its checks by vtable slot
+    /// (`table`: a run-time schema's, without required inline fields), walking the vtable
+    /// rather than the fields: each slot the vtable gives is checked alike, whatever its
+    /// field's kind. A fault is found here and reported by the field walk, so that the error
+    /// names the same field, in the same order, as the compiled-in schemas' do.
+    #[inline(always)]
+    fn check_slots<const UNIONS: bool>(
+        &mut self,
+        schema: &SchemaLayout<'_>,
+        t: &TableCheck<'_>,
+        inline_len: usize,
+        table: &SlotTable,
+        fields: &[FieldLayout],
+        first: usize,
+    ) -> VResult<(usize, u32)> {
+        let checks = schema.slot_checks(table);
+        let mut widest = 0;
+        let mut follow = table.required_follow;
+        let mut bad = false;
+        for (v, check) in t.slots.as_chunks::<2>().0.iter().zip(checks) {
+            let v = usize::from(u16::from_le_bytes(*v));
+            if v == 0 || check.mask == SlotCheck::UNUSED {
+                continue;
+            }
+            let mask = usize::from(check.mask);
+            bad |= v < 4
+                || v.wrapping_add(usize::from(check.size)) > inline_len
+                || !self.is_aligned(t.pos.wrapping_add(v), mask);
+            widest |= mask;
+            follow |= check.follow;
+        }
+        if bad {
+            return self.check_inline::<UNIONS, true>(schema, t, inline_len, fields, first);
         }
         Ok((widest, follow))
     }

@@ -174,6 +174,42 @@ pub struct StructMember {
     pub align: u8,
 }
 
+/// What a table's vtable slot holds, for the inline check of a run-time schema's table: the
+/// same checks as walking the table's fields, made by walking the vtable instead (one step
+/// per slot the vtable gives, each a load and three comparisons, whatever the fields' kinds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotCheck {
+    /// The fields to follow that a value in this slot asks for: the bit of the offset field
+    /// (or union) it belongs to, or none (see [`SlotTable`]).
+    pub follow: u32,
+    /// How many bytes of the table the value takes.
+    pub size: u16,
+    /// The value's alignment minus one, or [`SlotCheck::UNUSED`] for a slot no field of the
+    /// schema uses (a newer writer's, not checked).
+    pub mask: u8,
+}
+
+impl SlotCheck {
+    /// The `mask` of a slot no field uses.
+    pub const UNUSED: u8 = u8::MAX;
+}
+
+/// A run-time schema's table type as the inline check walks it by vtable slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotTable {
+    /// Its first [`SlotCheck`] in [`SchemaLayout::slot_checks`].
+    pub first: u32,
+    /// How many slots its fields use (the highest used slot plus one).
+    pub len: u16,
+    /// Its widest field alignment minus one (an offset field counts as 4).
+    pub widest: u8,
+    /// Whether it has a required inline field (whose absence the field walk reports).
+    pub required_inline: bool,
+    /// The fields to follow whatever the vtable gives: its required offset fields, by the
+    /// bits of [`SlotCheck::follow`].
+    pub required_follow: u32,
+}
+
 /// A whole schema for the verifier, indexed by the table and union numbers the generator gives.
 #[derive(Debug)]
 pub struct SchemaLayout<'s> {
@@ -193,10 +229,13 @@ pub struct SchemaLayout<'s> {
     /// the compiled-in schemas; only with `alloc`, as run-time schemas need it).
     #[cfg(feature = "alloc")]
     pub union_structs: &'s [StructMember],
-    /// For run-time schemas, each table's widest field alignment minus one (an offset field
-    /// counts as 4), precomputed; empty for the compiled-in schemas, whose code folds it.
+    /// For run-time schemas, each table's inline checks by vtable slot ([`SlotTable`]);
+    /// empty for the compiled-in schemas, whose code folds the checks from their fields.
     #[cfg(feature = "alloc")]
-    pub widest: &'s [u8],
+    pub slot_tables: &'s [SlotTable],
+    /// The [`SlotCheck`]s of every table of `slot_tables`, table after table.
+    #[cfg(feature = "alloc")]
+    pub slot_checks: &'s [SlotCheck],
     /// The name of each field of `fields`, for error paths; empty when errors carry field
     /// numbers instead (the `numeric-paths` feature, or a schema without names).
     pub names: &'static FieldNames,
@@ -227,16 +266,31 @@ impl SchemaLayout<'_> {
         (fields, first, usize::from(span.inline))
     }
 
-    /// Table `table`'s widest field alignment minus one, when the schema gives it (run-time
-    /// schemas do; the compiled-in ones' code folds it from the fields).
+    /// Table `table`'s checks by vtable slot, when the schema gives them (run-time schemas
+    /// do; the compiled-in ones' code folds the checks from the fields).
     #[inline(always)]
-    pub fn widest_of(&self, table: u16) -> Option<u8> {
+    pub fn slot_table(&self, table: u16) -> Option<&SlotTable> {
         #[cfg(feature = "alloc")]
-        return self.widest.get(usize::from(table)).copied();
+        return self.slot_tables.get(usize::from(table));
         #[cfg(not(feature = "alloc"))]
         {
             let _ = table;
             None
+        }
+    }
+
+    /// The checks of `table`'s vtable slots (one of [`SchemaLayout::slot_tables`]), by slot.
+    #[inline(always)]
+    pub fn slot_checks(&self, table: &SlotTable) -> &[SlotCheck] {
+        #[cfg(feature = "alloc")]
+        {
+            let first = usize::try_from(table.first).unwrap_or(usize::MAX);
+            self.slot_checks.get(first..first.saturating_add(usize::from(table.len))).unwrap_or(&[])
+        }
+        #[cfg(not(feature = "alloc"))]
+        {
+            let _ = table;
+            &[]
         }
     }
 

@@ -17,7 +17,8 @@ mod memo;
 mod options;
 mod utf8;
 
-pub use layout::{FieldKind, FieldLayout, FieldNames, SchemaLayout, Span, StructMember, TableEntry, TableSpan};
+pub use layout::{FieldKind, FieldLayout, FieldNames, SchemaLayout, SlotCheck, SlotTable, Span, StructMember};
+pub use layout::{TableEntry, TableSpan};
 pub use options::{Options, Stats};
 
 use crate::error::{Error, ErrorKind, Location};
