@@ -57,7 +57,9 @@ fn structs_nest_at_most(types: &Types, limit: usize) -> bool {
 }
 
 /// Appends to `checks` the slot checks of a table whose fields are `inline` and `offsets` (in
-/// the layout's order, so offset field `k` has follow bit `k`), and describes them.
+/// the layout's order, so offset field `k` has follow bit `k`, for the first 32), and describes
+/// them. A union's check covers its type's slot too, with the same follow bit: a type without
+/// its value is followed, as the field walk does.
 fn slot_checks<O>(
     inline: &[(FieldLayout, O)],
     offsets: &[(FieldLayout, O)],
@@ -77,7 +79,8 @@ fn slot_checks<O>(
     for (f, _) in inline {
         let mask = f.align_mask();
         widest |= mask;
-        set(usize::from(f.slot()), SlotCheck { follow: 0, size: f.arg(), mask: mask as u8 });
+        let mask = u8::try_from(mask).ok()?;
+        set(usize::from(f.slot()), SlotCheck { follow: 0, size: f.arg(), mask });
     }
     let mut required_follow = 0;
     for (k, (f, _)) in offsets.iter().enumerate() {

@@ -347,7 +347,8 @@ impl<'b> Verifier<'b> {
     /// required, or it is a union whose type the vtable gives, which is what this returns with
     /// the table when `FOLLOW` (the interpreter's walk; specialized code has its own steps and
     /// leaves it out). A remembered vtable's own checks (its alignment, lengths and slots) are
-    /// not made again.
+    /// not made again. A run-time schema's table (`slot_table`) gets the inline check by its
+    /// vtable's slots ([`Verifier::check_slots`]); the compiled-in schemas' by their fields.
     #[inline(always)]
     fn enter_table<const UNIONS: bool, const FOLLOW: bool>(
         &mut self,
