@@ -67,8 +67,7 @@ fn slot_checks<O>(
 ) -> Option<SlotTable> {
     let first = u32::try_from(checks.len()).ok()?;
     let unused = SlotCheck { follow: 0, size: 0, mask: SlotCheck::UNUSED };
-    let all = inline.iter().chain(offsets);
-    let len = all.clone().map(|(f, _)| usize::from(f.slot()).saturating_add(1)).max().unwrap_or(0);
+    let len = inline.iter().chain(offsets).map(|(f, _)| usize::from(f.slot()).saturating_add(1)).max().unwrap_or(0);
     let mut table = alloc::vec![unused; len];
     let mut set = |slot: usize, check: SlotCheck| {
         if let Some(entry) = table.get_mut(slot) {
@@ -89,9 +88,9 @@ fn slot_checks<O>(
         if f.required() {
             required_follow |= follow;
         }
-        set(usize::from(f.slot()), SlotCheck { follow, size: 4, mask: 3 });
-        // A union's type: a byte, or the offset of a vector of them, in the slot before.
         let slot = usize::from(f.slot());
+        set(slot, SlotCheck { follow, size: 4, mask: 3 });
+        // A union's type: a byte, or the offset of a vector of them, in the slot before.
         match f.kind() {
             FieldKind::Union => set(slot.wrapping_sub(1), SlotCheck { follow, size: 1, mask: 0 }),
             FieldKind::UnionVector => set(slot.wrapping_sub(1), SlotCheck { follow, size: 4, mask: 3 }),
