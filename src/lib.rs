@@ -104,6 +104,8 @@ pub mod nnpackage;
 #[cfg(feature = "alloc")]
 pub mod reflect;
 pub mod schema;
+#[cfg(feature = "std")]
+pub mod snapshot;
 pub mod verify;
 pub mod wire;
 

@@ -324,3 +324,60 @@ fn typos_get_the_closest_valid_word() {
     r.expect_code(2);
     assert!(!r.stderr.contains("did you mean"), "{}", r.stderr);
 }
+
+/// A model file truncated and rewritten in a loop by another thread while `verify`, `inspect`
+/// and `dump` read it: every run ends by itself with 0, 1 or 2 (never a signal: a mapped file
+/// that shrinks ends the process with `SIGBUS`), and a run that succeeds printed exactly what
+/// it prints for the whole, unchanging model (a consistent snapshot, never a mix of states).
+#[test]
+fn a_model_file_changed_while_it_is_read_never_kills_the_command() {
+    use std::os::unix::fs::FileExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = Scratch::new("changing");
+    let model = fs::read(testdata("tflite/mp_hand_recrop.tflite")).unwrap();
+    let steady = dir.write("steady.tflite", &model);
+    let changing = dir.write("changing.tflite", &model);
+    let commands: [&[&str]; 3] = [&["verify"], &["inspect", "--json"], &["dump"]];
+    let expected: Vec<String> = commands
+        .iter()
+        .map(|c| {
+            let run = run(c.iter().map(OsStr::new).chain([steady.as_os_str()]));
+            run.expect_code(0);
+            run.stdout.replace("steady.tflite", "changing.tflite")
+        })
+        .collect();
+    /// Stops the writer when the reads end, also when an assertion fails among them.
+    struct Stop<'a>(&'a AtomicBool);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    let stop = AtomicBool::new(false);
+    let (mut codes, mut whole) = ([0usize; 3], 0);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let file = fs::OpenOptions::new().write(true).open(&changing).unwrap();
+            while !stop.load(Ordering::Relaxed) {
+                file.set_len(4096).unwrap();
+                std::thread::sleep(std::time::Duration::from_micros(300));
+                file.write_all_at(&model, 0).unwrap();
+                std::thread::sleep(std::time::Duration::from_micros(300));
+            }
+        });
+        let _stop = Stop(&stop);
+        for round in 0..300 {
+            let (command, expected) = (commands[round % 3], &expected[round % 3]);
+            let run = run(command.iter().map(OsStr::new).chain([changing.as_os_str()]));
+            run.no_crash();
+            let code = run.code.unwrap_or(-1);
+            assert!((0..=2).contains(&code), "{}: exit {code}\n{}", run.what, run.stderr);
+            codes[code as usize] += 1;
+            if code == 0 {
+                assert!(run.stdout == *expected, "{}: a success that is not the whole model's output", run.what);
+                whole += 1;
+            }
+        }
+    });
+    eprintln!("exit 0 (the whole model): {whole}, exit 1: {}, exit 2: {}", codes[1], codes[2]);
+}

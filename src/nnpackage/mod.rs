@@ -19,8 +19,9 @@
 //!   entries, CRC-32 checked, no encryption or zip64), each entry inflated to at most its
 //!   declared size and all of them within one budget ([`Limits`]).
 //!
-//! Model files are read by a [`Loader`]: [`read_file`] copies them into memory, since the
-//! library forbids `unsafe` and so cannot map them; the `flatmodel` tool passes one that maps.
+//! Model files are read by a [`Loader`]: [`read_file`] copies each into memory as one
+//! consistent snapshot ([`crate::snapshot`]); the library forbids `unsafe` and so cannot map
+//! them, and the `flatmodel` tool passes a loader that maps only with `--mmap`.
 
 mod associated;
 mod config;

@@ -30,11 +30,10 @@ pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
 /// the file) passes a loader that maps.
 pub type Loader = fn(File) -> std::io::Result<SharedBytes>;
 
-/// The default [`Loader`]: the whole file, read into memory.
-pub fn read_file(mut file: File) -> std::io::Result<SharedBytes> {
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    Ok(Arc::new(bytes))
+/// The default [`Loader`]: the whole file, read into memory as one consistent snapshot
+/// ([`crate::snapshot::read_file`]: read again, then refused, when it changes meanwhile).
+pub fn read_file(file: File) -> std::io::Result<SharedBytes> {
+    Ok(Arc::new(crate::snapshot::read_file(&file, u64::MAX)?))
 }
 
 /// The bytes of one file of a package: the whole of what a [`Loader`] produced, a stored zip

@@ -24,6 +24,9 @@ usage:
 Formats, detected from the bytes: TFLite (TFL3), Circle (CIR0), nnpackage directories and zips,
 ExecuTorch programs (.pte, ET12), Vulkan delegate blobs (VH00) and bare VkGraphs (VK00), Sophgo
 cvimodels (CviModel).
+Files are read into memory, as one snapshot: one written meanwhile is read again, then refused.
+--mmap (verify, inspect, dump, extract) maps them instead, for files too large to hold: nothing
+may then truncate or rewrite a file while flatmodel runs (a truncated one ends it with SIGBUS).
 Exit codes: 0 ok, 1 invalid model, 2 usage or I/O error.";
 
 struct Page {

@@ -117,6 +117,7 @@ struct Args {
     raw: bool,
     schema: Option<OsString>,
     root_type: Option<String>,
+    access: input::Access,
 }
 
 /// The runtime `--runtime` names.
@@ -147,10 +148,10 @@ fn circle_revision(value: OsString) -> Result<flatmodel::circle::Revision, Failu
 /// The long flags `command` takes (for suggesting one after a typo; `run` parses them).
 fn flags_of(command: &str) -> &'static [&'static str] {
     match command {
-        "verify" => &["--quiet", "--runtime", "--schema", "--root-type", "--help"],
-        "inspect" => &["--json", "--tensors", "--tflm-resolver", "--schema", "--root-type", "--help"],
-        "dump" => &["--circle-revision", "--schema", "--root-type", "--help"],
-        "extract" => &["--output", "--raw", "--help"],
+        "verify" => &["--quiet", "--runtime", "--schema", "--root-type", "--mmap", "--help"],
+        "inspect" => &["--json", "--tensors", "--tflm-resolver", "--schema", "--root-type", "--mmap", "--help"],
+        "dump" => &["--circle-revision", "--schema", "--root-type", "--mmap", "--help"],
+        "extract" => &["--output", "--raw", "--mmap", "--help"],
         _ => &["--help"],
     }
 }
@@ -188,6 +189,9 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
             Long("schema") if matches!(command, "verify" | "inspect" | "dump") => a.schema = Some(parser.value()?),
             Long("root-type") if matches!(command, "verify" | "inspect" | "dump") => {
                 a.root_type = Some(parser.value()?.string()?)
+            }
+            Long("mmap") if matches!(command, "verify" | "inspect" | "dump" | "extract") => {
+                a.access = input::Access::Map
             }
             Long("help") | Short('h') => a.help = true,
             Value(v) => a.positional.push(v),
@@ -227,12 +231,12 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
         "verify" if a.positional.is_empty() => {
             Err(Failure::new(format!("verify needs at least one FILE\n{}", help::usage_of(command))))
         }
-        "verify" => verify::run(out, &a.positional, a.quiet, a.runtime),
-        "inspect" if a.tflm_resolver => inspect::tflm_resolver(out, &one(&a)?),
-        "inspect" => inspect::run(out, &one(&a)?, a.json, a.tensors),
+        "verify" => verify::run(out, &a.positional, a.quiet, a.runtime, a.access),
+        "inspect" if a.tflm_resolver => inspect::tflm_resolver(out, &one(&a)?, a.access),
+        "inspect" => inspect::run(out, &one(&a)?, a.json, a.tensors, a.access),
         "dump" => match a.positional.as_slice() {
-            [file] => dump::run(out, file, None, a.circle_revision),
-            [file, what] => dump::run(out, file, Some(&what.to_string_lossy()), a.circle_revision),
+            [file] => dump::run(out, file, None, a.circle_revision, a.access),
+            [file, what] => dump::run(out, file, Some(&what.to_string_lossy()), a.circle_revision, a.access),
             _ => Err(Failure::new(format!("dump takes FILE [metadata:NAME]\n{}", help::usage_of(command)))),
         },
         "path" => match a.positional.as_slice() {
@@ -240,7 +244,7 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
             _ => Err(Failure::new(format!("path takes FORMAT TEXT\n{}", help::usage_of(command)))),
         },
         _ => match (a.positional.as_slice(), &a.out) {
-            ([file, what], Some(to)) => extract::run(out, file, &what.to_string_lossy(), to, a.raw),
+            ([file, what], Some(to)) => extract::run(out, file, &what.to_string_lossy(), to, a.raw, a.access),
             _ => Err(Failure::new(format!("extract takes FILE WHAT -o OUT\n{}", help::usage_of(command)))),
         },
     }
@@ -272,8 +276,10 @@ fn with_schema(out: &mut Out, command: &str, a: &Args, schema_path: &OsString) -
     }
     let (schema, root) = open::schema(schema_path, a.root_type.as_deref())?;
     match (command, files) {
-        ("dump", [file]) => dump::run_schema(out, file, &schema, root),
-        ("inspect", [file]) => inspect::run_schema(out, file, a.json, &schema, &schema_path.to_string_lossy(), root),
-        _ => verify::run_schema(out, files, a.quiet, &schema, root),
+        ("dump", [file]) => dump::run_schema(out, file, &schema, root, a.access),
+        ("inspect", [file]) => {
+            inspect::run_schema(out, file, a.json, &schema, &schema_path.to_string_lossy(), root, a.access)
+        }
+        _ => verify::run_schema(out, files, a.quiet, &schema, root, a.access),
     }
 }

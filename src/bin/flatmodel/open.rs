@@ -1,9 +1,10 @@
 //! Opening what a path names, in one place for every command: an nnpackage (a directory or a
-//! zip archive, checked by the library) or a model file (mapped, its format recognised and its
-//! structure verified once, as a [`flatmodel::File`]); with `--schema`, the schema read at run
-//! time and the flatbuffer files it reads.
+//! zip archive, checked by the library) or a model file (read into memory, or mapped with
+//! `--mmap`: [`Access`]; its format recognised and its structure verified once, as a
+//! [`flatmodel::File`]); with `--schema`, the schema read at run time and the flatbuffer files
+//! it reads.
 
-use crate::input::Input;
+use crate::input::{Access, Input};
 use crate::output::Out;
 use crate::{Failure, Outcome};
 use flatmodel::nnpackage::{self, Package, PackageErrorKind, SharedBytes};
@@ -19,28 +20,33 @@ use std::sync::Arc;
 pub enum Opened {
     /// A checked nnpackage.
     Package(Box<Package>),
-    /// A model file's bytes (mapped); [`file()`] verifies them.
+    /// A model file's bytes; [`file()`] verifies them.
     File(Input),
 }
 
-/// Opens `path`: `Ok(Err(reason))` when it is no model or an invalid package, `Err` when it
-/// cannot be read at all.
-pub fn open(path: &OsStr) -> Result<Result<Opened, String>, Failure> {
+/// Opens `path`, its files read as `access` says: `Ok(Err(reason))` when it is no model or an
+/// invalid package, `Err` when it cannot be read at all.
+pub fn open(path: &OsStr, access: Access) -> Result<Result<Opened, String>, Failure> {
     let p = Path::new(path);
     if p.is_dir() && !p.join("metadata").join("MANIFEST").exists() {
         return Ok(Err("not a model file or nnpackage directory (no metadata/MANIFEST)".into()));
     }
     if nnpackage::container_of(p).is_some() {
-        return Ok(package(path)?.map(|p| Opened::Package(Box::new(p))));
+        return Ok(package(path, access)?.map(|p| Opened::Package(Box::new(p))));
     }
-    Input::open(path).map(|input| Ok(Opened::File(input)))
+    Input::open(path, access).map(|input| Ok(Opened::File(input)))
 }
 
 /// Opens `path` for a command that reads one model file (`dump`, `extract`, `inspect
 /// --tflm-resolver`): its bytes, or (inner `Err`) the outcome of reporting why it is none.
-pub fn model_file(out: &mut Out, path: &OsStr, command: &str) -> Result<Result<Input, Outcome>, Failure> {
+pub fn model_file(
+    out: &mut Out,
+    path: &OsStr,
+    command: &str,
+    access: Access,
+) -> Result<Result<Input, Outcome>, Failure> {
     let name = path.to_string_lossy();
-    Ok(match open(path)? {
+    Ok(match open(path, access)? {
         Ok(Opened::File(input)) => Ok(input),
         Ok(Opened::Package(_)) => {
             let reason = format!("an nnpackage holds several models: {command} one of its model files");
@@ -142,11 +148,11 @@ fn table_list(schema: &Schema) -> String {
 
 /// Opens `path` as the bytes of one flatbuffer (`--schema`: no format recognised, no
 /// package): `Ok(Err(reason))` when it names a directory, `Err` when it cannot be read.
-pub fn flatbuffer(path: &OsStr) -> Result<Result<Input, String>, Failure> {
+pub fn flatbuffer(path: &OsStr, access: Access) -> Result<Result<Input, String>, Failure> {
     if Path::new(path).is_dir() {
         return Ok(Err("a directory, not a flatbuffer file".into()));
     }
-    Input::open(path).map(Ok)
+    Input::open(path, access).map(Ok)
 }
 
 /// The identifier `bytes` must carry to be read as `schema`'s `root` table: the schema's
@@ -176,19 +182,20 @@ impl AsRef<[u8]> for Mapped {
     }
 }
 
-/// The package's loader: model files and zip archives are mapped, not copied.
+/// The package's loader with `--mmap`: model files and zip archives are mapped, not copied.
 fn map_file(file: std::fs::File) -> std::io::Result<SharedBytes> {
-    let input = Input::map(&file, "package file").map_err(|f| match f {
-        Failure::Message(message) => std::io::Error::other(message),
-        Failure::OutputClosed => std::io::Error::from(std::io::ErrorKind::BrokenPipe),
-    })?;
-    Ok(Arc::new(Mapped(input)))
+    Ok(Arc::new(Mapped(Input::of(&file, "package file", Access::Map)?)))
 }
 
-/// The checked package at `path`; `Ok(Err(reason))` when it is not a valid package, `Err` when
-/// the path itself cannot be read.
-fn package(path: &OsStr) -> Result<Result<Package, String>, Failure> {
-    let options = nnpackage::Options { loader: map_file, ..nnpackage::Options::default() };
+/// The checked package at `path`, its files read as `access` says (by default with the
+/// library's loader, which reads each as a consistent snapshot); `Ok(Err(reason))` when it is
+/// not a valid package, `Err` when the path itself cannot be read.
+fn package(path: &OsStr, access: Access) -> Result<Result<Package, String>, Failure> {
+    let loader = match access {
+        Access::Read => nnpackage::read_file,
+        Access::Map => map_file,
+    };
+    let options = nnpackage::Options { loader, ..nnpackage::Options::default() };
     match Package::open_with(Path::new(path), &options) {
         Ok(package) => Ok(Ok(package)),
         Err(e) if e.at().is_empty() && matches!(e.kind(), PackageErrorKind::Io | PackageErrorKind::NotFound) => {

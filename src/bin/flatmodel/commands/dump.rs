@@ -6,6 +6,7 @@
 //! the file before anything is printed, then the real one straight to the output. Memory stays
 //! bounded by the nesting depth whatever the output size.
 
+use crate::input::Access;
 use crate::open;
 use crate::output::{Counter, FmtWriter, Out};
 use crate::{Failure, Outcome};
@@ -25,9 +26,10 @@ pub fn run(
     path: &OsString,
     what: Option<&str>,
     revision: Option<circle::Revision>,
+    access: Access,
 ) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let input = match open::model_file(out, path, "dump")? {
+    let input = match open::model_file(out, path, "dump", access)? {
         Ok(input) => input,
         Err(outcome) => return Ok(outcome),
     };
@@ -49,9 +51,15 @@ pub fn run(
 
 /// Writes the flatbuffer in `path`, verified as `schema`'s `root` table, as JSON to `out`
 /// (`--schema`).
-pub fn run_schema(out: &mut Out, path: &OsString, schema: &Schema, root: TableId) -> Result<Outcome, Failure> {
+pub fn run_schema(
+    out: &mut Out,
+    path: &OsString,
+    schema: &Schema,
+    root: TableId,
+    access: Access,
+) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let input = match open::flatbuffer(path)? {
+    let input = match open::flatbuffer(path, access)? {
         Ok(input) => input,
         Err(reason) => return open::report_invalid(out, &name, &reason),
     };

@@ -1,6 +1,7 @@
 //! `flatmodel inspect FILE [--json] [--tensors] [--tflm-resolver]`: what a model holds, at a
 //! glance (the summaries are [`crate::summary`]'s); with `--schema`, what any flatbuffer holds.
 
+use crate::input::Access;
 use crate::open::{self, Opened};
 use crate::output::Out;
 use crate::summary::flatbuffer::FlatbufferSummary;
@@ -12,9 +13,9 @@ use std::ffi::OsString;
 
 /// Prints the summary of the model or package in `path`, as text or JSON, with every tensor
 /// when asked.
-pub fn run(out: &mut Out, path: &OsString, as_json: bool, tensors: bool) -> Result<Outcome, Failure> {
+pub fn run(out: &mut Out, path: &OsString, as_json: bool, tensors: bool, access: Access) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let summary = match open::open(path)? {
+    let summary = match open::open(path, access)? {
         Ok(Opened::Package(package)) => Ok(Summary::of_package(&package)),
         Ok(Opened::File(input)) => open::file(input.bytes()).and_then(|file| Summary::of_file(file, tensors)),
         Err(reason) => Err(reason),
@@ -36,9 +37,10 @@ pub fn run_schema(
     schema: &Schema,
     schema_path: &str,
     root: TableId,
+    access: Access,
 ) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let input = match open::flatbuffer(path)? {
+    let input = match open::flatbuffer(path, access)? {
         Ok(input) => input,
         Err(reason) => return open::report_invalid(out, &name, &reason),
     };
@@ -58,9 +60,9 @@ pub fn run_schema(
 
 /// Prints the TFLite Micro resolver lines for the TFLite model in `path`
 /// (`inspect --tflm-resolver`).
-pub fn tflm_resolver(out: &mut Out, path: &OsString) -> Result<Outcome, Failure> {
+pub fn tflm_resolver(out: &mut Out, path: &OsString, access: Access) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let input = match open::model_file(out, path, "inspect --tflm-resolver")? {
+    let input = match open::model_file(out, path, "inspect --tflm-resolver", access)? {
         Ok(input) => input,
         Err(outcome) => return Ok(outcome),
     };

@@ -3,6 +3,7 @@
 //! others. With `--runtime`, a TFLite model that runtime would refuse is invalid. With
 //! `--schema`, each file is verified as a flatbuffer of that schema instead.
 
+use crate::input::Access;
 use crate::open::{self, Opened};
 use crate::output::Out;
 use crate::summary::warnings::Warnings;
@@ -28,8 +29,14 @@ pub struct Verdict {
 
 /// Verifies each file as the format its bytes show, TFLite models also against `runtime`'s
 /// checks when one is given.
-pub fn run(out: &mut Out, files: &[OsString], quiet: bool, runtime: Option<Runtime>) -> Result<Outcome, Failure> {
-    batch(out, files, |out, path| one(out, path, quiet, runtime))
+pub fn run(
+    out: &mut Out,
+    files: &[OsString],
+    quiet: bool,
+    runtime: Option<Runtime>,
+    access: Access,
+) -> Result<Outcome, Failure> {
+    batch(out, files, |out, path| one(out, path, quiet, runtime, access))
 }
 
 /// Verifies each file as a flatbuffer of `schema` whose root is a `root` table (`--schema`):
@@ -40,10 +47,11 @@ pub fn run_schema(
     quiet: bool,
     schema: &Schema,
     root: TableId,
+    access: Access,
 ) -> Result<Outcome, Failure> {
     batch(out, files, |out, path| {
         let name = path.to_string_lossy();
-        let input = match open::flatbuffer(path)? {
+        let input = match open::flatbuffer(path, access)? {
             Ok(input) => input,
             Err(reason) => return open::report_invalid(out, &name, &reason),
         };
@@ -92,9 +100,15 @@ fn batch(
     Ok(worst)
 }
 
-fn one(out: &mut Out, path: &OsString, quiet: bool, runtime: Option<Runtime>) -> Result<Outcome, Failure> {
+fn one(
+    out: &mut Out,
+    path: &OsString,
+    quiet: bool,
+    runtime: Option<Runtime>,
+    access: Access,
+) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let verdict = match open::open(path)? {
+    let verdict = match open::open(path, access)? {
         Ok(Opened::Package(_)) if runtime.is_some() => return Err(not_tflite(runtime, "an nnpackage")),
         Ok(Opened::Package(package)) => return verify_package(out, &name, &package, quiet),
         Ok(Opened::File(input)) => match open::file(input.bytes()) {

@@ -6,6 +6,7 @@ mod executorch;
 mod model;
 pub mod npy;
 
+use crate::input::Access;
 use crate::open;
 use crate::output::Out;
 use crate::{Failure, Outcome};
@@ -18,9 +19,16 @@ use std::io::Write;
 
 /// Writes the bytes `what` names in `path` to `to` (`-`: standard output).
 /// `raw` writes a tensor's data as stored rather than as a `.npy` file.
-pub fn run(out: &mut Out, path: &OsString, what: &str, to: &OsString, raw: bool) -> Result<Outcome, Failure> {
+pub fn run(
+    out: &mut Out,
+    path: &OsString,
+    what: &str,
+    to: &OsString,
+    raw: bool,
+    access: Access,
+) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let input = match open::model_file(out, path, "extract from")? {
+    let input = match open::model_file(out, path, "extract from", access)? {
         Ok(input) => input,
         Err(outcome) => return Ok(outcome),
     };
