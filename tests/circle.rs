@@ -162,7 +162,6 @@ fn testdata_agrees_with_one_bindings() {
 #[test]
 fn corpus_agrees_with_one_bindings() {
     let Some(corpus) = support::corpus() else {
-        eprintln!("FLATMODEL_CORPUS not set: skipping");
         return;
     };
     assert!(check_dir(&corpus.join("circle")) >= 10);
@@ -291,7 +290,6 @@ fn circle_0_10_files_list_the_same_graph_as_their_tflite_sources() {
     let (checked, with_signatures) = compare_with_sources(&dir.join("circle"), &dir.join("tflite"));
     assert_eq!((checked, with_signatures), (1, 1));
     let Some(corpus) = support::corpus() else {
-        eprintln!("FLATMODEL_CORPUS not set: skipping the corpus");
         return;
     };
     let (checked, with_signatures) = compare_with_sources(&corpus.join("circle-0.10"), &corpus.join("tflite"));

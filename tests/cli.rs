@@ -794,7 +794,6 @@ fn extract_rejects_bad_selectors() {
 #[test]
 fn corpus_verify_and_inspect() {
     let Some(corpus) = support::corpus() else {
-        eprintln!("FLATMODEL_CORPUS not set: skipping");
         return;
     };
     let dir = corpus.join("tflite");

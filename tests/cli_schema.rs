@@ -428,12 +428,8 @@ fn the_tflite_schema_at_run_time_dumps_as_the_compiled_in_one() {
 fn corrupt_files_are_refused_with_a_located_error() {
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/formats/tflite/schema.fbs");
     let mut files: Vec<PathBuf> = fs::read_dir(testdata("regressions")).unwrap().map(|e| e.unwrap().path()).collect();
-    match std::env::var_os("FLATMODEL_CORPUS") {
-        Some(corpus) => {
-            let invalid = PathBuf::from(corpus).join("tflite/invalid");
-            files.extend(fs::read_dir(invalid).unwrap().map(|e| e.unwrap().path()));
-        }
-        None => eprintln!("FLATMODEL_CORPUS unset: testdata's regressions only"),
+    if let Some(corpus) = support::corpus() {
+        files.extend(fs::read_dir(corpus.join("tflite/invalid")).unwrap().map(|e| e.unwrap().path()));
     }
     files.retain(|p| p.is_file() && !p.extension().is_some_and(|e| e == "json" || e == "md"));
     files.sort();

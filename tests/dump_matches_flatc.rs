@@ -221,7 +221,6 @@ fn vkgraph_and_pte_dumps_equal_flatc() {
 #[test]
 fn corpus_dumps_equal_flatc() {
     let Some(corpus) = support::corpus() else {
-        eprintln!("FLATMODEL_CORPUS not set: skipping");
         return;
     };
     let checked = check_dir(&corpus.join("tflite"), &TFLITE);
@@ -231,7 +230,6 @@ fn corpus_dumps_equal_flatc() {
 #[test]
 fn corpus_circle_dumps_equal_flatc() {
     let Some(corpus) = support::corpus() else {
-        eprintln!("FLATMODEL_CORPUS not set: skipping");
         return;
     };
     let checked = check_dir(&corpus.join("circle"), &CIRCLE);
@@ -241,7 +239,6 @@ fn corpus_circle_dumps_equal_flatc() {
 #[test]
 fn corpus_circle_0_10_dumps_equal_flatc() {
     let Some(corpus) = support::corpus() else {
-        eprintln!("FLATMODEL_CORPUS not set: skipping");
         return;
     };
     let checked = check_dir(&corpus.join("circle-0.10"), &CIRCLE_0_10);

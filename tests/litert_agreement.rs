@@ -175,7 +175,6 @@ fn testdata_agrees_with_litert() {
 #[test]
 fn corpus_agrees_with_litert() {
     let Some(corpus) = support::corpus() else {
-        eprintln!("FLATMODEL_CORPUS not set: skipping");
         return;
     };
     assert!(check_dir(&corpus.join("tflite")) >= 30);

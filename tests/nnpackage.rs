@@ -535,7 +535,7 @@ fn a_fifo_in_the_package_is_refused_without_blocking() {
     let dir = s.package("pkg", &manifest(0, &["m.tflite"], json!({})), &[]);
     let made = std::process::Command::new("mkfifo").arg(dir.join("m.tflite")).status();
     if !made.is_ok_and(|status| status.success()) {
-        eprintln!("skipped: mkfifo is not available");
+        support::skip("the FIFO: mkfifo is not available");
         return;
     }
     fails(&dir, Kind::Io, &["\"models\"[0]", "\"m.tflite\" is not a regular file"]);

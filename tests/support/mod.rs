@@ -425,10 +425,31 @@ pub fn duplicate_metadata_model() -> Vec<u8> {
     b.buf
 }
 
-/// The corpus directory, when `FLATMODEL_CORPUS` names one.
+/// The corpus directory, when `FLATMODEL_CORPUS` names one; when it does not, the calling
+/// test says that it skips the corpus ([`skip`]).
 pub fn corpus() -> Option<std::path::PathBuf> {
-    let dir = std::path::PathBuf::from(std::env::var_os("FLATMODEL_CORPUS")?);
-    dir.is_dir().then_some(dir)
+    let dir = std::env::var_os("FLATMODEL_CORPUS").map(std::path::PathBuf::from);
+    match dir {
+        Some(dir) if dir.is_dir() => Some(dir),
+        Some(dir) => {
+            skip(&format!("the corpus: FLATMODEL_CORPUS names no directory ({})", dir.display()));
+            None
+        }
+        None => {
+            skip("the corpus: FLATMODEL_CORPUS is not set");
+            None
+        }
+    }
+}
+
+/// Says, on the terminal, that the running test skips `what` and why (`what` names the part
+/// and the reason: "the corpus: FLATMODEL_CORPUS is not set"). Written to the process's
+/// standard error directly, which `cargo test` shows (it captures only `print!` and `eprint!`).
+pub fn skip(what: &str) {
+    use std::io::Write;
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    let _ = writeln!(std::io::stderr(), "skipping in {test}: {what}");
 }
 
 /// The project's testdata directory.
