@@ -7,7 +7,7 @@
 //! compiled-in), then the geometric mean and the worst. Models: as `benches/reflect.rs`
 //! (`testdata/tflite`, and `FLATMODEL_CORPUS/tflite` when set).
 //!
-//! `cargo bench --bench reflect_interleaved`
+//! `cargo bench -p flatmodel-benches --bench reflect_interleaved`
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-model ratios of run-time-schema to compiled-in verification, from `cargo bench --bench reflect`.
+"""Per-model ratios of run-time-schema to compiled-in verification, from `cargo bench -p flatmodel-benches --bench reflect`.
 
 Usage: benches/reflect_ratios.py [CRITERION_DIR]   (default: target/criterion)
 

@@ -43,7 +43,7 @@ groups='verify|peer_flatbuffers_verify|loader_walk|peer_unchecked_walk'
 python3 benches/test_results.py >/dev/null
 
 echo "building the criterion bench ..." >&2
-bench_exe=$(cargo bench --bench verify --no-run --message-format=json |
+bench_exe=$(cargo bench -p flatmodel-benches --bench verify --no-run --message-format=json |
     python3 -c '
 import json, sys
 for line in sys.stdin:

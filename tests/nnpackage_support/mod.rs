@@ -9,7 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The project's testdata models.
 pub fn model_bytes(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tflite").join(format!("{name}.tflite"));
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The repository's root: this crate's directory, or its parent for `cli/`.
+    let root = if crate_dir.join("testdata").is_dir() { crate_dir } else { crate_dir.parent().unwrap() };
+    let p = root.join("testdata/tflite").join(format!("{name}.tflite"));
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 

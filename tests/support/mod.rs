@@ -3,7 +3,6 @@
 //! its children and its offsets are patched once they exist, as unsigned offsets point forward.
 #![allow(dead_code)]
 
-pub mod cli;
 pub mod cvimodel;
 
 /// A buffer under construction.
@@ -452,9 +451,19 @@ pub fn skip(what: &str) {
     let _ = writeln!(std::io::stderr(), "skipping in {test}: {what}");
 }
 
+/// The repository's root: the crate's own directory for the library's tests, its parent for
+/// the other crates of the workspace (`cli/`, `benches/`).
+pub fn root() -> std::path::PathBuf {
+    let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    match crate_dir.join("testdata").is_dir() {
+        true => crate_dir.to_path_buf(),
+        false => crate_dir.parent().unwrap_or(crate_dir).to_path_buf(),
+    }
+}
+
 /// The project's testdata directory.
 pub fn testdata() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
+    root().join("testdata")
 }
 
 /// Files under `dir` (recursively) whose names end with `suffix`, sorted.

@@ -16,7 +16,7 @@
 //! `tflite/core/subgraph.cc` `SetTensorParametersReadOnly`, `tflite/core/kernels/register.cc`),
 //! tflite-micro 90b983c2 (`micro_allocator.cc`, `micro_interpreter.cc`, `memory_helpers.cc`,
 //! `python/tflite_micro/python_ops_resolver.cc`). `tests/litert_agreement.rs` and
-//! `tests/tflm_agreement.rs` compare the verdicts with both runtimes' Python interpreters.
+//! `cli/tests/cli/tflm_agreement.rs` compare the verdicts with both runtimes' Python interpreters.
 
 use super::runtime_ops::{LITERT_BUILTINS, TFLM_KERNELS};
 use super::{BuiltinOperator, Model, Tensor, TensorType};

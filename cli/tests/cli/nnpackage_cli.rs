@@ -1,9 +1,8 @@
 //! `flatmodel verify` and `flatmodel inspect` on nnpackages (directories and zip archives):
 //! one line per package, the usual exit codes, and a summary whose facts match what was written.
-#![cfg(feature = "cli")]
 
-mod nnpackage_support;
-mod support;
+use crate::nnpackage_support;
+use crate::support;
 
 use flatmodel::graph::ModelView;
 use flatmodel::tflite;
@@ -51,7 +50,7 @@ fn verify_accepts_directories_and_zips() {
     let s = Scratch::new("cli-ok");
     let dir = two_sines_dir(&s);
     let z = s.write("two.nnpkg", &two_sines_zip("two_sines/"));
-    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tflite/sine_float.tflite");
+    let model = support::root().join("testdata/tflite/sine_float.tflite");
     let r = verify(&[&dir, &z, &model]);
     assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
     let lines: Vec<&str> = r.stdout.lines().collect();

@@ -1,7 +1,7 @@
 //! `flatmodel path`: an error path in the numeric form a `numeric-paths` build prints
 //! (`Model.#N[0]...`) comes back with the names the verifier gives it in a build with names.
 
-mod support;
+use crate::support;
 
 use flatmodel::tflite::{Model, Operator, SubGraph, Tensor};
 use flatmodel::verify::VerifyTable;
@@ -17,7 +17,7 @@ fn number<T: VerifyTable>(name: &str) -> usize {
 
 #[test]
 fn numbered_paths_read_back_as_the_verifiers_names() {
-    let mut bytes = std::fs::read("testdata/tflite/sine_float.tflite").unwrap();
+    let mut bytes = std::fs::read(support::testdata().join("tflite/sine_float.tflite")).unwrap();
     let name = Model::parse(&bytes)
         .unwrap()
         .subgraphs()
@@ -61,7 +61,7 @@ fn numbered_paths_read_back_as_the_verifiers_names() {
 fn rule_errors_number_their_fields_like_the_verifier() {
     // Operator 0's first input made to name a tensor past the subgraph's: a model rule, not the
     // verifier, reports it, at the operator's own `inputs` (not the subgraph's).
-    let mut bytes = std::fs::read("testdata/tflite/sine_float.tflite").unwrap();
+    let mut bytes = std::fs::read(support::testdata().join("tflite/sine_float.tflite")).unwrap();
     let model = Model::parse(&bytes).unwrap();
     let sg = model.subgraphs().unwrap().get(0).unwrap();
     let input = sg.operators().unwrap().get(0).unwrap().inputs().unwrap().as_slice().as_ptr() as usize;

@@ -4,7 +4,7 @@
 //! disproportionate to it); 2 usage or I/O error. Output to a closed pipe ends a command quietly
 //! with the status it had so far (0 for `inspect`, `dump` and `extract`).
 //!
-//! The modules form layers, each importing only from those below it (`tests/cli_layers.rs`):
+//! The modules form layers, each importing only from those below it (`cli/tests/cli/cli_layers.rs`):
 //! this file parses the command line; [`commands`] runs one command each; they read a path
 //! through [`open`] (the one way to open a package or a file and verify it) and describe a
 //! file through [`summary`] (what `inspect` says, typed, as text or JSON); below them the

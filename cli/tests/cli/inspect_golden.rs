@@ -4,7 +4,7 @@
 //! committing it. (The other CLI tests check what the output says against independent tools;
 //! this one only keeps it from changing unnoticed.)
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -35,7 +35,7 @@ fn inspect(root: &Path, model: &Path, json: bool) -> String {
 
 #[test]
 fn inspect_output_is_the_kept_output() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &support::root();
     let bless = std::env::var_os("FLATMODEL_BLESS").is_some();
     let golden = root.join("testdata").join("golden");
     let models = models(root);
@@ -63,7 +63,7 @@ fn inspect_output_is_the_kept_output() {
 
 #[test]
 fn the_readme_shows_the_kept_output() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &support::root();
     let readme = fs::read_to_string(root.join("README.md")).unwrap();
     let section = &readme[readme.find("## What `inspect` shows").expect("the README's inspect section")..];
     let start = section.find("```text\n").unwrap() + "```text\n".len();

@@ -80,7 +80,7 @@ tensors, and a greedy plan by tensor lifetime in the manner of TensorFlow Lite M
 operators by name and version; signatures, metadata and buffers. --tensors adds one row per
 tensor (type, stored shape with dynamic dimensions marked, bytes, buffer, quantization), or for
 a .pte or Vulkan graph per value (type, shape, bytes, where its data is); --json
-prints the same as JSON, numbers at full precision, in the layout src/bin/flatmodel/inspect.schema.json
+prints the same as JSON, numbers at full precision, in the layout cli/src/inspect.schema.json
 describes for every format (its format_version key names the layout's version). --tflm-resolver prints instead, for a TFLite
 model, the C++ lines that register its operators with TensorFlow Lite Micro (the set TFLM's
 generate_micro_mutable_op_resolver_from_model.py derives). A file whose summary would be

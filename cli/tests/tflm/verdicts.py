@@ -1,4 +1,4 @@
-"""TensorFlow Lite Micro's verdict on each model file, for tests/tflm_agreement.rs.
+"""TensorFlow Lite Micro's verdict on each model file, for cli/tests/cli/tflm_agreement.rs.
 
 Each file is loaded in a process of its own (TFLite Micro crashes on some malformed models):
 `python3 verdicts.py FILE...` prints one JSON line per file, {"file", "verdict", "log"}, where

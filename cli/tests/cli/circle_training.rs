@@ -2,7 +2,7 @@
 //! nested in a Circle model, with both identifiers (`CTR0`, the older `CTR1`), against flatc's
 //! own reading of files flatc wrote (`testdata/circle_training/`, from `training.json`).
 
-mod support;
+use crate::support;
 
 use flatmodel::circle;
 use flatmodel::circle_training::{LossFn, LossFnOptions, ModelTraining, Optimizer, OptimizerOptions};

@@ -10,7 +10,7 @@
 //! one subgraph, flatmodel's plan is never larger (TFLite Micro adds the scratch buffers kernels
 //! ask for) and equal for most.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -4,9 +4,7 @@
 //! Expected values come from the reference files or from the bytes themselves, never from our
 //! own output.
 
-#![cfg(feature = "cli")] // the binary, and the `lz4` and `md5` features it enables
-
-mod support;
+use crate::support;
 
 use flatmodel::cvimodel::{self, CviModel, MemoryRegion, TensorAddress, Warning};
 use flatmodel::verify::Options;
@@ -672,7 +670,7 @@ fn a_section_of_zeros_verifies_without_inflating_it() {
     let (code, stdout, _) = run(&["verify".as_ref(), path.as_os_str()]);
     assert_eq!(code, Some(0), "{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();
-    // (tests/no_alloc.rs checks that verifying such a file allocates nothing.)
+    // (the library's tests/no_alloc.rs checks that verifying such a file allocates nothing.)
 }
 
 #[test]

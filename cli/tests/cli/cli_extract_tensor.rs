@@ -3,7 +3,7 @@
 //! flatc's JSON of the model: dtype from the tensor's type, shape, and the buffer's bytes
 //! (unpacked by this test for int4). `--raw` writes the buffer as stored.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::ffi::OsStr;

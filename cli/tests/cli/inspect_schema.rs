@@ -1,12 +1,11 @@
 //! `inspect --json` keeps its contract: every summary, for every model of testdata and of the
 //! corpus (when `FLATMODEL_CORPUS` is set) and for an nnpackage, is valid against
-//! `src/bin/flatmodel/inspect.schema.json`, checked by Python's `jsonschema` (the reference
+//! `cli/src/inspect.schema.json`, checked by Python's `jsonschema` (the reference
 //! implementation of JSON Schema; `.ci/run` installs it). The schema is also shown to reject
 //! summaries that break it, so the check cannot pass vacuously.
 
-#[path = "nnpackage_support/mod.rs"]
-mod nnpackage_support;
-mod support;
+use crate::nnpackage_support;
+use crate::support;
 
 use serde_json::{json, Value};
 use std::io::Write;
@@ -23,7 +22,7 @@ fn models() -> Vec<PathBuf> {
 /// Each of `docs` validated against the schema by `jsonschema`: `None` when it does not
 /// import, else each document's errors (empty when valid).
 fn validate(docs: &[Value]) -> Option<Vec<Vec<String>>> {
-    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bin/flatmodel/inspect.schema.json");
+    let schema = support::root().join("cli/src/inspect.schema.json");
     let script = "import json, sys\n\
                   from jsonschema import Draft202012Validator as V\n\
                   schema = json.load(open(sys.argv[1]))\n\

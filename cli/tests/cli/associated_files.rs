@@ -3,8 +3,8 @@
 //! writes one byte-exact, and a corrupt archive is a warning on the still-valid model and an
 //! error for `extract`.
 
-mod nnpackage_support;
-mod support;
+use crate::nnpackage_support;
+use crate::support;
 
 use nnpackage_support::{zip_after, ZipEntry};
 use std::path::{Path, PathBuf};

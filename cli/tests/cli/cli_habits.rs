@@ -2,7 +2,7 @@
 //! early, `-o -`, help pages, warnings listed, the tensor table, and the messages for inputs that
 //! are no model. Expected values come from the library or the file bytes, not the tool.
 
-mod support;
+use crate::support;
 
 use flatmodel::graph::ModelView;
 use flatmodel::tflite::Model;

@@ -5,7 +5,7 @@
 //! `MicroMutableOpResolver` declares. Every testdata model, and the corpus's when
 //! `FLATMODEL_CORPUS` is set.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};

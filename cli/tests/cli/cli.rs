@@ -2,7 +2,7 @@
 //! `dump` and `extract` print or write. Expected values come from the flatc references beside
 //! the models, from the library API or from the file bytes, never from the tool's own output.
 
-mod support;
+use crate::support;
 
 use flatmodel::graph::ModelView;
 use flatmodel::tflite::{BuiltinOperator, Model};

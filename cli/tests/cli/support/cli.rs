@@ -68,7 +68,10 @@ pub struct Scratch(pub PathBuf);
 
 impl Scratch {
     pub fn new(test: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("flatmodel-cli-{}-{test}", std::process::id()));
+        // Tests of one binary run at once in one process: a counter keeps their names apart.
+        static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("flatmodel-cli-{}-{test}-{n}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         Scratch(dir)
