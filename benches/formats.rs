@@ -24,7 +24,7 @@ mod support;
 
 /// Files ending in `suffix` under `testdata/<dir>` and, when set, the corpus's `<dir>`.
 fn files(dir: &str, suffix: &str) -> Vec<(String, Vec<u8>)> {
-    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(dir)];
+    let mut dirs = vec![support::testdata().join(dir)];
     if let Some(corpus) = support::corpus() {
         dirs.push(corpus.join(dir));
     }

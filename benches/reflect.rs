@@ -13,7 +13,7 @@
 //! per-model ratios and their geometric mean.
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -30,7 +30,7 @@ fn env_secs(name: &str, default: f64) -> Duration {
 }
 
 fn benches(c: &mut Criterion) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &support::root();
     let text = std::fs::read_to_string(root.join("src/formats/tflite/schema.fbs")).expect("the TFLite schema");
     let schema = Schema::from_fbs_text(&text).expect("the TFLite schema loads");
     let model = schema.root().expect("a root_type");

@@ -10,7 +10,7 @@
 //! `cargo bench -p flatmodel-benches --bench reflect_interleaved`
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use flatmodel::reflect::Schema;
@@ -42,7 +42,7 @@ fn interleaved(rounds: usize, batch: u32, mut f: impl FnMut(), mut g: impl FnMut
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &support::root();
     let text = std::fs::read_to_string(root.join("src/formats/tflite/schema.fbs")).expect("the TFLite schema");
     let schema = Schema::from_fbs_text(&text).expect("the TFLite schema loads");
     let model = schema.root().expect("a root_type");

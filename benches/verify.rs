@@ -21,7 +21,7 @@
 //! into the per-file ratio table in `benches/RESULTS.md`.
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
@@ -58,7 +58,7 @@ struct Input {
 
 /// The models to measure: testdata's, then the corpus's that testdata does not already hold.
 fn inputs() -> Vec<Input> {
-    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tflite")];
+    let mut dirs = vec![support::testdata().join("tflite")];
     if let Some(corpus) = std::env::var_os("FLATMODEL_CORPUS") {
         dirs.push(PathBuf::from(corpus).join("tflite"));
     }
@@ -468,7 +468,7 @@ fn config() -> Criterion {
 /// adds the section, weight and routine rules (`CviModel::parse_with`).
 fn cvimodels(c: &mut Criterion) {
     use flatmodel::cvimodel::CviModel;
-    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cvimodel")];
+    let mut dirs = vec![support::testdata().join("cvimodel")];
     if let Some(corpus) = std::env::var_os("FLATMODEL_CORPUS") {
         dirs.push(PathBuf::from(corpus).join("cvimodel"));
     }

@@ -45,7 +45,8 @@
 //!   strings under Miri. The panicking operations (`unwrap`, indexing, unchecked arithmetic)
 //!   are denied by lint.
 //! - **`no_std`.** The core needs neither `std` nor an allocator; the `alloc` and `std` features
-//!   add conveniences, and `cli` (default) builds the `flatmodel` tool.
+//!   add conveniences (with `std`, [`snapshot`] reads a file whole as one consistent snapshot).
+//!   The `flatmodel` command line is a crate of its own (`cli/` in the repository).
 //! - **Newer writers are not errors.** Enum values and union types this crate's schemas do not
 //!   name read as raw numbers.
 //!

@@ -1,6 +1,6 @@
 //! The text and JSON `inspect` prints for every model in `testdata/`, kept in
 //! `testdata/golden/` so that any change of output is a visible diff. After an intended change,
-//! `FLATMODEL_BLESS=1 cargo test --test inspect_golden` writes them anew; review the diff before
+//! `FLATMODEL_BLESS=1 cargo test -p flatmodel-cli --test cli inspect_golden` writes them anew; review the diff before
 //! committing it. (The other CLI tests check what the output says against independent tools;
 //! this one only keeps it from changing unnoticed.)
 
