@@ -7,8 +7,8 @@
 //! `generate_oob_builtin_opcode`, `generate_sparse_oob`, `generate_bad_buffer_size`,
 //! `generate_oob_quantized_dimension`), TensorFlow Lite Micro's fuzz seeds (`int32_max_dim`,
 //! `multidim_overflow`, `malicious_gather`), the MNN converter's crashes on out-of-range indices,
-//! TensorFlow's 8-byte `\x18\0\0\0TFL3` file, and the CVE classes of FORMATS.md 1.6. The models
-//! are edited through planus's owned types (generated from the project's schema in
+//! TensorFlow's 8-byte `\x18\0\0\0TFL3` file, and the CVE classes of `docs/tflite.md` §1.6. The
+//! models are edited through planus's owned types (generated from the project's schema in
 //! `benches/peers/`), so each attack changes exactly the values it names.
 
 mod planus_support;
@@ -198,7 +198,7 @@ fn malicious_gather() {
     accepted(&m);
 }
 
-// ---- MNN, TensorFlow, and the CVE classes of FORMATS.md 1.6 ----------------------------------
+// ---- MNN, TensorFlow, and the CVE classes of `docs/tflite.md` §1.6 ---------------------------
 
 #[test]
 fn out_of_range_indices_everywhere_a_loader_follows_one() {

@@ -539,10 +539,10 @@ fn run_model_references_are_read() {
     assert!(none.is_empty());
 }
 
-/// FORMATS.md 2's type-80 caveat: writers of January 2020 put InstanceNormOptions at union type
-/// 80, which later revisions gave UniqueOptions. A file in revision 0's encoding dumps with
-/// revision 0's schema, which names no member 80 (the number is kept, as before 0.10 views
-/// existed); 0.10's names read it as UniqueOptions.
+/// The type-80 caveat of `docs/circle.md` §2.2: writers of January 2020 put InstanceNormOptions
+/// at union type 80, which later revisions gave UniqueOptions. A file in revision 0's encoding
+/// dumps with revision 0's schema, which names no member 80 (the number is kept, as before 0.10
+/// views existed); 0.10's names read it as UniqueOptions.
 #[test]
 fn type_80_reads_as_revision_0_read_it() {
     let bytes = crafted(&[(254, None, None)], 0, &[80]);

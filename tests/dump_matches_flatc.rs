@@ -21,7 +21,7 @@ struct Allowed {
     missing: Defaults,
 }
 
-/// The LiteRT revision after v2.15 (FORMATS.md 1.7).
+/// The LiteRT revision after v2.15 (`docs/tflite.md` §1.7).
 const TFLITE_NEWER: Allowed =
     Allowed { extra: &[("external_buffer", "0"), ("debug_metadata_index", "-1")], missing: &[] };
 

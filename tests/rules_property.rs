@@ -285,7 +285,7 @@ fn check_in_range(m: &t::Model, file_len: u64, per_channel: bool) -> Result<(), 
                 }
             }
             // Buffer 0 is the empty sentinel: a tensor on it has no data, whatever it holds
-            // (FORMATS.md 1.3; LiteRT reads no data for buffer 0).
+            // (`docs/tflite.md` §1.3; LiteRT reads no data for buffer 0).
             let data = if tensor.buffer == 0 { &[][..] } else { buffer.data.as_deref().unwrap_or_default() };
             let elements = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(u64::try_from(d).ok()?));
             if let (false, Some(size), None, Some(_)) =

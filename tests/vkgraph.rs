@@ -120,7 +120,7 @@ fn constants_resolve_inline_and_through_named_data() {
     assert_eq!(e.location().to_string(), "VkGraph.constants[0].named_key");
 }
 
-// ---- broken VH00 headers: each rule of FORMATS.md 3.1, and a flatbuffer that is not VK00 ----
+// ---- broken VH00 headers: each rule of `docs/executorch.md` §3.1, and a flatbuffer that is not VK00 ----
 
 fn with_field(bytes: &[u8], at: usize, value: &[u8]) -> Vec<u8> {
     let mut b = bytes.to_vec();

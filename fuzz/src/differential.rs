@@ -60,7 +60,7 @@ pub enum Laxer {
     /// a buffer whose offsets share subtrees passes it.
     Limits,
     /// The crate verifies a union member it does not know (a newer writer's) by rejecting its
-    /// type, where flatmodel accepts unknown union types unread (FORMATS.md 1.7).
+    /// type, where flatmodel accepts unknown union types unread (`docs/tflite.md` §1.7).
     NewerValues,
 }
 

@@ -1,10 +1,10 @@
-//! The model-level rules every TFLite-family reader needs (FORMATS.md 1.5, 1.6 and 2), and the
-//! ones a careful reader adds: index ranges, external data ranges (buffers and large custom
-//! options), data sizes, dataflow, and control-flow calls without cycles; with signatures and
-//! metadata (`tables.rs`), sparsity (`sparsity.rs`) and the calls control-flow options make
-//! (`calls.rs`), which TFLite and Circle store alike. A format adds its own rules through
-//! [`FormatRules`]'s hooks (quantization details; Circle: quantization consistency), and its
-//! runtime profiles, whose refusals are warnings here, through [`FormatRules::runtime_rules`].
+//! The model-level rules every TFLite-family reader needs (`docs/tflite.md` §1.5 and §1.6,
+//! `docs/circle.md` §2.5), and the ones a careful reader adds: index ranges, external data ranges
+//! (buffers and large custom options), data sizes, dataflow, and control-flow calls without cycles;
+//! with signatures and metadata (`tables.rs`), sparsity (`sparsity.rs`) and the calls control-flow
+//! options make (`calls.rs`), which TFLite and Circle store alike. A format adds its own rules
+//! through [`FormatRules`]'s hooks (quantization details; Circle: quantization consistency), and
+//! its runtime profiles, whose refusals are warnings here, through [`FormatRules::runtime_rules`].
 //!
 //! The checks walk the model as a runtime would load it, so a file whose tables are shared by
 //! many offsets is a large model; the walk is charged against the same apparent-size budget as
@@ -422,10 +422,9 @@ fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tens
 }
 
 /// The first of LiteRT's checks of affine quantization (`InterpreterBuilder::ParseQuantization`,
-/// FORMATS.md 1.5) that `q`, on a tensor of shape `shape`, breaks: non-empty scales need as
-/// many zero points, a `quantized_dimension` within the rank (unless the shape is empty), and
-/// one scale or one per slice along that dimension. Circle's rules and LiteRT's profile both
-/// use it.
+/// `docs/tflite.md` §1.5) that `q`, on a tensor of shape `shape`, breaks: non-empty scales need as
+/// many zero points, a `quantized_dimension` within the rank (unless the shape is empty), and one
+/// scale or one per slice along that dimension. Circle's rules and LiteRT's profile both use it.
 pub(crate) fn affine_refusal(q: &QuantView<'_>, shape: Option<Vector<'_, i32>>) -> Option<&'static Site> {
     let scales = q.scale.map_or(0, |s| s.len());
     if scales == 0 {

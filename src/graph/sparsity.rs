@@ -1,5 +1,5 @@
-//! The sparsity rules (FORMATS.md 1.5): a sparse tensor's traversal order, block map and
-//! per-dimension metadata must describe exactly the data it stores, as LiteRT's `Verify`
+//! The sparsity rules (`docs/tflite.md` §1.5): a sparse tensor's traversal order, block map
+//! and per-dimension metadata must describe exactly the data it stores, as LiteRT's `Verify`
 //! checks them. Both TFLite and Circle (0.1 and later) store sparsity in the same tables.
 
 use super::checker::path::{BUFFER, DIM_METADATA, INNER, OUTER, SPARSITY, SUBGRAPHS, TENSORS, TRAVERSAL_ORDER};

@@ -1,6 +1,7 @@
 //! The rules on the model's own lists that point elsewhere: metadata entries name buffers,
-//! signatures name a subgraph and tensors of it (FORMATS.md 1.4 and 1.6); and the warning for
-//! metadata names used twice. TFLite and Circle (0.4 and later) store them in the same tables.
+//! signatures name a subgraph and tensors of it (`docs/tflite.md` §1.4 and §1.6); and the
+//! warning for metadata names used twice. TFLite and Circle (0.4 and later) store them in the
+//! same tables.
 
 use super::checker::path::{INNER, METADATA, METADATA_BUFFER, OUTER, SIGNATURE_DEFS, SIGNATURE_INPUTS};
 use super::checker::path::{SIGNATURE_OUTPUTS, SUBGRAPH_INDEX, TENSOR_INDEX};

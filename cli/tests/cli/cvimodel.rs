@@ -385,7 +385,8 @@ fn weights_and_routines_resolve_to_their_bytes() {
 
 #[test]
 fn tagged_tensor_offsets_decode() {
-    // FORMATS.md 4.2: -1 none; bits 40..42 region (0 shared, 1 weight, 2 private, >= 3 io).
+    // `docs/cvimodel.md` §4.2: -1 none; bits 40..42 region (0 shared, 1 weight, 2 private,
+    // >= 3 io).
     assert_eq!(cvimodel::decode_tensor_offset(-1), None);
     let at = |region, offset| Some(TensorAddress { region, offset });
     assert_eq!(cvimodel::decode_tensor_offset(0x10), at(MemoryRegion::Shared, 0x10));

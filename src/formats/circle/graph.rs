@@ -28,7 +28,7 @@ fn element_type(t: &Tensor<'_>) -> ElementType {
 }
 
 impl<'a> FormatRules<'a> for Model<'a> {
-    /// Every Circle revision stores version 0 (FORMATS.md 2).
+    /// Every Circle revision stores version 0 (`docs/circle.md` §2.1).
     const VERSION: u32 = 0;
 
     const PATHS: &'static [[u8; 2]] = crate::graph::checker::path_fields!(crate::circle;);
@@ -45,8 +45,8 @@ impl<'a> FormatRules<'a> for Model<'a> {
 
     /// Circle's readers (ONE's loaders, like LiteRT's from which they descend) refuse
     /// inconsistent scales, zero points and quantized dimensions, and variable tensors with
-    /// constant data: FORMATS.md 1.5 holds as rules. Block-wise details name other tensors of
-    /// the subgraph (-1: none).
+    /// constant data: the checks of `docs/tflite.md` §1.5 hold as rules (`docs/circle.md` §2.5).
+    /// Block-wise details name other tensors of the subgraph (-1: none).
     fn tensor_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, count: usize, data: &[u8]) -> Checked {
         let at = tensor.raw().position();
         if tensor.is_variable() && !data.is_empty() {

@@ -1,8 +1,8 @@
 //! Circle (`CIR0`): Samsung ONE's model format, TFLite's schema plus circle-only values.
 //!
 //! `schema.fbs` is ONE's latest schema, revision 0.10: every earlier revision's fields sit in
-//! the same slots (FORMATS.md 2), so these views read every revision. What revision 0 named
-//! otherwise reads through [`OperatorCode::builtin_operator`] (slot 0, revision 0's
+//! the same slots (`docs/circle.md` §2.2), so these views read every revision. What revision 0
+//! named otherwise reads through [`OperatorCode::builtin_operator`] (slot 0, revision 0's
 //! `builtin_code`) and [`SubGraph::data_format`]; [`revision0`] is revision 0's own schema,
 //! for the names a dump of a revision-0 file prints ([`Model::revision`]).
 //!

@@ -21,11 +21,11 @@ impl SubGraph<'_> {
 }
 
 impl OperatorCode<'_> {
-    /// The builtin operator this operator code means, by Circle's rule (FORMATS.md 2): slot 0
-    /// (`deprecated_builtin_code`) read as a signed byte, unless it is 127, which defers to the
-    /// int32 `builtin_code`. One rule reads every revision: a slot-0 byte 254 (INSTANCE_NORM as
-    /// early writers stored it) reads as -2, the code later revisions give it. (TFLite's `max()`
-    /// rule would lose the negative codes.)
+    /// The builtin operator this operator code means, by Circle's rule (`docs/circle.md` §2.3):
+    /// slot 0 (`deprecated_builtin_code`) read as a signed byte, unless it is 127, which defers
+    /// to the int32 `builtin_code`. One rule reads every revision: a slot-0 byte 254
+    /// (INSTANCE_NORM as early writers stored it) reads as -2, the code later revisions give it.
+    /// (TFLite's `max()` rule would lose the negative codes.)
     pub fn builtin_operator(&self) -> BuiltinOperator {
         match self.deprecated_builtin_code() {
             GREATER_OP_CODES => self.builtin_code(),

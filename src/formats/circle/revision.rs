@@ -1,12 +1,11 @@
 //! Which Circle schema revision a file was written with, as far as its content tells.
 //!
-//! Every Circle revision stores `Model.version = 0` and the identifier `CIR0` (FORMATS.md 2),
-//! so only the fields a file holds can tell revision 0 from the later ones: revision 0 wrote
-//! its operator codes in slot 0 alone and could store `SubGraph.data_format`; ONE's later
-//! writers write the int32 `builtin_code` (slot 3) beside any non-zero slot 0, and the later
-//! revisions add fields revision 0 does not have. (A file converted from a pre-2.4 TFLite file
-//! may keep slot 0 alone: it then reads as revision 0's encoding, which means the same
-//! operators.)
+//! Every Circle revision stores `Model.version = 0` and the identifier `CIR0` (`docs/circle.md`
+//! §2.1), so only the fields a file holds can tell revision 0 from the later ones: revision 0 wrote
+//! its operator codes in slot 0 alone and could store `SubGraph.data_format`; ONE's later writers
+//! write the int32 `builtin_code` (slot 3) beside any non-zero slot 0, and the later revisions add
+//! fields revision 0 does not have. (A file converted from a pre-2.4 TFLite file may keep slot 0
+//! alone: it then reads as revision 0's encoding, which means the same operators.)
 
 use super::{revision0, Model};
 use crate::schema::TableType;

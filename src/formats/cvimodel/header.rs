@@ -1,4 +1,4 @@
-//! The CviModel container header (FORMATS.md 4.1), read in place with zerocopy.
+//! The CviModel container header (`docs/cvimodel.md` §4.1), read in place with zerocopy.
 //!
 //! ```text
 //! offset size field

@@ -1,5 +1,6 @@
 //! Sophgo cvimodel (`CviModel` magic): a 48-byte header (32 in version 1.0), a flatbuffer body
-//! of schema `cvi.model` (no file identifier), then the section payloads (FORMATS.md 4).
+//! of schema `cvi.model` (no file identifier), then the section payloads (`docs/cvimodel.md`
+//! §4).
 //!
 //! [`CviModel::parse`] reads the header, verifies the body as `Model` and checks where the
 //! sections, weights and routines point; [`CviModel::parse_structure`] stops after the body's

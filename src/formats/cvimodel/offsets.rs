@@ -1,5 +1,5 @@
-//! The tagged offsets of `Weight.offset` and `Tensor.offset` (FORMATS.md 4.2): a region in
-//! the high bits, the byte offset inside it in the low 40.
+//! The tagged offsets of `Weight.offset` and `Tensor.offset` (`docs/cvimodel.md` §4.2): a
+//! region in the high bits, the byte offset inside it in the low 40.
 
 use super::{Tensor, Weight};
 

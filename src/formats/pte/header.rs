@@ -1,5 +1,5 @@
 //! The `eh00` extended header ExecuTorch inserts at byte 8 of a program with segments
-//! (FORMATS.md 3.4), read with zerocopy; errors name the field at fault.
+//! (`docs/executorch.md` §3.4), read with zerocopy; errors name the field at fault.
 
 use crate::error::{Error, ErrorKind};
 use crate::verify::Name;

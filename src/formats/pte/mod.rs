@@ -1,5 +1,6 @@
 //! ExecuTorch programs (`.pte`): the `Program` flatbuffer (`ET12`, `schema.fbs` including
-//! `scalar_type.fbs`), its `eh00` extended header, and the segments after it (FORMATS.md 3.4).
+//! `scalar_type.fbs`), its `eh00` extended header, and the segments after it
+//! (`docs/executorch.md` §3.4).
 //!
 //! [`PteFile::parse`] verifies the program and every segment range, then enumerates execution
 //! plans, delegates (with their blobs, inline or in a segment) and named data; Vulkan delegate

@@ -33,23 +33,23 @@ crate::fb_enum! {
         UINT16 = 16,
         INT4 = 17,
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         BFLOAT16 = 18,
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         INT2 = 19,
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         UINT4 = 20,
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         FLOAT8_E4M3FN = 21,
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         FLOAT8_E5M2 = 22,
     }
@@ -68,7 +68,7 @@ crate::fb_table! {
 
 crate::fb_table! {
     /// ```text
-    /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+    /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
     /// Blockwise quantization: `scales` and `zero_points` are tensor indices
     /// (-1 = none).
     /// ```
@@ -82,7 +82,7 @@ crate::fb_table! {
 
 crate::fb_table! {
     /// ```text
-    /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+    /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
     /// Quantization along several axes.
     /// ```
     /// Defined at `schema.fbs:90`.
@@ -342,7 +342,7 @@ crate::fb_table! {
         /// ```
         variant_tensors "variant_tensors" @9: table_vector(VariantSubType),
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// Id of an entry in Model.external_buffers; 0 = the data lives in `buffer`.
         /// ```
         external_buffer "external_buffer" @10: scalar(u32, 0),
@@ -697,24 +697,24 @@ crate::fb_enum! {
         DILATE = 203,
         STABLEHLO_RNG_BIT_GENERATOR = 204,
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// Deprecated.
         /// ```
         REDUCE_WINDOW = 205,
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         STABLEHLO_COMPOSITE = 206,
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         STABLEHLO_SHIFT_LEFT = 207,
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         STABLEHLO_CBRT = 208,
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         STABLEHLO_CASE = 209,
     }
@@ -2350,7 +2350,7 @@ crate::fb_enum! {
 
 crate::fb_table! {
     /// ```text
-    /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+    /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
     /// ```
     /// Defined at `schema.fbs:1544`.
     StableHLOCompositeOptions = 158 {
@@ -2364,7 +2364,7 @@ crate::fb_table! {
 
 crate::fb_table! {
     /// ```text
-    /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+    /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
     /// ```
     /// Defined at `schema.fbs:1553`.
     StablehloShiftLeftOptions = 159 {
@@ -2373,7 +2373,7 @@ crate::fb_table! {
 
 crate::fb_table! {
     /// ```text
-    /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+    /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
     /// ```
     /// Defined at `schema.fbs:1557`.
     StablehloCaseOptions = 160 {
@@ -2438,7 +2438,7 @@ crate::fb_table! {
         /// ```
         builtin_options_2 "builtin_options_2" @12: union(BuiltinOptions2, builtin_options_2_type),
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         debug_metadata_index "debug_metadata_index" @13: scalar(i32, -1),
     }
@@ -2475,7 +2475,7 @@ crate::fb_table! {
         /// ```
         name "name" @4: string(),
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         debug_metadata_index "debug_metadata_index" @5: scalar(i32, -1),
     }
@@ -2564,7 +2564,7 @@ crate::fb_table! {
 
 crate::fb_table! {
     /// ```text
-    /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+    /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
     /// A group of external buffers, such as one weight file.
     /// ```
     /// Defined at `schema.fbs:1689`.
@@ -2575,7 +2575,7 @@ crate::fb_table! {
 
 crate::fb_table! {
     /// ```text
-    /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+    /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
     /// Tensor data stored outside the model: `length` bytes at `offset` in the
     /// storage of group `group`.
     /// ```
@@ -2632,11 +2632,11 @@ crate::fb_table! {
         /// ```
         signature_defs "signature_defs" @7: table_vector(SignatureDef),
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         external_buffer_groups "external_buffer_groups" @8: table_vector(ExternalBufferGroup),
         /// ```text
-        /// LiteRT revision after v2.15 (FORMATS.md 1.7)
+        /// LiteRT revision after v2.15 (`docs/tflite.md` §1.7)
         /// ```
         external_buffers "external_buffers" @9: table_vector(ExternalBuffer),
     }

@@ -8,10 +8,10 @@
 //! kernel makes when it prepares (the shapes and types an operator accepts), and the options of
 //! each builtin operator.
 //!
-//! How they relate to FORMATS.md: the checks of TFLite's offline verifier (1.6) and the index,
-//! range and sparsity rules of 1.5 stay model rules, since a reader needs them; 1.5's
-//! quantization and variable-data rules are LiteRT's, so they are its profile here. Sources,
-//! read for each check below: LiteRT f67457790c9c (`tflite/core/interpreter_builder.cc`
+//! How they relate to `docs/tflite.md`: the checks of TFLite's offline verifier (§1.6) and the
+//! index, range and sparsity rules of §1.5 stay model rules, since a reader needs them; §1.5's
+//! quantization and variable-data rules are LiteRT's, so they are its profile here (§1.8).
+//! Sources, read for each check below: LiteRT f67457790c9c (`tflite/core/interpreter_builder.cc`
 //! `ParseTensors` and `ParseQuantization`, `tflite/util.cc` `BytesRequired`,
 //! `tflite/core/subgraph.cc` `SetTensorParametersReadOnly`, `tflite/core/kernels/register.cc`),
 //! tflite-micro 90b983c2 (`micro_allocator.cc`, `micro_interpreter.cc`, `memory_helpers.cc`,

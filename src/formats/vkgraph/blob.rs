@@ -1,5 +1,6 @@
 //! A Vulkan delegate blob: the `VH00` header (or none, for a bare legacy `VK00` flatbuffer),
-//! the verified VkGraph, and its constants resolved to bytes (FORMATS.md 3.1, 3.2).
+//! the verified VkGraph, and its constants resolved to bytes (`docs/executorch.md` §3.1,
+//! §3.2).
 
 use super::header::HeaderFault;
 use super::{GraphTypes, Header, ValueList, VkBytes, VkGraph, VkTensor, HEADER_MAGIC, IDENTIFIER};

@@ -22,15 +22,15 @@ crate::fb_enum! {
         FLOAT16 = 4,
         FLOAT32 = 5,
         /// ```text
-        /// ExecuTorch 1.5 revision (FORMATS.md 3.3)
+        /// ExecuTorch 1.5 revision (`docs/executorch.md` §3.3)
         /// ```
         FLOAT64 = 6,
         /// ```text
-        /// ExecuTorch 1.5 revision (FORMATS.md 3.3)
+        /// ExecuTorch 1.5 revision (`docs/executorch.md` §3.3)
         /// ```
         INT64 = 7,
         /// ```text
-        /// ExecuTorch 1.5 revision (FORMATS.md 3.3): no type given
+        /// ExecuTorch 1.5 revision (`docs/executorch.md` §3.3): no type given
         /// ```
         UNSET = 127,
     }
@@ -63,27 +63,27 @@ crate::fb_enum! {
         TENSOR_HEIGHT_PACKED = 1,
         TENSOR_CHANNELS_PACKED = 2,
         /// ```text
-        /// ExecuTorch 1.5 revision (FORMATS.md 3.3)
+        /// ExecuTorch 1.5 revision (`docs/executorch.md` §3.3)
         /// ```
         PACKED_INT8_4W4C = 3,
         /// ```text
-        /// ExecuTorch 1.5 revision (FORMATS.md 3.3)
+        /// ExecuTorch 1.5 revision (`docs/executorch.md` §3.3)
         /// ```
         PACKED_INT8_4H4W = 4,
         /// ```text
-        /// ExecuTorch 1.5 revision (FORMATS.md 3.3)
+        /// ExecuTorch 1.5 revision (`docs/executorch.md` §3.3)
         /// ```
         PACKED_INT8_4W = 5,
         /// ```text
-        /// ExecuTorch 1.5 revision (FORMATS.md 3.3)
+        /// ExecuTorch 1.5 revision (`docs/executorch.md` §3.3)
         /// ```
         PACKED_INT8_4C = 6,
         /// ```text
-        /// ExecuTorch 1.5 revision (FORMATS.md 3.3)
+        /// ExecuTorch 1.5 revision (`docs/executorch.md` §3.3)
         /// ```
         PACKED_INT8_4C1W = 8,
         /// ```text
-        /// ExecuTorch 1.5 revision (FORMATS.md 3.3)
+        /// ExecuTorch 1.5 revision (`docs/executorch.md` §3.3)
         /// ```
         PACKED_INT8_CONV2D = 9,
         DEFAULT_LAYOUT = 255,
@@ -118,7 +118,7 @@ crate::fb_table! {
         /// ```
         memory_layout "memory_layout" @5: enumeration(VkMemoryLayout, u8, 255),
         /// ```text
-        /// ExecuTorch 1.5 revision (FORMATS.md 3.3)
+        /// ExecuTorch 1.5 revision (`docs/executorch.md` §3.3)
         /// The element type of the staging buffer, when it differs from datatype.
         /// ```
         staging_datatype "staging_datatype" @6: enumeration(VkDataType, i8, 127),
@@ -228,7 +228,7 @@ crate::fb_table! {
         offset "offset" @0: scalar(u64, 0),
         length "length" @1: scalar(u64, 0),
         /// ```text
-        /// ExecuTorch 1.5 revision (FORMATS.md 3.3)
+        /// ExecuTorch 1.5 revision (`docs/executorch.md` §3.3)
         /// With offset = u64::MAX: the key of the bytes in the program's named data.
         /// ```
         named_key "named_key" @2: string(),

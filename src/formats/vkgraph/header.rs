@@ -1,5 +1,5 @@
-//! The `VH00` header of a Vulkan delegate blob (FORMATS.md 3.1), read with zerocopy and checked
-//! with overflow-safe arithmetic; errors name the field at fault.
+//! The `VH00` header of a Vulkan delegate blob (`docs/executorch.md` §3.1), read with zerocopy
+//! and checked with overflow-safe arithmetic; errors name the field at fault.
 
 use crate::error::{Error, ErrorKind};
 use crate::verify::Name;

@@ -1,5 +1,6 @@
 //! ExecuTorch's Vulkan delegate: the VkGraph flatbuffer (`VK00`, `schema.fbs` plus the
-//! ExecuTorch 1.5 revision's values and fields, FORMATS.md 3.3) and the `VH00` blob around it.
+//! ExecuTorch 1.5 revision's values and fields, `docs/executorch.md` §3.3) and the `VH00` blob
+//! around it.
 //!
 //! [`Blob::parse`] reads a delegate blob (the `VH00` header, the VkGraph it frames and the raw
 //! constant bytes after it) or a bare legacy `VK00` flatbuffer, verifies the graph and its

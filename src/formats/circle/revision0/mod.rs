@@ -1,8 +1,8 @@
 //! Circle revision 0 (`schema.fbs` here is ONE's first schema, TFLite 1.13.1 plus
 //! `SubGraph.data_format`), for reading a revision-0 file by the names and types its writer
 //! used: slot 0 of `OperatorCode` as `builtin_code`, `data_format` as a field, and no union
-//! member at type 80 (FORMATS.md 2: writers of January 2020 put InstanceNormOptions there,
-//! where later revisions have UniqueOptions).
+//! member at type 80 (`docs/circle.md` §2.2: writers of January 2020 put InstanceNormOptions
+//! there, where later revisions have UniqueOptions).
 //!
 //! [`super::Model`] reads every revision; this schema only serves the names of the dump of a
 //! file whose content shows revision 0 ([`super::Model::revision`]).
