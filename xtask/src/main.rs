@@ -1,0 +1,157 @@
+//! `cargo xtask TASK`: the project's tasks, named, so that `.ci/run` and contributors run the
+//! same commands (the alias is in `.cargo/config.toml`).
+//!
+//! - `codegen`: regenerate every `src/formats/*/generated.rs` from its `schema.fbs`
+//!   (`tests/codegen`, blessing); `codegen --check` fails when one is stale.
+//! - `features`: the library checked with no feature, each feature alone, and all of them, on
+//!   the host; and on `thumbv7em-none-eabihf` with each feature that builds without `std`.
+//! - `msrv`: the library checked with the toolchain its `rust-version` names (installed with
+//!   rustup when missing), on the host and on `thumbv7em-none-eabihf`.
+//! - `footprint`: the Cortex-M4 flash table (`examples/cortex-m4/footprint.sh`).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// The embedded target the `no_std` core is built for.
+const EMBEDDED: &str = "thumbv7em-none-eabihf";
+
+/// Library features that need `std` (directly or through a dependency), left out of the
+/// embedded matrix.
+const NEEDS_STD: &[&str] = &["std", "nnpackage"];
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["codegen"] => codegen(true),
+        ["codegen", "--check"] => codegen(false),
+        ["features"] => features(),
+        ["msrv"] => msrv(),
+        ["footprint"] => run(Command::new(root().join("examples/cortex-m4/footprint.sh"))),
+        [] | ["help" | "--help" | "-h"] => {
+            println!("{}", usage());
+            Ok(())
+        }
+        other => Err(format!("unknown task {:?}\n{}", other.join(" "), usage())),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn usage() -> &'static str {
+    "usage: cargo xtask codegen [--check] | features | msrv | footprint\n\
+     (each task's description: xtask/src/main.rs)"
+}
+
+/// The repository's root (this crate's parent).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// `cargo` as the running cargo, in the repository's root.
+fn cargo() -> Command {
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    command.current_dir(root());
+    command
+}
+
+/// Runs `command`, printing it first; an error when it fails.
+fn run(mut command: Command) -> Result<(), String> {
+    let shown = format!("{command:?}").replace('"', "");
+    println!("$ {shown}");
+    let status = command.status().map_err(|e| format!("{shown}: {e}"))?;
+    status.success().then_some(()).ok_or_else(|| format!("{shown}: {status}"))
+}
+
+fn codegen(bless: bool) -> Result<(), String> {
+    let mut command = cargo();
+    command.args(["test", "-p", "flatmodel", "--test", "codegen"]);
+    if bless {
+        command.env("FLATMODEL_BLESS", "1");
+    }
+    run(command)
+}
+
+/// The library package's `cargo metadata` entry.
+fn library() -> Result<Value, String> {
+    let out = cargo()
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .output()
+        .map_err(|e| format!("cargo metadata: {e}"))?;
+    let metadata: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: {e}"))?;
+    let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
+    packages.into_iter().find(|p| p["name"] == "flatmodel").ok_or_else(|| "no flatmodel package".to_string())
+}
+
+/// The library's features but `default`, by name.
+fn feature_names(library: &Value) -> Vec<String> {
+    let features = library["features"].as_object().map(|f| f.keys().cloned().collect::<Vec<_>>());
+    features.unwrap_or_default().into_iter().filter(|f| f != "default").collect()
+}
+
+/// `cargo check` of the library's code with `features` (none: `--no-default-features` alone),
+/// with `toolchain` (`+1.88`) and `target` when given.
+fn check(toolchain: Option<&str>, target: Option<&str>, features: Option<&str>) -> Result<(), String> {
+    let mut command = cargo();
+    if let Some(toolchain) = toolchain {
+        // A `+toolchain` argument is rustup's: run rustup's cargo proxy, not the current cargo.
+        command = Command::new("cargo");
+        command.current_dir(root()).arg(toolchain);
+    }
+    command.args(["check", "--quiet", "-p", "flatmodel", "--lib", "--no-default-features"]);
+    if let Some(features) = features {
+        command.args(["--features", features]);
+    }
+    if let Some(target) = target {
+        command.args(["--target", target]);
+    }
+    run(command)
+}
+
+fn features() -> Result<(), String> {
+    let names = feature_names(&library()?);
+    let all = names.join(",");
+    check(None, None, None)?;
+    for name in &names {
+        check(None, None, Some(name))?;
+    }
+    check(None, None, Some(&all))?;
+    let embedded: Vec<&String> = names.iter().filter(|n| !NEEDS_STD.contains(&n.as_str())).collect();
+    check(None, Some(EMBEDDED), None)?;
+    for name in &embedded {
+        check(None, Some(EMBEDDED), Some(name))?;
+    }
+    let all_embedded = embedded.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(",");
+    check(None, Some(EMBEDDED), Some(&all_embedded))?;
+    println!(
+        "features: none, each of {} alone, all; on {EMBEDDED}: none, each of {} alone, all",
+        names.len(),
+        embedded.len()
+    );
+    Ok(())
+}
+
+fn msrv() -> Result<(), String> {
+    let library = library()?;
+    let version = library["rust_version"].as_str().ok_or("the library declares no rust-version")?.to_string();
+    let installed = Command::new("rustup").args(["toolchain", "list"]).output().map_err(|e| format!("rustup: {e}"))?;
+    if !String::from_utf8_lossy(&installed.stdout).lines().any(|l| l.starts_with(&format!("{version}-"))) {
+        let mut install = Command::new("rustup");
+        install.args(["toolchain", "install", &version, "--profile", "minimal", "--target", EMBEDDED]);
+        run(install)?;
+    } else {
+        let mut target = Command::new("rustup");
+        target.args(["target", "add", "--toolchain", &version, EMBEDDED]);
+        run(target)?;
+    }
+    let toolchain = format!("+{version}");
+    check(Some(&toolchain), None, Some("std,specialize,nested-metadata,nnpackage,lz4,md5"))?;
+    check(Some(&toolchain), Some(EMBEDDED), None)?;
+    println!("msrv: the library builds with Rust {version}");
+    Ok(())
+}
