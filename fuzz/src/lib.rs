@@ -1,5 +1,5 @@
 //! The bodies of the fuzz targets in `fuzz_targets/`, a library so that the main crate's
-//! `tests/fuzz_replay.rs` can replay them on stable. Each takes arbitrary bytes, must never
+//! `tests/hostile/fuzz_replay.rs` can replay them on stable. Each takes arbitrary bytes, must never
 //! panic on them, and on bytes that verify reads everything reachable through flatmodel's
 //! public API: a read that fails on verified bytes fires flatmodel's debug assertion
 //! (`wire::broken`).

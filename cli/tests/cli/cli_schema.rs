@@ -81,7 +81,7 @@ fn dump_with_the_schema_is_flatcs_json_byte_for_byte() {
 }
 
 /// The binary schema goes to `Schema::from_bfbs`: the library's dump of the file by it when
-/// it reads it (flatc's own JSON is `tests/reflect_bfbs.rs`'s to compare), else the library's
+/// it reads it (flatc's own JSON is `tests/reflect/reflect_bfbs.rs`'s to compare), else the library's
 /// error as a usage error naming the file.
 #[test]
 fn a_binary_schema_is_read_as_the_library_reads_it() {

@@ -15,7 +15,7 @@
 //! `ParseTensors` and `ParseQuantization`, `tflite/util.cc` `BytesRequired`,
 //! `tflite/core/subgraph.cc` `SetTensorParametersReadOnly`, `tflite/core/kernels/register.cc`),
 //! tflite-micro 90b983c2 (`micro_allocator.cc`, `micro_interpreter.cc`, `memory_helpers.cc`,
-//! `python/tflite_micro/python_ops_resolver.cc`). `tests/litert_agreement.rs` and
+//! `python/tflite_micro/python_ops_resolver.cc`). `tests/formats/litert_agreement.rs` and
 //! `cli/tests/cli/tflm_agreement.rs` compare the verdicts with both runtimes' Python interpreters.
 
 use super::runtime_ops::{LITERT_BUILTINS, TFLM_KERNELS};

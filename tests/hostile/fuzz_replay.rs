@@ -4,8 +4,8 @@
 //! Nothing may panic; in debug builds a read that fails on verified bytes panics too.
 
 #[cfg(feature = "nnpackage")]
-mod nnpackage_support;
-mod support;
+use crate::nnpackage_support;
+use crate::support;
 
 use flatmodel::schema::Walker;
 use proptest::prelude::*;

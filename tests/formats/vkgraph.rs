@@ -2,7 +2,7 @@
 //! come out byte-identical to the extracted `.vh00` files, constants resolve to the bytes the
 //! references give, and every broken header, range and index is a clear error.
 
-mod support;
+use crate::support;
 
 use flatmodel::pte::PteFile;
 use flatmodel::vkgraph::{Blob, Constant};

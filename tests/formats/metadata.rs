@@ -3,7 +3,7 @@
 //! tflite-support's `TFLITE_METADATA` flatbuffer, verified as part of the model: its views, its
 //! errors located through the model, its dump.
 
-mod support;
+use crate::support;
 
 use flatmodel::tflite::Model;
 

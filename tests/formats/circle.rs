@@ -3,7 +3,7 @@
 //! answers for a Circle file (revision 0 or 0.10) and the TFLite file it was converted from, and
 //! the shared rules located in Circle's schema terms.
 
-mod support;
+use crate::support;
 
 use flatmodel::circle;
 use flatmodel::graph::{ModelView, OperatorKind, OperatorView, SubGraphView, TensorView};

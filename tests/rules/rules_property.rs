@@ -8,7 +8,7 @@
 //! `benches/peers/`), and the invariants are checked on that owned tree, not through flatmodel,
 //! so a rule flatmodel lacks shows up as an accepted model that breaks one.
 
-mod planus_support;
+use crate::planus_support;
 
 use flatmodel::graph::Runtime;
 use planus_support::{bytes, model, t};

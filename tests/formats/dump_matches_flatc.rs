@@ -2,7 +2,7 @@
 //! reference (in `testdata/` always, in the corpus when `FLATMODEL_CORPUS` is set), our JSON
 //! parsed equals flatc's, floats within flatc's printing precision.
 
-mod support;
+use crate::support;
 
 use flatmodel::verify::Options;
 use flatmodel::{circle, pte, tflite, vkgraph};

@@ -2,7 +2,7 @@
 //! `double` element data to 8 bytes; the verifier checks it (one check per vector) unless the
 //! option is off, and real files pass.
 
-mod support;
+use crate::support;
 
 use flatmodel::graph::{ModelView, SubGraphView, TensorView};
 use flatmodel::tflite::Model;

@@ -6,7 +6,7 @@
 //! debug builds a read through a view that fails on verified bytes panics too, and what a body
 //! accepts it must do the same way twice.
 
-mod support;
+use crate::support;
 
 use flatmodel_fuzz::rng::Rng;
 use flatmodel_fuzz::schema::{self, Run};

@@ -4,7 +4,7 @@
 //! other loads it, as the runtimes' sources and their Python packages do (see
 //! `src/formats/tflite/runtime.rs`).
 
-mod planus_support;
+use crate::planus_support;
 
 use flatmodel::graph::{Runtime, Warning};
 use flatmodel::{tflite, Error, ErrorKind};

@@ -3,7 +3,7 @@
 //! unbounded traversal would visit the whole logical (expanded) model; on real models they
 //! complete with the same results as without a budget.
 
-mod support;
+use crate::support;
 
 use flatmodel::graph::{Runtime, Warning};
 use flatmodel::schema::{walk_bounded, Walk, Walker};

@@ -2,7 +2,7 @@
 //! file (and on truncated copies) is the verdict of the format's own `parse`, its format is the
 //! one `detect` names, and `parse_structure` + `check_rules` give the same verdict as `parse`.
 
-mod support;
+use crate::support;
 
 use flatmodel::{circle, cvimodel, pte, tflite, vkgraph, ErrorKind, File, Format};
 use std::path::PathBuf;

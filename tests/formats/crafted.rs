@@ -3,7 +3,7 @@
 //! `subgraphs` = 2, `buffers` = 4; SubGraph `tensors` = 0; Tensor `name` = 3; Buffer `data` = 0,
 //! `offset` = 1, `size` = 2.
 
-mod support;
+use crate::support;
 
 use flatmodel::graph::ModelView;
 use flatmodel::tflite::Model;

@@ -2,7 +2,7 @@
 //! flatc, its dynamic view against the JSON flatc built the buffer from, and the run-time
 //! schemas of every format against the compiled-in ones on every testdata and corpus file.
 
-mod support;
+use crate::support;
 
 use flatmodel::dump::{dump_table, Dumpable};
 use flatmodel::reflect::{DynValue, Schema, TableId};

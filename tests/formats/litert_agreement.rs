@@ -4,7 +4,7 @@
 //! rejects or its LiteRT profile refuses (with the same tensors), and files it loaded, flatmodel
 //! accepts, LiteRT profile included.
 
-mod support;
+use crate::support;
 
 use flatmodel::graph::{ModelView, Runtime, Warning};
 use flatmodel::tflite::{Model, TensorType};

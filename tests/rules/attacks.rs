@@ -11,7 +11,7 @@
 //! models are edited through planus's owned types (generated from the project's schema in
 //! `benches/peers/`), so each attack changes exactly the values it names.
 
-mod planus_support;
+use crate::planus_support;
 
 use flatmodel::graph::Runtime;
 use flatmodel::{tflite, ErrorKind};
@@ -90,7 +90,7 @@ fn oob_builtin_opcode() {
     operator(&mut m, 1).opcode_index = 7;
     rejected(&m, ErrorKind::IndexOutOfRange, "Model.subgraphs[0].operators[1].opcode_index");
     // (A builtin code past the schema's last is a newer writer's operator and is read as a raw
-    // number: `tests/crafted.rs` covers unknown enum values and union types.)
+    // number: `tests/formats/crafted.rs` covers unknown enum values and union types.)
 }
 
 #[test]

@@ -1,0 +1,18 @@
+//! The library's readers on real and crafted files: each format's views and dump against the
+//! independent tools' reference outputs (flatc, LiteRT, ONE), detection of any file, alignment,
+//! metadata, LZ4.
+//!
+//! One test binary of the library's, by concern; each module was a test file of its own.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod alignment;
+mod any_file;
+mod circle;
+mod crafted;
+mod dump_matches_flatc;
+mod litert_agreement;
+mod lz4_agreement;
+mod metadata;
+mod vkgraph;
