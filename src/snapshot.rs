@@ -59,7 +59,8 @@ pub fn read_file(file: &File, limit: u64) -> io::Result<Vec<u8>> {
     read_file_into(file, limit, |len| {
         let mut bytes = Vec::new();
         bytes.try_reserve_exact(len).map_err(|_| too_large_for_memory(u64::try_from(len).unwrap_or(u64::MAX)))?;
-        // Zeroed pages from the allocator: large blocks come zeroed from the system, unwritten.
+        // `read_exact` fills a slice: the zeros are written first (a caller that wants to spare
+        // that pass gives `read_file_into` memory that is zero already, as the command line does).
         bytes.resize(len, 0);
         Ok(bytes)
     })
