@@ -96,7 +96,7 @@ pub(crate) fn canonical(types: &Types) -> String {
     for d in &types.enums {
         let flags = if d.bit_flags { " (bit_flags)" } else { "" };
         let mut b = format!("enum {}: {:?}{flags}\n", d.name, d.repr);
-        let mut values: Vec<_> = d.iter().collect();
+        let mut values: Vec<_> = d.values().collect();
         values.sort();
         for (v, n) in values {
             let _ = writeln!(b, "  {v} {n}");

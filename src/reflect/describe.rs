@@ -79,7 +79,7 @@ impl Describe for Described<'_> {
 
     fn flags(&self, e: u16) -> Option<impl Iterator<Item = (i64, &str)>> {
         let e = self.0.enums.get(usize::from(e)).filter(|e| e.bit_flags)?;
-        Some(e.iter())
+        Some(e.values())
     }
 
     fn member(&self, u: u16, tag: u8) -> Option<(&str, Member<Self>)> {

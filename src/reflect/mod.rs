@@ -32,6 +32,9 @@ mod resolve;
 mod view;
 
 pub use fbs::{Loader, SchemaError};
+pub use model::{
+    Elem, EnumDef, FieldDef, FieldType, Inline, Member, StructDef, StructFieldDef, TableDef, Types, UnionDef,
+};
 pub use view::{DynStruct, DynTable, DynUnion, DynValue, DynVector};
 
 use crate::dump::{dump_with, DumpError};
@@ -40,7 +43,6 @@ use crate::verify::{Name, Options, Stats, Verifier};
 use crate::wire::Table;
 use core::fmt;
 use layout::OwnedLayout;
-use model::Types;
 
 /// A schema read at run time, resolved and ready to verify buffers.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,6 +124,24 @@ impl Schema {
     #[doc(hidden)]
     pub fn canonical(&self) -> alloc::string::String {
         canonical::canonical(&self.types)
+    }
+
+    /// Every table, struct, enum and union the schema declares, as FlatBuffers' rules resolved
+    /// them: each field's slot, type and default, each struct's layout, enum values and union
+    /// tags. Read-only; the verifier, the dump and the views are built from the same.
+    ///
+    /// ```
+    /// use flatmodel::reflect::{FieldType, Schema};
+    ///
+    /// let schema = Schema::from_fbs_text("table T { a: int = 7; u: U; } union U { T } root_type T;").unwrap();
+    /// let t = &schema.types().tables()[0];
+    /// let slots: Vec<_> = t.fields().iter().map(|f| (f.name(), f.slot())).collect();
+    /// assert_eq!(slots, [("a", 0), ("u", 2)]); // the union's type tag takes slot 1
+    /// assert!(matches!(t.fields()[1].ty(), FieldType::Union(0)));
+    /// assert_eq!(t.fields()[0].default().and_then(|d| d.as_i128()), Some(7));
+    /// ```
+    pub fn types(&self) -> &Types {
+        &self.types
     }
 
     /// The `file_identifier`, if the schema declares one.

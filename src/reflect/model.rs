@@ -1,5 +1,12 @@
 //! A schema resolved for reading at run time: every type and field with its wire layout,
 //! linked by index, as `.fbs` text and flatc's binary schemas both resolve to.
+//!
+//! [`Schema::types`](super::Schema::types) lends it out read-only: the types, their fields and
+//! what each holds, as FlatBuffers' rules resolved them (slots, struct offsets, sizes and
+//! alignments, enum values, union tags, defaults). The code generator reads it this way, so the
+//! compiled-in formats and the run-time schemas are resolved by one set of rules. Types refer to
+//! one another by index into the lists of [`Types`] (a table's index is also its
+//! [`TableId`](super::TableId)'s number).
 
 use crate::schema::{ScalarType, ScalarValue};
 use alloc::string::String;
@@ -7,38 +14,96 @@ use alloc::vec::Vec;
 
 /// A table type.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct TableDef {
+pub struct TableDef {
     /// Its name, with its namespace (`feat.test.Monster`).
-    pub name: String,
+    pub(crate) name: String,
     /// Its fields in slot order, deprecated ones included.
-    pub fields: Vec<FieldDef>,
+    pub(crate) fields: Vec<FieldDef>,
+}
+
+impl TableDef {
+    /// Its name, with its namespace (`feat.test.Monster`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its fields in slot order, deprecated ones included.
+    pub fn fields(&self) -> &[FieldDef] {
+        &self.fields
+    }
 }
 
 /// One field of a table.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct FieldDef {
+pub struct FieldDef {
     /// The field's name.
-    pub name: String,
+    pub(crate) name: String,
     /// Its vtable slot (a union's value; its type is in the slot before).
-    pub slot: u16,
+    pub(crate) slot: u16,
     /// What it holds.
-    pub ty: FieldType,
+    pub(crate) ty: FieldType,
     /// A scalar or enum field's default; `None` for an optional scalar (`= null`) and for
     /// fields that are not scalars.
-    pub default: Option<ScalarValue>,
+    pub(crate) default: Option<ScalarValue>,
     /// `required`.
-    pub required: bool,
+    pub(crate) required: bool,
     /// `deprecated`.
-    pub deprecated: bool,
+    pub(crate) deprecated: bool,
     /// `key`.
-    pub key: bool,
+    pub(crate) key: bool,
     /// Its vectors' or bytes' `force_align`, else 0.
-    pub force_align: u16,
+    pub(crate) force_align: u16,
+}
+
+impl FieldDef {
+    /// The field's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its vtable slot: the `id` the schema gives, else its place among the fields (a union
+    /// taking two). For a union or a vector of unions, the value's slot; its type is in the
+    /// slot before.
+    pub fn slot(&self) -> u16 {
+        self.slot
+    }
+
+    /// What it holds.
+    pub fn ty(&self) -> FieldType {
+        self.ty
+    }
+
+    /// A scalar or enum field's default (an enum's as a value of its underlying type); `None`
+    /// for an optional scalar (`= null`) and for fields that are not scalars.
+    pub fn default(&self) -> Option<ScalarValue> {
+        self.default
+    }
+
+    /// Whether it is `required` (never a scalar).
+    pub fn required(&self) -> bool {
+        self.required
+    }
+
+    /// Whether it is `deprecated` (still verified, as flatc's verifier does).
+    pub fn deprecated(&self) -> bool {
+        self.deprecated
+    }
+
+    /// Whether it is the table's `key`.
+    pub fn key(&self) -> bool {
+        self.key
+    }
+
+    /// The `force_align` of its vector or nested flatbuffer, else 0.
+    pub fn force_align(&self) -> u16 {
+        self.force_align
+    }
 }
 
 /// What a table field holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum FieldType {
+#[non_exhaustive]
+pub enum FieldType {
     /// A scalar.
     Scalar(ScalarType),
     /// An enum (by index).
@@ -61,7 +126,8 @@ pub(crate) enum FieldType {
 
 /// What a vector holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Elem {
+#[non_exhaustive]
+pub enum Elem {
     /// Scalars.
     Scalar(ScalarType),
     /// Enum values.
@@ -76,33 +142,78 @@ pub(crate) enum Elem {
 
 /// A struct type.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct StructDef {
+pub struct StructDef {
     /// Its name, with its namespace.
-    pub name: String,
+    pub(crate) name: String,
     /// Size in bytes.
-    pub size: u32,
+    pub(crate) size: u32,
     /// Alignment in bytes.
-    pub align: u32,
+    pub(crate) align: u32,
     /// Its fields in order, with their offsets.
-    pub fields: Vec<StructFieldDef>,
+    pub(crate) fields: Vec<StructFieldDef>,
+}
+
+impl StructDef {
+    /// Its name, with its namespace.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its size in bytes: its fields' with their padding, rounded up to its alignment.
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// Its alignment in bytes: its largest field's, or its `force_align`.
+    pub fn align(&self) -> u32 {
+        self.align
+    }
+
+    /// Its fields in declaration order, with their offsets.
+    pub fn fields(&self) -> &[StructFieldDef] {
+        &self.fields
+    }
 }
 
 /// One field of a struct.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct StructFieldDef {
+pub struct StructFieldDef {
     /// The field's name.
-    pub name: String,
+    pub(crate) name: String,
     /// Byte offset in the struct.
-    pub offset: u32,
+    pub(crate) offset: u32,
     /// What one element holds.
-    pub ty: Inline,
+    pub(crate) ty: Inline,
     /// For a fixed-size array (`[T:N]`), N; else `None`.
-    pub array: Option<u32>,
+    pub(crate) array: Option<u32>,
+}
+
+impl StructFieldDef {
+    /// The field's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its byte offset in the struct.
+    pub fn offset(&self) -> u32 {
+        self.offset
+    }
+
+    /// What it holds (for an array, what each element holds).
+    pub fn ty(&self) -> Inline {
+        self.ty
+    }
+
+    /// For a fixed-size array (`[T:N]`), N; else `None`.
+    pub fn array(&self) -> Option<u32> {
+        self.array
+    }
 }
 
 /// What a struct field (or an array element) holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Inline {
+#[non_exhaustive]
+pub enum Inline {
     /// A scalar.
     Scalar(ScalarType),
     /// An enum value.
@@ -190,28 +301,28 @@ impl Names {
 
 /// An enum type.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct EnumDef {
+pub struct EnumDef {
     /// Its name, with its namespace.
-    pub name: String,
+    pub(crate) name: String,
     /// Its underlying integer type.
-    pub repr: ScalarType,
+    pub(crate) repr: ScalarType,
     /// Its values' names.
-    pub value_names: Names,
+    pub(crate) value_names: Names,
     /// Its values in declaration order, with their names.
-    pub values: Vec<(i64, NameAt)>,
+    pub(crate) values: Vec<(i64, NameAt)>,
     /// `bit_flags`.
-    pub bit_flags: bool,
+    pub(crate) bit_flags: bool,
     /// The values' indices in `values`, sorted by value (equal values in declaration order),
     /// so that naming a value is a binary search however large the enum.
-    pub by_value: Vec<u32>,
+    pub(crate) by_value: Vec<u32>,
     /// The same, sorted by [`name_key`] and name (ties in `by_value` order).
-    pub by_name: Vec<u32>,
+    pub(crate) by_name: Vec<u32>,
 }
 
 impl EnumDef {
     /// An enum of these values (value and name, in declaration order), indexed by value and
     /// by name.
-    pub fn new<'n>(
+    pub(crate) fn new<'n>(
         name: String,
         repr: ScalarType,
         values: impl IntoIterator<Item = (i64, &'n str)>,
@@ -228,7 +339,7 @@ impl EnumDef {
 
     /// [`EnumDef::new`] for values of distinct names, given with their indices sorted by
     /// [`name_key`] and name (as the `.fbs` resolver has them from checking the names distinct).
-    pub fn with_names_sorted(
+    pub(crate) fn with_names_sorted(
         name: String,
         repr: ScalarType,
         value_names: Names,
@@ -251,8 +362,25 @@ impl EnumDef {
         by_value
     }
 
-    /// Its values and their names, in declaration order.
-    pub fn iter(&self) -> impl Iterator<Item = (i64, &str)> + '_ {
+    /// Its name, with its namespace (`feat.test.Color`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its underlying integer type.
+    pub fn repr(&self) -> ScalarType {
+        self.repr
+    }
+
+    /// Whether it is declared `bit_flags` (its values are then `1 << n` for the positions the
+    /// schema writes).
+    pub fn bit_flags(&self) -> bool {
+        self.bit_flags
+    }
+
+    /// Its values and their names, in declaration order. A `ulong` enum's values past
+    /// `i64::MAX` keep their bits (`as u64` gives them back).
+    pub fn values(&self) -> impl Iterator<Item = (i64, &str)> + '_ {
         self.values.iter().map(|&(v, n)| (v, self.value_names.get(n)))
     }
 
@@ -286,32 +414,44 @@ impl EnumDef {
     }
 
     /// Whether the enum names `value`.
-    pub fn names(&self, value: i64) -> bool {
+    pub(crate) fn names(&self, value: i64) -> bool {
         self.name_of(value).is_some()
     }
 }
 
 /// A union type.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct UnionDef {
+pub struct UnionDef {
     /// Its name, with its namespace.
-    pub name: String,
+    pub(crate) name: String,
     /// Its members' names.
-    pub member_names: Names,
+    pub(crate) member_names: Names,
     /// Its members: type tag (from 1), name, what it holds.
-    pub members: Vec<(u8, NameAt, Member)>,
+    pub(crate) members: Vec<(u8, NameAt, Member)>,
 }
 
 impl UnionDef {
+    /// Its name, with its namespace.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its members in declaration order: type tag (from 1), name (flatc's: an alias when the
+    /// schema gives one, else the type's name with its dots made underscores), what it holds.
+    pub fn members(&self) -> impl Iterator<Item = (u8, &str, Member)> + '_ {
+        self.members.iter().map(|&(tag, name, member)| (tag, self.member_names.get(name), member))
+    }
+
     /// The name of a member (at `at` in `member_names`).
-    pub fn member_name(&self, at: NameAt) -> &str {
+    pub(crate) fn member_name(&self, at: NameAt) -> &str {
         self.member_names.get(at)
     }
 }
 
 /// What a union member holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Member {
+#[non_exhaustive]
+pub enum Member {
     /// A table.
     Table(u16),
     /// A struct, stored out of line.
@@ -322,24 +462,44 @@ pub(crate) enum Member {
 
 /// Everything a schema declares, resolved.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct Types {
+pub struct Types {
     /// Tables, by index.
-    pub tables: Vec<TableDef>,
+    pub(crate) tables: Vec<TableDef>,
     /// Structs, by index.
-    pub structs: Vec<StructDef>,
+    pub(crate) structs: Vec<StructDef>,
     /// Enums, by index.
-    pub enums: Vec<EnumDef>,
+    pub(crate) enums: Vec<EnumDef>,
     /// Unions, by index.
-    pub unions: Vec<UnionDef>,
+    pub(crate) unions: Vec<UnionDef>,
     /// The `root_type`.
-    pub root: Option<u16>,
+    pub(crate) root: Option<u16>,
     /// The `file_identifier`.
-    pub identifier: Option<[u8; 4]>,
+    pub(crate) identifier: Option<[u8; 4]>,
 }
 
 impl Types {
+    /// The tables, by index (the order the schema declares them in).
+    pub fn tables(&self) -> &[TableDef] {
+        &self.tables
+    }
+
+    /// The structs, by index (declaration order).
+    pub fn structs(&self) -> &[StructDef] {
+        &self.structs
+    }
+
+    /// The enums, by index (declaration order).
+    pub fn enums(&self) -> &[EnumDef] {
+        &self.enums
+    }
+
+    /// The unions, by index (declaration order).
+    pub fn unions(&self) -> &[UnionDef] {
+        &self.unions
+    }
+
     /// The size and alignment of an inline value of `ty`.
-    pub fn inline_size(&self, ty: Inline) -> (u32, u32) {
+    pub(crate) fn inline_size(&self, ty: Inline) -> (u32, u32) {
         match ty {
             Inline::Scalar(s) => (s.size() as u32, s.size() as u32),
             Inline::Enum(e) => {
