@@ -79,6 +79,11 @@
 //!   or zip holding a JSON MANIFEST and models, checked end to end; its zip reader also reads
 //!   the associated files tflite-support appends to a model.
 #![no_std]
+// The generator of `src/formats/*/generated.rs` (`codegen/`) resolves schemas through
+// `reflect`. `cargo xtask codegen` builds the library for it with `--cfg flatmodel_bootstrap`:
+// without the modules that include generated code, so that it builds, and the generator runs,
+// when a `generated.rs` is stale or missing (CONTRIBUTING.md, "Regenerating").
+#![cfg_attr(flatmodel_bootstrap, allow(dead_code, unused_imports, unused_macros))]
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
@@ -98,9 +103,11 @@ extern crate std;
 mod container;
 pub mod dump;
 mod error;
+#[cfg(not(flatmodel_bootstrap))]
 pub mod formats;
+#[cfg(not(flatmodel_bootstrap))]
 pub mod graph;
-#[cfg(feature = "nnpackage")]
+#[cfg(all(feature = "nnpackage", not(flatmodel_bootstrap)))]
 pub mod nnpackage;
 #[cfg(feature = "alloc")]
 pub mod reflect;
@@ -112,7 +119,9 @@ pub mod wire;
 
 pub use container::Parsed;
 pub use error::{Error, ErrorKind, Location, PathName, Result, MAX_PATH};
+#[cfg(not(flatmodel_bootstrap))]
 pub use formats::{circle, circle_training, conversion_metadata, cvimodel, pte, tflite, tflite_metadata, vkgraph};
+#[cfg(not(flatmodel_bootstrap))]
 pub use formats::{detect, File, Format};
 
 /// The README's examples, compiled as doctests so they cannot go stale.
