@@ -11,8 +11,8 @@
 //! input; none panics, and the work and memory are linear in the text read. Includes are read
 //! through a caller's loader, at most [`MAX_INCLUDE_DEPTH`] deep and each file once.
 //!
-//! This file needs only `core` and `alloc`: the layout generator (`tests/codegen`) compiles it
-//! too, so the compiled-in schemas and the run-time ones are read by the same parser.
+//! The generator of the compiled-in schemas' code (`codegen/`) reads them through this parser
+//! and the resolver too, so the compiled-in schemas and the run-time ones are read alike.
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;

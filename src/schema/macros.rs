@@ -6,7 +6,7 @@
 //! `crate::` paths but expand only inside this crate: the views they define are built with the
 //! crate-private `wire::Seal`, so only this crate's verified roots lead to them.
 //!
-//! Input grammar (written by the generator in `tests/codegen`, never by hand):
+//! Input grammar (written by the generator in `codegen/`, never by hand):
 //!
 //! ```text
 //! fb_enum!   { #[doc]* Name: repr { VARIANT = value, ... } }            (repr: u8 i8 ... u64)

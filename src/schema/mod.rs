@@ -1,8 +1,9 @@
 //! The declarative layer between a schema's `.fbs` file and the code that reads it.
 //!
-//! `tests/codegen` reads each format's `.fbs` and writes a `generated.rs` of macro calls (one
-//! per enum, union, struct and table); the macros in this module expand each into the typed
-//! view, the verifier and a static descriptor. The dump and the tools walk the descriptors.
+//! The generator (`codegen/`, `cargo xtask codegen`) resolves each format's `.fbs` with
+//! [`crate::reflect`] and writes a `generated.rs` of macro calls (one per enum, union, struct
+//! and table); the macros in this module expand each into the typed view, the verifier and a
+//! static descriptor. The dump and the tools walk the descriptors.
 
 mod desc;
 mod macros;
