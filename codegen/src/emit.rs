@@ -61,7 +61,11 @@ pub fn emit(layout: &Layout, schema_path: &str, grammar_version: u32) -> Result<
                 for f in fields {
                     docs(&mut line, 2, &f.docs, None);
                     let required = if f.required { " required" } else { "" };
-                    line(2, &format!("{} \"{}\" @{}: {}{required},", f.accessor, f.name, f.slot, f.kind));
+                    let c = &f.constant;
+                    line(
+                        2,
+                        &format!("{} \"{}\" @{} {c}_SLOT {c}_NAME: {}{required},", f.accessor, f.name, f.slot, f.kind),
+                    );
                 }
             }
         }
@@ -147,7 +151,7 @@ crate::fb_enum! {
 crate::fb_table! {
     /// Defined at `demo.fbs:9`.
     Leaf = 0 {
-        name "name" @0: string() required,
+        name "name" @0 NAME_SLOT NAME_NAME: string() required,
     }
 }
 
@@ -173,11 +177,11 @@ crate::fb_table! {
     /// ```
     /// Defined at `demo.fbs:14`.
     Node = 1 {
-        any "any" @1: union(Any, any_type),
-        type_ "type" @2: enumeration(Color, i8, -2),
-        pos "pos" @3: structure(Vec2),
-        old "old" @4: scalar(i32, 0) deprecated,
-        r "r" @5: scalar(f32, 0.25),
+        any "any" @1 ANY_SLOT ANY_NAME: union(Any, any_type),
+        type_ "type" @2 TYPE_SLOT TYPE_NAME: enumeration(Color, i8, -2),
+        pos "pos" @3 POS_SLOT POS_NAME: structure(Vec2),
+        old "old" @4 OLD_SLOT OLD_NAME: scalar(i32, 0) deprecated,
+        r "r" @5 R_SLOT R_NAME: scalar(f32, 0.25),
     }
 }
 

@@ -8,7 +8,7 @@
 //! and the names the Rust code uses. What is left here is the macros' own limits: what their
 //! grammar cannot say, and names a generated module cannot hold.
 
-use crate::names::{accessor, short, RESERVED_TYPE_NAMES, RUST_KEYWORDS};
+use crate::names::{accessor, constant, short, RESERVED_TYPE_NAMES, RUST_KEYWORDS};
 use flatmodel::reflect::fbs::{self, Body, Decl};
 use flatmodel::reflect::{Elem, EnumDef, FieldDef, FieldType, Inline, Member, Schema, StructDef, TableDef, UnionDef};
 use flatmodel::schema::{ScalarType, ScalarValue};
@@ -86,6 +86,8 @@ pub struct TableField {
     pub accessor: String,
     /// Its name in the schema.
     pub name: String,
+    /// The base of its view's constants, `<BASE>_SLOT` and `<BASE>_NAME`.
+    pub constant: String,
     /// The vtable slot (for unions, the value's; the type is in `slot - 1`).
     pub slot: u16,
     /// The macro kind, e.g. `scalar(i32, -1)` or `union(U, u_type)`, and ` deprecated`.
@@ -318,11 +320,14 @@ fn table(d: &Decl, fields: &[fbs::Field], def: &TableDef, id: usize, schema: &Sc
         if matches!(f.ty(), FieldType::Union(_)) && !accessors.insert(type_acc.clone()) {
             return Err(format!("{at}: accessor `{type_acc}` clashes with another method of `{}`", d.name));
         }
+        // Distinct accessors are distinct snake-case names, so the constants are distinct too.
+        let base = constant(f.name());
         // Deprecated fields keep their type: they are still verified, and dumped when present.
         let kind = if f.deprecated() { format!("{kind} deprecated") } else { kind };
         out.push(TableField {
             accessor: acc,
             name: f.name().to_string(),
+            constant: base,
             slot: f.slot(),
             kind,
             required: f.required() && !f.deprecated(),

@@ -22,6 +22,14 @@ pub fn accessor(name: &str) -> String {
     snake
 }
 
+/// The base of the constants a table field's view gets (`<BASE>_SLOT`, `<BASE>_NAME`): its
+/// name in upper snake case (`builtin_options_2` is `BUILTIN_OPTIONS_2`, `sentencePiece_model`
+/// `SENTENCE_PIECE_MODEL`, `type` `TYPE`). Unlike the accessors' lower case, it cannot be a
+/// keyword; `_SLOT` and `_NAME` keep it apart from the view's other constants (`NAME`, `ID`).
+pub fn constant(name: &str) -> String {
+    snake_case(name).to_ascii_uppercase()
+}
+
 /// `name` in snake case: `_` before an upper-case letter that follows a lower-case one or a
 /// digit, every letter lower-cased.
 fn snake_case(name: &str) -> String {
@@ -53,6 +61,14 @@ mod tests {
         assert_eq!(accessor("dim2D"), "dim2_d");
         assert_eq!(accessor("type"), "type_");
         assert_eq!(accessor("builtin_options_2"), "builtin_options_2");
+    }
+
+    #[test]
+    fn constants_are_upper_snake_case() {
+        assert_eq!(constant("sentencePiece_model"), "SENTENCE_PIECE_MODEL");
+        assert_eq!(constant("type"), "TYPE");
+        assert_eq!(constant("builtin_options_2"), "BUILTIN_OPTIONS_2");
+        assert_eq!(constant("dim2D"), "DIM2_D");
     }
 
     #[test]

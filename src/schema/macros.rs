@@ -12,7 +12,7 @@
 //! fb_enum!   { #[doc]* Name: repr { VARIANT = value, ... } }            (repr: u8 i8 ... u64)
 //! fb_union!  { #[doc]* Name = id { tag => Table, ... } }
 //! fb_struct! { #[doc]* Name (size = N, align = A) { field "name" @offset: kind(args), ... } }
-//! fb_table!  { #[doc]* Name = id { #[doc]* field "name" @slot: kind(args) [required|deprecated], ... } }
+//! fb_table!  { #[doc]* Name = id { #[doc]* field "name" @slot FIELD_SLOT FIELD_NAME: kind(args) [required|deprecated], ... } }
 //! fb_schema! { namespace "ns", identifier Some(*b"ABCD"), root Table, tables [T0, T1, ...], unions [U0, ...] }
 //! ```
 //!
@@ -24,10 +24,17 @@
 //! `required` or `deprecated`: deprecated fields get no accessor but are still verified and
 //! dumped when present, as flatc does. Struct field kinds: `scalar(T)`, `enumeration(E, repr)`, `structure(S)`,
 //! `array(T, N)`.
+//!
+//! Each table field also names two associated constants of the view, `FIELD_SLOT` (its vtable
+//! slot, a `u16`) and `FIELD_NAME` (its name in the schema, a `&'static str`); the generator
+//! writes them as the field's name in upper snake case with `_SLOT` and `_NAME` appended
+//! (`QuantizationParameters::DETAILS_SLOT`, `SubGraph::OPERATORS_NAME`), so that code reading a
+//! field by slot, or naming one in an error, takes both from the schema. Constants cost no
+//! flash unless they are used.
 
 /// The version of the macro input grammar; generated files assert it, so a generator/macro
 /// mismatch is a compile error.
-pub const GRAMMAR_VERSION: u32 = 4;
+pub const GRAMMAR_VERSION: u32 = 5;
 
 /// Defines an enum: a transparent newtype over its underlying integer, so values this schema
 /// revision does not name stay readable as raw numbers.
@@ -298,7 +305,8 @@ macro_rules! __fb_struct_field {
 #[doc(hidden)]
 macro_rules! fb_table {
     ($(#[$meta:meta])* $name:ident = $id:literal {
-        $($(#[$fmeta:meta])* $field:ident $fname:literal @ $slot:literal : $kind:ident ($($arg:tt)*) $($req:ident)?),* $(,)?
+        $($(#[$fmeta:meta])* $field:ident $fname:literal @ $slot:literal $slot_const:ident $name_const:ident
+            : $kind:ident ($($arg:tt)*) $($req:ident)?),* $(,)?
     }) => {
         $(#[$meta])*
         #[doc = concat!("\n\nTable `", stringify!($name), "`, viewed in place over verified bytes.")]
@@ -325,6 +333,12 @@ macro_rules! fb_table {
                 self.table
             }
             $($crate::__fb_field!(accessor 'a; $(#[$fmeta])* $field $fname $slot $kind($($arg)*) $($req)?);)*
+            $(
+                #[doc = concat!("The vtable slot of field `", $fname, "` (of a union, its value's; its type tag is in the slot before).")]
+                pub const $slot_const: u16 = $slot;
+                #[doc = concat!("The name of field `", $fname, "` in the schema.")]
+                pub const $name_const: &'static str = $fname;
+            )*
         }
 
         impl $crate::verify::VerifyTable for $name<'_> {

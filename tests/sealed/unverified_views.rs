@@ -34,4 +34,4 @@ impl<'a> FromTable<'a> for Mine<'a> {
 }
 
 // A schema declared outside the crate.
-flatmodel::fb_table! { Outside = 0 { name "name" @0: string() } }
+flatmodel::fb_table! { Outside = 0 { name "name" @0 NAME_SLOT NAME_NAME: string() } }
