@@ -241,7 +241,7 @@ macro_rules! graph_views {
                     blockwise: q
                         .raw()
                         .union_member::<super::QuantizationDetails, super::BlockwiseQuantization>(
-                            $crate::graph::DETAILS_SLOT,
+                            super::QuantizationParameters::DETAILS_SLOT,
                             q.details_type(),
                         )
                         .map(|b| $crate::graph::Blockwise {

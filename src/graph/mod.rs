@@ -33,19 +33,14 @@ pub use runtime::Runtime;
 pub use sparsity::IndexValues;
 pub use view::{Blockwise, BufferRef, ElementType, OperatorKind, QuantView};
 
-/// `QuantizationParameters.details`' value slot, the same in TFLite and Circle (a test checks
-/// both schemas).
-pub(crate) const DETAILS_SLOT: u16 = 5;
-
 use crate::container::path_error;
 use crate::error::{Error, ErrorKind};
+// Field names in errors, from TFLite's schema: Circle's fields of these names are the same
+// (`checker`'s `path_codes_name_their_fields` reads both schemas).
+use crate::tflite::{Model as TfliteModel, Operator as TfliteOperator, SubGraph as TfliteSubGraph};
 use crate::wire::{FromTable, TableVector, Vector};
 
 static MODEL: &str = "Model";
-static BUFFERS: &str = "buffers";
-static SUBGRAPHS: &str = "subgraphs";
-static OPERATORS: &str = "operators";
-static LARGE_CUSTOM_OPTIONS: &str = "large_custom_options_offset";
 
 /// A verified model of a TFLite-family format.
 pub trait ModelView<'a>: Copy + 'a {
@@ -147,7 +142,11 @@ pub trait ModelView<'a>: Copy + 'a {
             None => Ok(None),
             Some(Some(bytes)) => Ok(Some(bytes)),
             Some(None) => {
-                let path = [(&SUBGRAPHS, None), (&OPERATORS, None), (&LARGE_CUSTOM_OPTIONS, None)];
+                let path = [
+                    (&TfliteModel::SUBGRAPHS_NAME, None),
+                    (&TfliteSubGraph::OPERATORS_NAME, None),
+                    (&TfliteOperator::LARGE_CUSTOM_OPTIONS_OFFSET_NAME, None),
+                ];
                 Err(path_error(ErrorKind::OutOfBounds, op.position() as u64, &MODEL, &path, &[]))
             }
         }
@@ -311,7 +310,7 @@ pub trait OperatorView<'a>: Copy + 'a {
 
 /// The error for buffer `index`, at `Model.buffers[index]`.
 fn buffer_error(kind: ErrorKind, offset: u64, index: u32) -> Error {
-    path_error(kind, offset, &MODEL, &[(&BUFFERS, usize::try_from(index).ok())], &[])
+    path_error(kind, offset, &MODEL, &[(&TfliteModel::BUFFERS_NAME, usize::try_from(index).ok())], &[])
 }
 
 /// Where `op`'s large custom options lie when it has no inline ones: `None` when it has none

@@ -10,7 +10,6 @@ use crate::verify::{Options, VerifyTable};
 use crate::wire::{FromTable, Identifier};
 
 static MODEL: &str = "Model";
-static METADATA: &str = "metadata";
 
 /// A kind of flatbuffer nested in a metadata entry.
 pub(crate) struct Nested {
@@ -40,7 +39,8 @@ pub(crate) fn nested<'a, M: ModelView<'a>, T: VerifyTable + FromTable<'a>>(
     let located = |mut error: Error| {
         let location = error.location_mut();
         location.push_outer(which.qualifier, None);
-        location.push_outer(&METADATA, u32::try_from(index).ok());
+        // TFLite's field name; Circle's is the same (`checker`'s `path_codes_name_their_fields`).
+        location.push_outer(&crate::tflite::Model::METADATA_NAME, u32::try_from(index).ok());
         location.set_root(&MODEL);
         error
     };

@@ -107,16 +107,3 @@ pub struct Blockwise {
     /// Elements per scale.
     pub block_size: i32,
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::graph::DETAILS_SLOT;
-    use crate::schema::TableType;
-
-    #[test]
-    fn the_details_slot_is_both_schemas() {
-        let slot = |fields: &[crate::schema::FieldDesc]| fields.iter().find(|f| f.name == "details").map(|f| f.slot);
-        assert_eq!(slot(crate::tflite::QuantizationParameters::desc().fields), Some(DETAILS_SLOT));
-        assert_eq!(slot(crate::circle::QuantizationParameters::desc().fields), Some(DETAILS_SLOT));
-    }
-}

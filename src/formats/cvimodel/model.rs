@@ -4,8 +4,8 @@ use super::header::Header;
 use super::names::{NameRoom, SectionNames};
 use super::offsets::{MemoryRegion, TensorAddress};
 #[cfg(feature = "lz4")]
-use super::rules::{lz4_bound, DECOMPRESSED_SIZE, SECTIONS};
-use super::rules::{tables, to_u64, Parts, COMPRESS, ENCRYPT, MODEL, MODEL_SECTIONS, OFFSET, SIZE, WEIGHT_MAP};
+use super::rules::lz4_bound;
+use super::rules::{tables, to_u64, Parts, MODEL};
 use super::{DType, Model, Routine, Section, SectionType, Tensor, Weight};
 use crate::container::{path_error, verified_root, with_error_slot, Budget, Container};
 use crate::error::{Error, ErrorKind, Result};
@@ -210,7 +210,7 @@ impl<'a> CviModel<'a> {
     /// The section at `index` of `Model.sections` with its stored payload, or an error when the
     /// payload lies outside the section area.
     pub fn section_at(&self, index: usize) -> Result<SectionRef<'a>> {
-        let sections = tables(&self.model.raw(), MODEL_SECTIONS);
+        let sections = tables(&self.model.raw(), Model::SECTIONS_SLOT);
         with_error_slot(&MODEL, |error| self.parts().section_in(sections, index, error))
     }
 
@@ -249,19 +249,29 @@ impl<'a> CviModel<'a> {
     /// `decompress_section` and slice that), or the range falls outside it.
     pub fn weight_data(&self, weight: &Weight<'_>) -> Result<&'a [u8]> {
         let at = |kind, field: Name| {
-            path_error(kind, self.file_offset(weight.raw()), &MODEL, &[(&WEIGHT_MAP, None), (field, None)], &[])
+            path_error(
+                kind,
+                self.file_offset(weight.raw()),
+                &MODEL,
+                &[(&Model::WEIGHT_MAP_NAME, None), (field, None)],
+                &[],
+            )
         };
-        let (index, section) = self.weight_section().ok_or_else(|| at(ErrorKind::NotFound, &OFFSET))?;
+        let (index, section) = self.weight_section().ok_or_else(|| at(ErrorKind::NotFound, &Weight::OFFSET_NAME))?;
         if section.is_lz4() {
-            return Err(at(ErrorKind::Rule("the WEIGHT section is compressed: decompress it first"), &COMPRESS));
+            return Err(at(
+                ErrorKind::Rule("the WEIGHT section is compressed: decompress it first"),
+                &Section::COMPRESS_NAME,
+            ));
         }
         if section.encrypt() {
-            return Err(at(ErrorKind::Rule("the WEIGHT section is encrypted"), &ENCRYPT));
+            return Err(at(ErrorKind::Rule("the WEIGHT section is encrypted"), &Section::ENCRYPT_NAME));
         }
         let payload = self.section_at(index)?.payload;
-        let start = usize::try_from(weight.address().offset).map_err(|_| at(ErrorKind::OutOfBounds, &OFFSET))?;
-        let size = usize::try_from(weight.size()).map_err(|_| at(ErrorKind::OutOfBounds, &SIZE))?;
-        payload.get(start..).and_then(|r| r.get(..size)).ok_or_else(|| at(ErrorKind::OutOfBounds, &SIZE))
+        let start =
+            usize::try_from(weight.address().offset).map_err(|_| at(ErrorKind::OutOfBounds, &Weight::OFFSET_NAME))?;
+        let size = usize::try_from(weight.size()).map_err(|_| at(ErrorKind::OutOfBounds, &Weight::SIZE_NAME))?;
+        payload.get(start..).and_then(|r| r.get(..size)).ok_or_else(|| at(ErrorKind::OutOfBounds, &Weight::SIZE_NAME))
     }
 
     /// The section a TPU routine runs (its `cmdbuf_section`, else its `dmabuf_section`), with
@@ -291,22 +301,28 @@ impl<'a> CviModel<'a> {
             return Ok(Cow::Borrowed(r.payload));
         }
         let err = |kind, field: Name| {
-            path_error(kind, self.file_offset(r.section.raw()), &MODEL, &[(&SECTIONS, Some(index)), (field, None)], &[])
+            path_error(
+                kind,
+                self.file_offset(r.section.raw()),
+                &MODEL,
+                &[(&Model::SECTIONS_NAME, Some(index)), (field, None)],
+                &[],
+            )
         };
         if r.section.encrypt() {
-            return Err(err(ErrorKind::Rule("the section is encrypted"), &ENCRYPT));
+            return Err(err(ErrorKind::Rule("the section is encrypted"), &Section::ENCRYPT_NAME));
         }
         let expected = r.section.decompressed_size();
-        lz4_bound(r.payload.len(), expected).map_err(|kind| err(kind, &DECOMPRESSED_SIZE))?;
+        lz4_bound(r.payload.len(), expected).map_err(|kind| err(kind, &Section::DECOMPRESSED_SIZE_NAME))?;
         if u64::from(expected) > self.max_inflated_size() {
-            return Err(err(ErrorKind::InflatedSizeLimit, &DECOMPRESSED_SIZE));
+            return Err(err(ErrorKind::InflatedSizeLimit, &Section::DECOMPRESSED_SIZE_NAME));
         }
         let len = with_error_slot(&MODEL, |error| self.parts().check_lz4_block(&r, error))?;
         let mut out = alloc::vec![0u8; len];
         match lz4_flex::block::decompress_into(r.payload, &mut out) {
             Ok(n) if n == len => Ok(Cow::Owned(out)),
             // The block was checked: lz4_flex disagreeing would be a bug of one or the other.
-            _ => Err(err(ErrorKind::Rule("the section's LZ4 data is malformed"), &COMPRESS)),
+            _ => Err(err(ErrorKind::Rule("the section's LZ4 data is malformed"), &Section::COMPRESS_NAME)),
         }
     }
 
@@ -388,7 +404,7 @@ impl<'a> CviModel<'a> {
         let parts = self.parts();
         with_error_slot(&MODEL, |error| {
             let mut room = NameRoom::new();
-            let sections = tables(&self.model.raw(), MODEL_SECTIONS);
+            let sections = tables(&self.model.raw(), Model::SECTIONS_SLOT);
             let mut names = SectionNames::new(sections, &mut room, &mut work, error)?;
             for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
                 for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {

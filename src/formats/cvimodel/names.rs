@@ -3,6 +3,7 @@
 //! of the sections per routine.
 
 use super::rules::element;
+use super::Section;
 use crate::container::Budget;
 use crate::error::Error;
 use crate::verify::Fail;
@@ -11,10 +12,6 @@ use core::cmp::Ordering;
 
 /// How many sections are indexed on the stack; beyond, on the heap with the `alloc` feature.
 const ON_STACK: usize = 256;
-
-/// `Section.name`'s slot, read as bytes: comparing names needs no UTF-8 decoding (the verifier
-/// checked it once).
-const NAME_SLOT: u16 = 1;
 
 /// Room for the index of the section names, made by the caller and lent to [`SectionNames`]
 /// (so that the index is never moved: on a Cortex-M4 each move of it is a `memcpy`).
@@ -66,7 +63,7 @@ pub(super) struct SectionNames<'a, 'r> {
 
 /// The name of section `i` of `sections`, as bytes (empty when absent).
 fn name_of<'a>(sections: &Option<TableVector<'a, Table<'a>>>, i: usize) -> &'a [u8] {
-    element::<Table<'a>>(sections, i).and_then(|s| s.string_bytes(NAME_SLOT)).unwrap_or(&[])
+    element::<Table<'a>>(sections, i).and_then(|s| s.string_bytes(Section::NAME_SLOT)).unwrap_or(&[])
 }
 
 /// A section index as held in the index's slots, as a `usize` (`usize::MAX`, naming no
@@ -230,7 +227,7 @@ fn swap(v: &mut [u32], a: usize, b: usize) {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)] // in tests a panic is a failure
 mod tests {
-    use super::super::rules::{tables, MODEL_SECTIONS};
+    use super::super::rules::tables;
     use super::{heapsort, Budget, NameRoom, SectionNames};
     use crate::cvimodel::CviModel;
     extern crate std;
@@ -244,7 +241,7 @@ mod tests {
     fn the_scan_finds_what_the_index_finds() {
         let bytes = include_bytes!("../../../testdata/cvimodel/tpumlir_tinycnn_int8_cv181x.cvimodel");
         let file = CviModel::parse(bytes).unwrap();
-        let sections = tables(&file.model().raw(), MODEL_SECTIONS);
+        let sections = tables(&file.model().raw(), crate::cvimodel::Model::SECTIONS_SLOT);
         let mut error = Error::new(ErrorKind::NotFound, 0, Location::at(&MODEL));
         let mut work = Budget::new(&Options::DEFAULT, bytes.len(), &MODEL);
         let mut room = NameRoom::new();

@@ -5,7 +5,7 @@
 use super::lz4::check_lz4_block;
 use super::model::SectionRef;
 use super::names::{NameRoom, SectionNames};
-use super::{Model, Program, Routine, RoutineType, Section, SectionType, Weight};
+use super::{Model, Program, Routine, RoutineType, Section, SectionType, TpuRoutine, Weight};
 use crate::container::{locate, Budget, Segment};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Name, Options};
@@ -15,31 +15,13 @@ use core::result::Result;
 /// LZ4's largest expansion: each byte of a block yields at most 255 bytes (plus a short tail).
 pub(super) const LZ4_MAX_RATIO: u64 = 255;
 
-// The names of error paths' segments.
+/// The root of error paths (their fields are named by the schema's constants, `Model::SECTIONS_NAME`).
 pub(super) static MODEL: &str = "Model";
-pub(super) static SECTIONS: &str = "sections";
-pub(super) static WEIGHT_MAP: &str = "weight_map";
-pub(super) static PROGRAMS: &str = "programs";
-pub(super) static ROUTINES: &str = "routines";
-pub(super) static TPU_ROUTINE: &str = "tpu_routine";
-pub(super) static CPU_ROUTINE: &str = "cpu_routine";
-pub(super) static CMDBUF_SECTION: &str = "cmdbuf_section";
-pub(super) static DMABUF_SECTION: &str = "dmabuf_section";
-pub(super) static OFFSET: &str = "offset";
-pub(super) static SIZE: &str = "size";
-pub(super) static DECOMPRESSED_SIZE: &str = "decompressed_size";
-pub(super) static ENCRYPT: &str = "encrypt";
-pub(super) static COMPRESS: &str = "compress";
 
-/// The lists the rules walk, a table vector field each, by slot (the field's number in
-/// `schema.fbs`): read through [`tables`], one lookup for all of them, rather than through
-/// each list's own accessor, which small firmware inlines once per list.
-pub(super) const MODEL_SECTIONS: u16 = 7;
-const MODEL_WEIGHT_MAP: u16 = 5;
-const MODEL_PROGRAMS: u16 = 6;
-const PROGRAM_ROUTINES: u16 = 5;
-
-/// The elements of table vector field `slot` of `table`, as raw tables (see [`element`]).
+/// The elements of table vector field `slot` of `table`, as raw tables (see [`element`]). The
+/// lists the rules walk are read through this by slot (`Model::SECTIONS_SLOT`), one lookup for
+/// all of them, rather than through each list's own accessor, which small firmware inlines once
+/// per list.
 #[inline(never)]
 pub(super) fn tables<'a>(table: &Table<'a>, slot: u16) -> Option<TableVector<'a, Table<'a>>> {
     table.table_vector(slot)
@@ -92,15 +74,16 @@ impl<'a> Parts<'a> {
     ) -> Result<SectionRef<'a>, Fail> {
         let Some(section) = element::<Section<'a>>(&sections, index) else {
             let at = to_u64(self.body_start);
-            return Err(locate(error, ErrorKind::IndexOutOfRange, at, &MODEL, &[(&SECTIONS, Some(index))]));
+            return Err(locate(error, ErrorKind::IndexOutOfRange, at, &MODEL, &[(&Model::SECTIONS_NAME, Some(index))]));
         };
         // `offset` then `size`, each as far as it can be checked alone.
         let rest = usize::try_from(section.offset()).ok().and_then(|start| Some((start, self.binary().get(start..)?)));
         let payload = rest.and_then(|(_, rest)| rest.get(..usize::try_from(section.size()).ok()?));
         let file_offset = rest.and_then(|(start, _)| self.binary_start.checked_add(start));
         let (Some(payload), Some(file_offset)) = (payload, file_offset) else {
-            let field: Name = if rest.is_some() && payload.is_none() { &SIZE } else { &OFFSET };
-            let path = [(&SECTIONS, Some(index)), (field, None)];
+            let field: Name =
+                if rest.is_some() && payload.is_none() { &Section::SIZE_NAME } else { &Section::OFFSET_NAME };
+            let path = [(&Model::SECTIONS_NAME, Some(index)), (field, None)];
             return Err(locate(error, ErrorKind::OutOfBounds, self.file_offset(section.raw()), &MODEL, &path));
         };
         Ok(SectionRef { index, section, payload, file_offset })
@@ -119,32 +102,32 @@ impl<'a> Parts<'a> {
         let missing = ErrorKind::MissingRequired;
         let (kind, first, second): (ErrorKind, Name, Option<Name>) = match routine.type_() {
             RoutineType::TPU => match routine.tpu_routine() {
-                None => (missing, &TPU_ROUTINE, None),
+                None => (missing, &Routine::TPU_ROUTINE_NAME, None),
                 Some(tpu) => {
                     let (name, field) = match tpu.cmdbuf_section() {
-                        Some(n) => (Some(n), &CMDBUF_SECTION),
-                        None => (tpu.dmabuf_section(), &DMABUF_SECTION),
+                        Some(n) => (Some(n), &TpuRoutine::CMDBUF_SECTION_NAME),
+                        None => (tpu.dmabuf_section(), &TpuRoutine::DMABUF_SECTION_NAME),
                     };
                     match name {
-                        None => (missing, &TPU_ROUTINE, Some(&CMDBUF_SECTION)),
+                        None => (missing, &Routine::TPU_ROUTINE_NAME, Some(&TpuRoutine::CMDBUF_SECTION_NAME)),
                         Some(name) => match find(name, error)? {
                             Some(found) => return Ok(Some(found)),
                             None => {
                                 let rule = ErrorKind::Rule("a TPU routine names a section the file does not have");
-                                (rule, &TPU_ROUTINE, Some(field))
+                                (rule, &Routine::TPU_ROUTINE_NAME, Some(field))
                             }
                         },
                     }
                 }
             },
-            RoutineType::CPU if routine.cpu_routine().is_none() => (missing, &CPU_ROUTINE, None),
+            RoutineType::CPU if routine.cpu_routine().is_none() => (missing, &Routine::CPU_ROUTINE_NAME, None),
             _ => return Ok(None),
         };
         // `Model.programs[p].routines[r].<first>[.<second>]`, or `Model.routines.<first>...`
         // without indices.
         let path: [Segment; 4] = [
-            (&PROGRAMS, at.map(|(p, _)| p)),
-            (&ROUTINES, at.map(|(_, r)| r)),
+            (&Model::PROGRAMS_NAME, at.map(|(p, _)| p)),
+            (&Program::ROUTINES_NAME, at.map(|(_, r)| r)),
             (first, None),
             (second.unwrap_or(first), None),
         ];
@@ -157,16 +140,17 @@ impl<'a> Parts<'a> {
     /// at the fault's byte in the block.
     pub(super) fn check_lz4_block(&self, r: &SectionRef<'a>, error: &mut Error) -> Result<usize, Fail> {
         let (kind, offset, field): (ErrorKind, u64, Name) = match usize::try_from(r.section.decompressed_size()) {
-            Err(_) => (ErrorKind::OutOfBounds, self.file_offset(r.section.raw()), &DECOMPRESSED_SIZE),
+            Err(_) => (ErrorKind::OutOfBounds, self.file_offset(r.section.raw()), &Section::DECOMPRESSED_SIZE_NAME),
             Ok(size) => match check_lz4_block(r.payload, size) {
                 Ok(()) => return Ok(size),
                 Err((fault, pos)) => {
-                    let field: Name = if fault.is_size() { &DECOMPRESSED_SIZE } else { &COMPRESS };
+                    let field: Name =
+                        if fault.is_size() { &Section::DECOMPRESSED_SIZE_NAME } else { &Section::COMPRESS_NAME };
                     (ErrorKind::Rule(fault.text()), to_u64(r.file_offset).saturating_add(to_u64(pos)), field)
                 }
             },
         };
-        Err(locate(error, kind, offset, &MODEL, &[(&SECTIONS, Some(r.index)), (field, None)]))
+        Err(locate(error, kind, offset, &MODEL, &[(&Model::SECTIONS_NAME, Some(r.index)), (field, None)]))
     }
 
     /// [`super::CviModel::check`], with its error written into `error`.
@@ -175,7 +159,7 @@ impl<'a> Parts<'a> {
     #[inline(never)]
     pub(super) fn check(&self, options: &Options, error: &mut Error) -> Result<(), Fail> {
         let root = self.model.raw();
-        let sections = tables(&root, MODEL_SECTIONS);
+        let sections = tables(&root, Model::SECTIONS_SLOT);
         let mut work = Budget::new(options, self.file.len(), &MODEL);
         let mut inflated = 0u64;
         // The data size of the first WEIGHT section (`weight_section`), found on the way.
@@ -193,29 +177,29 @@ impl<'a> Parts<'a> {
                 weight_limit = Some(size);
             }
         }
-        let weights = tables(&root, MODEL_WEIGHT_MAP);
+        let weights = tables(&root, Model::WEIGHT_MAP_SLOT);
         if let Some(count) = weights.map(|w| w.len()).filter(|&n| n > 0) {
             let Some(limit) = weight_limit else {
                 let rule = ErrorKind::Rule("weights but no WEIGHT section");
-                return Err(locate(error, rule, self.file_offset(root), &MODEL, &[(&WEIGHT_MAP, None)]));
+                return Err(locate(error, rule, self.file_offset(root), &MODEL, &[(&Model::WEIGHT_MAP_NAME, None)]));
             };
             for i in 0..count {
                 let Some(w) = element::<Weight<'a>>(&weights, i) else { continue };
                 work.charge_into(1, 0, error)?;
                 let end = w.address().offset.checked_add(u64::from(w.size()));
                 if end.is_none_or(|end| end > limit) {
-                    let path = [(&WEIGHT_MAP, Some(i)), (&OFFSET, None)];
+                    let path = [(&Model::WEIGHT_MAP_NAME, Some(i)), (&Weight::OFFSET_NAME, None)];
                     return Err(locate(error, ErrorKind::OutOfBounds, self.file_offset(w.raw()), &MODEL, &path));
                 }
             }
         }
         let mut room = NameRoom::new();
         let mut names = SectionNames::new(sections, &mut room, &mut work, error)?;
-        let programs = tables(&root, MODEL_PROGRAMS);
+        let programs = tables(&root, Model::PROGRAMS_SLOT);
         for p in 0..programs.map_or(0, |v| v.len()) {
             let Some(program) = element::<Program<'a>>(&programs, p) else { continue };
             work.charge_into(1, 0, error)?;
-            let routines = tables(&program.raw(), PROGRAM_ROUTINES);
+            let routines = tables(&program.raw(), Program::ROUTINES_SLOT);
             for r in 0..routines.map_or(0, |v| v.len()) {
                 let Some(routine) = element::<Routine<'a>>(&routines, r) else { continue };
                 work.charge_into(1, 0, error)?;
@@ -251,7 +235,7 @@ impl<'a> Parts<'a> {
                 return self.check_lz4_block(r, error).map(|_| ());
             }
         };
-        let path = [(&SECTIONS, Some(r.index)), (&DECOMPRESSED_SIZE, None)];
+        let path = [(&Model::SECTIONS_NAME, Some(r.index)), (&Section::DECOMPRESSED_SIZE_NAME, None)];
         Err(locate(error, kind, self.file_offset(r.section.raw()), &MODEL, &path))
     }
 }
@@ -264,40 +248,4 @@ pub(super) fn lz4_bound(size: usize, decompressed: u32) -> Result<(), ErrorKind>
         return Err(ErrorKind::Rule("decompressed_size is more than LZ4 can expand the section to"));
     }
     Ok(())
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)] // in tests a panic is a failure
-mod tests {
-    use super::*;
-    use crate::cvimodel::CviModel;
-    extern crate std;
-    use std::vec::Vec;
-
-    /// Where each element of a list lies, read through [`tables`] and through `typed`.
-    fn positions<T: FromTable<'static>>(raw: Option<TableVector<'static, Table<'static>>>, typed: &[T]) -> bool {
-        let n = raw.map_or(0, |l| l.len());
-        n == typed.len()
-            && typed
-                .iter()
-                .enumerate()
-                .all(|(i, t)| element::<Table<'_>>(&raw, i).map(|e| e.position()) == Some(t.as_table().position()))
-    }
-
-    #[test]
-    fn the_list_slots_are_the_schemas() {
-        static BYTES: &[u8] = include_bytes!("../../../testdata/cvimodel/tpumlir_tinycnn_int8_cv181x.cvimodel");
-        let model = CviModel::parse(BYTES).unwrap().model();
-        let root = model.raw();
-        let sections: Vec<_> = model.sections().unwrap().iter().collect();
-        let weights: Vec<_> = model.weight_map().unwrap().iter().collect();
-        let programs: Vec<_> = model.programs().unwrap().iter().collect();
-        let routines: Vec<_> = programs[0].routines().unwrap().iter().collect();
-        assert!(sections.len() >= 2 && weights.len() >= 2 && routines.len() >= 2);
-        assert!(positions(tables(&root, MODEL_SECTIONS), &sections));
-        assert!(positions(tables(&root, MODEL_WEIGHT_MAP), &weights));
-        assert!(positions(tables(&root, MODEL_PROGRAMS), &programs));
-        assert!(positions(tables(&programs[0].raw(), PROGRAM_ROUTINES), &routines));
-        assert!(!positions(tables(&root, MODEL_WEIGHT_MAP), &sections));
-    }
 }

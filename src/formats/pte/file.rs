@@ -1,6 +1,7 @@
 //! A `.pte` file: the verified program, its segments, delegates and named data.
 
 use super::{BackendDelegate, DataLocation, ExecutionPlan, ExtendedHeader, Program};
+use super::{BackendDelegateDataReference, Chain, DataSegment, Instruction, NamedData};
 use super::{DelegateCall, InstructionArguments as Arguments, KernelCall};
 use super::{IDENTIFIER, VULKAN_BACKEND};
 use crate::container::{
@@ -10,19 +11,8 @@ use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Options, Stats};
 use crate::vkgraph::Blob;
 
-macro_rules! names {
-    ($($id:ident = $s:literal),* $(,)?) => {$(static $id: &str = $s;)*};
-}
-
-names! {
-    PROGRAM = "Program", SEGMENTS = "segments", SIZE = "size", EXECUTION_PLAN = "execution_plan",
-    DELEGATES = "delegates", PROCESSED = "processed", INDEX = "index", NAMED_DATA = "named_data",
-    SEGMENT_INDEX = "segment_index", CHAINS = "chains", INSTRUCTIONS = "instructions",
-    INSTR_ARGS = "instr_args", INPUTS = "inputs", OUTPUTS = "outputs", ARGS = "args",
-}
-
-/// `Instruction.instr_args`' value slot (a test checks it against the schema).
-const ARGS_SLOT: u16 = 1;
+/// The root of the paths in rule errors (fields are named by the schema's constants).
+static PROGRAM: &str = "Program";
 
 /// One delegate of one execution plan, with where its blob is stored.
 #[derive(Clone, Copy)]
@@ -112,7 +102,7 @@ impl<'a> PteFile<'a> {
     /// Fails with an error at `Program.segments[index]`, or at its field the fault names.
     #[cold]
     fn segment_fault(&self, error: &mut Error, index: usize, (kind, field): Fault) -> Fail {
-        let path = [(&SEGMENTS, Some(index)), (field.unwrap_or(&SIZE), None)];
+        let path = [(&Program::SEGMENTS_NAME, Some(index)), (field.unwrap_or(&DataSegment::SIZE_NAME), None)];
         self.fail(error, kind, path.get(..if field.is_some() { 2 } else { 1 }).unwrap_or_default())
     }
 
@@ -135,7 +125,7 @@ impl<'a> PteFile<'a> {
             let s = usize::try_from(s).ok()?;
             Some((s, self.bytes.get(s..usize::try_from(e).ok()?)?))
         });
-        bytes.ok_or((ErrorKind::OutOfBounds, Some(&SIZE)))
+        bytes.ok_or((ErrorKind::OutOfBounds, Some(&DataSegment::SIZE_NAME)))
     }
 
     /// Every delegate of every execution plan, plan by plan.
@@ -186,10 +176,10 @@ impl<'a> PteFile<'a> {
     #[cold]
     fn delegate_fault(&self, error: &mut Error, delegate: &Delegate<'a>, kind: ErrorKind, index: bool) -> Fail {
         let path = [
-            (&EXECUTION_PLAN, Some(delegate.plan)),
-            (&DELEGATES, Some(delegate.index)),
-            (&PROCESSED, None),
-            (&INDEX, None),
+            (&Program::EXECUTION_PLAN_NAME, Some(delegate.plan)),
+            (&ExecutionPlan::DELEGATES_NAME, Some(delegate.index)),
+            (&BackendDelegate::PROCESSED_NAME, None),
+            (&BackendDelegateDataReference::INDEX_NAME, None),
         ];
         self.fail(error, kind, path.get(..if index { 4 } else { 3 }).unwrap_or_default())
     }
@@ -225,7 +215,7 @@ impl<'a> PteFile<'a> {
 
     /// [`PteFile::named_data_at`], failing with its error written into `error`.
     fn named_data_in(&self, index: usize, error: &mut Error) -> Checked<&'a [u8]> {
-        let here = [(&NAMED_DATA, Some(index)), (&SEGMENT_INDEX, None)];
+        let here = [(&Program::NAMED_DATA_NAME, Some(index)), (&NamedData::SEGMENT_INDEX_NAME, None)];
         let Some(entry) = self.program.named_data().and_then(|d| d.get(index)) else {
             return Err(self.fail(error, ErrorKind::IndexOutOfRange, &here[..1]));
         };
@@ -301,29 +291,32 @@ impl<'a> PteFile<'a> {
         let values = plan.values().map_or(0, |v| v.len());
         let operators = plan.operators().map_or(0, |o| o.len());
         let delegates = plan.delegates().map_or(0, |d| d.len());
-        walk.enter(0, (&EXECUTION_PLAN, Some(p)));
-        for (ids, field) in [(plan.inputs(), &INPUTS), (plan.outputs(), &OUTPUTS)] {
+        walk.enter(0, (&Program::EXECUTION_PLAN_NAME, Some(p)));
+        for (ids, field) in
+            [(plan.inputs(), &ExecutionPlan::INPUTS_NAME), (plan.outputs(), &ExecutionPlan::OUTPUTS_NAME)]
+        {
             check_ids(walk, ids, values, field)?;
         }
         let chains = plan.chains();
         for c in 0..chains.map_or(0, |v| v.len()) {
             let Some(chain) = chains.and_then(|v| v.get(c)) else { continue };
-            walk.enter(1, (&CHAINS, Some(c)));
-            for (ids, field) in [(chain.inputs(), &INPUTS), (chain.outputs(), &OUTPUTS)] {
+            walk.enter(1, (&ExecutionPlan::CHAINS_NAME, Some(c)));
+            for (ids, field) in [(chain.inputs(), &Chain::INPUTS_NAME), (chain.outputs(), &Chain::OUTPUTS_NAME)] {
                 check_ids(walk, ids, values, field)?;
             }
             let instructions = chain.instructions();
             for n in 0..instructions.map_or(0, |v| v.len()) {
                 let Some(instruction) = instructions.and_then(|v| v.get(n)) else { continue };
                 walk.charge(1)?;
-                walk.enter(2, (&INSTRUCTIONS, Some(n)));
-                walk.enter(3, (&INSTR_ARGS, None));
+                walk.enter(2, (&Chain::INSTRUCTIONS_NAME, Some(n)));
+                walk.enter(3, (&Instruction::INSTR_ARGS_NAME, None));
                 // Only two members hold indices: each is looked up by its tag, not the whole
                 // union decoded.
                 let (table, tag) = (instruction.raw(), instruction.instr_args_type());
-                let (target, args) = if let Some(k) = table.union_member::<Arguments, KernelCall>(ARGS_SLOT, tag) {
+                let slot = Instruction::INSTR_ARGS_SLOT;
+                let (target, args) = if let Some(k) = table.union_member::<Arguments, KernelCall>(slot, tag) {
                     (in_range(k.op_index(), operators), k.args())
-                } else if let Some(d) = table.union_member::<Arguments, DelegateCall>(ARGS_SLOT, tag) {
+                } else if let Some(d) = table.union_member::<Arguments, DelegateCall>(slot, tag) {
                     (in_range(d.delegate_index(), delegates), d.args())
                 } else {
                     (true, None)
@@ -331,7 +324,8 @@ impl<'a> PteFile<'a> {
                 if !target {
                     return Err(walk.fail(ErrorKind::IndexOutOfRange, &[]));
                 }
-                check_ids(walk, args, values, &ARGS)?;
+                // `KernelCall.args` and `DelegateCall.args` are named alike.
+                check_ids(walk, args, values, &KernelCall::ARGS_NAME)?;
             }
         }
         Ok(())
@@ -346,17 +340,5 @@ impl<'a> PteFile<'a> {
     #[cold]
     fn fail(&self, error: &mut Error, kind: ErrorKind, path: &[Segment]) -> Fail {
         locate(error, kind, self.root_offset(), &PROGRAM, path)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::Instruction;
-    use crate::schema::TableType;
-
-    #[test]
-    fn the_instruction_arguments_slot_is_the_schemas() {
-        let slot = Instruction::desc().fields.iter().find(|f| f.name == "instr_args").map(|f| f.slot);
-        assert_eq!(slot, Some(super::ARGS_SLOT));
     }
 }

@@ -2,13 +2,12 @@
 //! `QuantizationParameters`, or block-wise scales (and zero points) stored in other tensors of
 //! the subgraph (the LiteRT revision's `BlockwiseQuantization`).
 
-use super::{Model, QuantizationDetails, SubGraph, Tensor, TensorType};
+use super::{BlockwiseQuantization, Model, QuantizationDetails, SubGraph, Tensor, TensorType};
 use crate::container::path_error;
 use crate::error::{Error, ErrorKind};
 use crate::graph::ModelView;
 use crate::wire::Vector;
 
-static SCALES: &str = "scales";
 static MODEL: &str = "Model";
 
 /// Numbers stored either inline in the quantization table or as another tensor's data.
@@ -173,8 +172,8 @@ impl<'a> Model<'a> {
         }
         let tensor = usize::try_from(index).ok().and_then(|i| subgraph.tensors()?.get(i));
         let Some(tensor) = tensor else {
-            let at = of.raw().position() as u64;
-            return Err(path_error(ErrorKind::IndexOutOfRange, at, &MODEL, &[(&SCALES, None)], &[]));
+            let (at, path) = (of.raw().position() as u64, [(&BlockwiseQuantization::SCALES_NAME, None)]);
+            return Err(path_error(ErrorKind::IndexOutOfRange, at, &MODEL, &path, &[]));
         };
         Ok(Some((tensor.type_(), self.tensor_data(&tensor)?)))
     }

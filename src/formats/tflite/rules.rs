@@ -3,9 +3,9 @@
 //! runtime profiles it hooks in.
 
 use super::{BlockwiseQuantization, MultiAxisQuantization};
-use super::{BuiltinOperator, Model, Operator, QuantizationDetails, Tensor};
+use super::{BuiltinOperator, Model, Operator, QuantizationDetails, QuantizationParameters, Tensor};
 use crate::graph::checker::path_fields;
-use crate::graph::{Checked, Checker, FormatRules, Runtime, Site, DETAILS_SLOT};
+use crate::graph::{Checked, Checker, FormatRules, Runtime, Site};
 
 /// The fields of the path codes: the shared ones (TFLite has none of its own).
 static PATHS: &[[u8; 2]] = path_fields!(crate::tflite;);
@@ -30,11 +30,11 @@ impl<'a> FormatRules<'a> for Model<'a> {
     /// Block-wise and multi-axis details name other tensors of the subgraph (-1: none).
     fn tensor_rules(&self, c: &mut Checker<'a, Self>, tensor: &Tensor<'a>, count: usize, _data: &[u8]) -> Checked {
         let Some(q) = Tensor::quantization(tensor) else { return Ok(()) };
-        let (table, tag) = (q.raw(), q.details_type());
-        let named = match table.union_member::<QuantizationDetails, BlockwiseQuantization>(DETAILS_SLOT, tag) {
+        let (table, tag, slot) = (q.raw(), q.details_type(), QuantizationParameters::DETAILS_SLOT);
+        let named = match table.union_member::<QuantizationDetails, BlockwiseQuantization>(slot, tag) {
             Some(b) => Some((b.scales(), b.zero_points())),
             None => table
-                .union_member::<QuantizationDetails, MultiAxisQuantization>(DETAILS_SLOT, tag)
+                .union_member::<QuantizationDetails, MultiAxisQuantization>(slot, tag)
                 .map(|m| (m.scales(), m.zero_points())),
         };
         crate::graph::details_tensors(c, tensor.raw().position(), named, count)

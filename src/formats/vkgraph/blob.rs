@@ -3,7 +3,9 @@
 //! §3.2).
 
 use super::header::HeaderFault;
-use super::{GraphTypes, Header, ValueList, VkBytes, VkGraph, VkTensor, HEADER_MAGIC, IDENTIFIER};
+use super::{
+    GraphTypes, Header, OperatorCall, ValueList, VkBytes, VkGraph, VkTensor, VkValue, HEADER_MAGIC, IDENTIFIER,
+};
 use crate::container::{
     check_ids, in_range, locate, verified_root, verified_root_in, with_error_slot, Checked, Container, Fault, Segment,
     Walk,
@@ -12,18 +14,10 @@ use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Name, Options, Stats};
 use crate::wire::{has_identifier, TableVector};
 
-macro_rules! names {
-    ($($id:ident = $s:literal),* $(,)?) => {$(static $id: &str = $s;)*};
-}
-
-names! {
-    GRAPH = "VkGraph", MAGIC = "VH00.magic", VALUES = "values", CHAIN = "chain", ARGS = "args",
-    INPUT_IDS = "input_ids", OUTPUT_IDS = "output_ids", VALUE = "value", CONSTANT_ID = "constant_id",
-    CONSTANTS = "constants", SHADERS = "shaders", ITEMS = "items", NAMED_KEY = "named_key", LENGTH = "length",
-}
-
-/// `VkValue.value`'s value slot (a test checks it against the schema).
-const VALUE_SLOT: u16 = 1;
+/// The root of the paths in rule errors (fields are named by the schema's constants), and the
+/// header's field an unrecognised blob is located at.
+static GRAPH: &str = "VkGraph";
+static MAGIC: &str = "VH00.magic";
 
 /// `VkBytes.offset` meaning "the bytes are the program's named data under `named_key`".
 const NAMED: u64 = u64::MAX;
@@ -111,12 +105,12 @@ impl<'a> Blob<'a> {
 
     /// Where constant `index` (`VkGraph.constants[index]`) lives.
     pub fn constant(&self, index: usize) -> Result<Constant<'a>, Error> {
-        with_error_slot(&GRAPH, |error| self.resolve(self.graph.constants(), &CONSTANTS, index, error))
+        with_error_slot(&GRAPH, |error| self.resolve(self.graph.constants(), &VkGraph::CONSTANTS_NAME, index, error))
     }
 
     /// Where shader `index` (`VkGraph.shaders[index]`) lives; shaders resolve like constants.
     pub fn shader(&self, index: usize) -> Result<Constant<'a>, Error> {
-        with_error_slot(&GRAPH, |error| self.resolve(self.graph.shaders(), &SHADERS, index, error))
+        with_error_slot(&GRAPH, |error| self.resolve(self.graph.shaders(), &VkGraph::SHADERS_NAME, index, error))
     }
 
     /// The bytes of constant `index`, looking named constants up with `named` (the program's
@@ -175,12 +169,12 @@ impl<'a> Blob<'a> {
             Ok(Constant::Inline(data)) => return Ok(data),
             Ok(Constant::Named { key, length }) => match named(key) {
                 Some(data) if data.len() as u64 == length => return Ok(data),
-                Some(_) => (ErrorKind::Rule("named data length differs"), Some(&NAMED_KEY)),
-                None => (ErrorKind::NotFound, Some(&NAMED_KEY)),
+                Some(_) => (ErrorKind::Rule("named data length differs"), Some(&VkBytes::NAMED_KEY_NAME)),
+                None => (ErrorKind::NotFound, Some(&VkBytes::NAMED_KEY_NAME)),
             },
             Err(fault) => fault,
         };
-        Err(self.entry_fault(error, kind, &CONSTANTS, index, tail))
+        Err(self.entry_fault(error, kind, &VkGraph::CONSTANTS_NAME, index, tail))
     }
 
     fn resolve(
@@ -203,7 +197,7 @@ impl<'a> Blob<'a> {
         if offset == NAMED {
             return match entry.named_key().filter(|k| !k.is_empty()) {
                 Some(key) => Ok(Constant::Named { key, length }),
-                None => Err((ErrorKind::Rule("a named constant needs a named_key"), Some(&NAMED_KEY))),
+                None => Err((ErrorKind::Rule("a named constant needs a named_key"), Some(&VkBytes::NAMED_KEY_NAME))),
             };
         }
         let range = usize::try_from(offset)
@@ -211,7 +205,7 @@ impl<'a> Blob<'a> {
             .and_then(|start| Some(start..start.checked_add(usize::try_from(length).ok()?)?));
         match range.and_then(|r| self.raw.get(r)) {
             Some(data) => Ok(Constant::Inline(data)),
-            None => Err((ErrorKind::OutOfBounds, Some(&LENGTH))),
+            None => Err((ErrorKind::OutOfBounds, Some(&VkBytes::LENGTH_NAME))),
         }
     }
 
@@ -259,35 +253,38 @@ impl<'a> Blob<'a> {
         let g = self.graph;
         let values = g.values().map_or(0, |v| v.len());
         let constants = g.constants().map_or(0, |c| c.len());
-        check_ids(walk, g.input_ids(), values, &INPUT_IDS)?;
-        check_ids(walk, g.output_ids(), values, &OUTPUT_IDS)?;
+        check_ids(walk, g.input_ids(), values, &VkGraph::INPUT_IDS_NAME)?;
+        check_ids(walk, g.output_ids(), values, &VkGraph::OUTPUT_IDS_NAME)?;
         let chain = g.chain();
         for c in 0..chain.map_or(0, |v| v.len()) {
             let Some(call) = chain.and_then(|v| v.get(c)) else { continue };
             walk.charge(1)?;
-            walk.enter(0, (&CHAIN, Some(c)));
-            check_ids(walk, call.args(), values, &ARGS)?;
+            walk.enter(0, (&VkGraph::CHAIN_NAME, Some(c)));
+            check_ids(walk, call.args(), values, &OperatorCall::ARGS_NAME)?;
         }
         let list = g.values();
         for v in 0..values {
             let Some(value) = list.and_then(|l| l.get(v)) else { continue };
             walk.charge(1)?;
-            walk.enter(0, (&VALUES, Some(v)));
+            walk.enter(0, (&VkGraph::VALUES_NAME, Some(v)));
             // Only two members hold indices: each is looked up by its tag, not the whole union
             // decoded.
             let (table, tag) = (value.raw(), value.value_type());
-            if let Some(t) = table.union_member::<GraphTypes, VkTensor>(VALUE_SLOT, tag) {
+            if let Some(t) = table.union_member::<GraphTypes, VkTensor>(VkValue::VALUE_SLOT, tag) {
                 let id = t.constant_id();
                 if id >= 0 && !in_range(id, constants) {
-                    return Err(walk.fail(ErrorKind::IndexOutOfRange, &[(&VALUE, None), (&CONSTANT_ID, None)]));
+                    return Err(walk.fail(
+                        ErrorKind::IndexOutOfRange,
+                        &[(&VkValue::VALUE_NAME, None), (&VkTensor::CONSTANT_ID_NAME, None)],
+                    ));
                 }
-            } else if let Some(l) = table.union_member::<GraphTypes, ValueList>(VALUE_SLOT, tag) {
-                check_ids(walk, l.items(), values, &ITEMS)?;
+            } else if let Some(l) = table.union_member::<GraphTypes, ValueList>(VkValue::VALUE_SLOT, tag) {
+                check_ids(walk, l.items(), values, &ValueList::ITEMS_NAME)?;
             }
         }
         // A bare VkGraph carries no raw bytes: its inline ranges cannot be checked, only its
         // named keys.
-        for (list, field) in [(g.constants(), &CONSTANTS), (g.shaders(), &SHADERS)] {
+        for (list, field) in [(g.constants(), &VkGraph::CONSTANTS_NAME), (g.shaders(), &VkGraph::SHADERS_NAME)] {
             let n = list.map_or(0, |l| l.len());
             walk.charge(n)?;
             for i in 0..n {
@@ -295,17 +292,5 @@ impl<'a> Blob<'a> {
             }
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::VkValue;
-    use crate::schema::TableType;
-
-    #[test]
-    fn the_value_slot_is_the_schemas() {
-        let slot = VkValue::desc().fields.iter().find(|f| f.name == "value").map(|f| f.slot);
-        assert_eq!(slot, Some(super::VALUE_SLOT));
     }
 }
