@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::verify::FieldNames;
+use crate::field_names::FieldNames;
 
 /// How many path segments an [`Error`] keeps; deeper paths keep their innermost segments.
 pub const MAX_PATH: usize = 6;

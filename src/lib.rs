@@ -103,6 +103,7 @@ extern crate std;
 mod container;
 pub mod dump;
 mod error;
+mod field_names;
 #[cfg(not(flatmodel_bootstrap))]
 pub mod formats;
 #[cfg(not(flatmodel_bootstrap))]

@@ -6,6 +6,8 @@
 //! code, and everything is indexed rather than linked by reference, so a schema read at run
 //! time can fill the same structure from its own vectors.
 
+pub use crate::field_names::FieldNames;
+
 /// What a table field holds, as the verifier sees it: an inline value of some size, or an
 /// offset to an object of some kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -301,29 +303,6 @@ impl SchemaLayout<'_> {
         let span = self.unions.get(usize::from(union))?;
         let at = usize::from(tag).checked_sub(1).filter(|&t| t < usize::from(span.len))?;
         self.members.get(usize::from(span.first).wrapping_add(at)).filter(|&&t| t != NO_TABLE).map(|&t| u16::from(t))
-    }
-}
-
-/// The names of a schema's fields, packed: the distinct names, each followed by a space, and
-/// for each field the number of its name among them (a byte a field, so a schema has at most
-/// 256 distinct field names; every schema this crate reads has under 220). Finding a name
-/// scans the text, which only printing an error does.
-#[derive(Debug, PartialEq, Eq)]
-pub struct FieldNames {
-    /// The distinct names, each followed by a space.
-    pub text: &'static str,
-    /// The number of each field's name in `text`, by field index.
-    pub ids: &'static [u8],
-}
-
-impl FieldNames {
-    /// No names: paths show field numbers.
-    pub const NONE: FieldNames = FieldNames { text: "", ids: &[] };
-
-    /// The name of field `index`, if these names cover it.
-    pub fn get(&self, index: usize) -> Option<&'static str> {
-        let id = usize::from(*self.ids.get(index)?);
-        self.text.split(' ').nth(id).filter(|name| !name.is_empty())
     }
 }
 

@@ -54,3 +54,16 @@ pub(crate) fn voffset(slots: &[u8], slot: usize) -> usize {
         None => 0,
     }
 }
+
+/// The element bytes of the vector (or string) whose length prefix is at `at`, and its length.
+///
+/// Only for verified vectors: the verifier checked `at + 4 + len * elem_size` without
+/// overflow, so the wrapping arithmetic here is exact; the slice bounds check still guards
+/// every access.
+#[inline]
+pub(crate) fn vector_bytes_at(buf: &[u8], at: usize, elem_size: usize) -> Option<(&[u8], usize)> {
+    let len = usize::try_from(read_u32(buf, at)?).ok()?;
+    let start = at.wrapping_add(4);
+    let bytes = buf.get(start..start.wrapping_add(len.wrapping_mul(elem_size)))?;
+    Some((bytes, len))
+}

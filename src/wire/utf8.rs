@@ -8,7 +8,7 @@
 //! verifier's memo checks the name once) but took about 100 ms to read.
 
 use super::broken;
-use super::table::vector_bytes_at;
+use super::bytes::vector_bytes_at;
 
 /// The string whose length prefix is at `at` in `buf`, where a view's accessor found a string
 /// field (or a string vector's element) of its schema.

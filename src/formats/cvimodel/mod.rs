@@ -6,8 +6,9 @@
 //! sections, weights and routines point; [`CviModel::parse_structure`] stops after the body's
 //! structure. Every table, struct, enum and union of `schema.fbs` has a view type here
 //! (generated into `generated.rs`); `header.rs` is the container header, `offsets.rs` the tagged
-//! offsets, `model.rs` the file and its section area, `rules.rs` the model's rules, `lz4.rs` the
-//! LZ4 block check, `names.rs` the sections indexed by name.
+//! offsets, `model.rs` the file and its section area, `section.rs` a section resolved to its
+//! payload, `rules.rs` the model's rules, `lz4.rs` the LZ4 block check, `names.rs` the sections
+//! indexed by name, `lists.rs` the lists both read by slot.
 //!
 //! - Sections resolve to their stored payload ([`CviModel::section_at`], [`CviModel::section`]).
 //! - Verification checks that every unencrypted LZ4 section decompresses to exactly its
@@ -30,19 +31,22 @@
 
 mod generated;
 mod header;
+mod lists;
 mod lz4;
 mod model;
 mod names;
 mod offsets;
 mod rules;
+mod section;
 
 pub use generated::*;
 pub use header::{Header, RawHeader, RawHeaderV1_0, HEADER_SIZE, HEADER_SIZE_V1_0, MAGIC};
 pub use lz4::{check_lz4_block, Lz4Fault};
 #[cfg(feature = "md5")]
 pub use model::Md5Check;
-pub use model::{CviModel, MemoryUsage, SectionRef, Warning};
+pub use model::{CviModel, MemoryUsage, Warning};
 pub use offsets::{decode_tensor_offset, decode_weight_offset, MemoryRegion, TensorAddress, WeightAddress};
+pub use section::SectionRef;
 
 /// Whether `bytes` start with the cvimodel magic.
 pub fn is_cvimodel(bytes: &[u8]) -> bool {

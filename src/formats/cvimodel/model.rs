@@ -1,11 +1,13 @@
 //! The container: header, verified body, sections resolved to bytes, the model's own rules.
 
 use super::header::Header;
+use super::lists::tables;
 use super::names::{NameRoom, SectionNames};
 use super::offsets::{MemoryRegion, TensorAddress};
 #[cfg(feature = "lz4")]
 use super::rules::lz4_bound;
-use super::rules::{tables, to_u64, Parts, MODEL};
+use super::rules::{to_u64, Parts, MODEL};
+use super::section::SectionRef;
 use super::{DType, Model, Routine, Section, SectionType, Tensor, Weight};
 use crate::container::{path_error, verified_root, with_error_slot, Budget, Container};
 use crate::error::{Error, ErrorKind, Result};
@@ -22,35 +24,6 @@ impl DType {
             _ => None,
         }
     }
-}
-
-impl Section<'_> {
-    /// Whether the payload is an LZ4 block (`compress` with a non-zero `decompressed_size`).
-    pub fn is_lz4(&self) -> bool {
-        self.compress() && self.decompressed_size() > 0
-    }
-
-    /// The size of the section's data once decompressed (`size` when it is not compressed).
-    pub fn data_size(&self) -> u32 {
-        if self.is_lz4() {
-            self.decompressed_size()
-        } else {
-            self.size()
-        }
-    }
-}
-
-/// A section of the file: its table and its stored payload.
-#[derive(Clone, Copy, Debug)]
-pub struct SectionRef<'a> {
-    /// The section's index in `Model.sections`.
-    pub index: usize,
-    /// The section's table.
-    pub section: Section<'a>,
-    /// The stored payload (compressed or encrypted as stored).
-    pub payload: &'a [u8],
-    /// Where the payload starts in the file.
-    pub file_offset: usize,
 }
 
 /// Something a runtime tolerates but a careful writer would not produce.

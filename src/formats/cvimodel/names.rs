@@ -2,7 +2,7 @@
 //! that resolving every routine of a file takes n·log n name comparisons rather than one scan
 //! of the sections per routine.
 
-use super::rules::element;
+use super::lists::element;
 use super::Section;
 use crate::container::Budget;
 use crate::error::Error;
@@ -227,7 +227,7 @@ fn swap(v: &mut [u32], a: usize, b: usize) {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)] // in tests a panic is a failure
 mod tests {
-    use super::super::rules::tables;
+    use super::super::lists::tables;
     use super::{heapsort, Budget, NameRoom, SectionNames};
     use crate::cvimodel::CviModel;
     extern crate std;

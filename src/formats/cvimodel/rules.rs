@@ -2,14 +2,15 @@
 //! section lookups they share with the public API. Errors are written in place into one slot
 //! (`container::locate`): on a Cortex-M4 every move of an `Error` is a `memcpy`.
 
+use super::lists::{element, tables};
 use super::lz4::check_lz4_block;
-use super::model::SectionRef;
 use super::names::{NameRoom, SectionNames};
+use super::section::SectionRef;
 use super::{Model, Program, Routine, RoutineType, Section, SectionType, TpuRoutine, Weight};
 use crate::container::{locate, Budget, Segment};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Name, Options};
-use crate::wire::{FromTable, Seal, Table, TableVector};
+use crate::wire::{Table, TableVector};
 use core::result::Result;
 
 /// LZ4's largest expansion: each byte of a block yields at most 255 bytes (plus a short tail).
@@ -17,22 +18,6 @@ pub(super) const LZ4_MAX_RATIO: u64 = 255;
 
 /// The root of error paths (their fields are named by the schema's constants, `Model::SECTIONS_NAME`).
 pub(super) static MODEL: &str = "Model";
-
-/// The elements of table vector field `slot` of `table`, as raw tables (see [`element`]). The
-/// lists the rules walk are read through this by slot (`Model::SECTIONS_SLOT`), one lookup for
-/// all of them, rather than through each list's own accessor, which small firmware inlines once
-/// per list.
-#[inline(never)]
-pub(super) fn tables<'a>(table: &Table<'a>, slot: u16) -> Option<TableVector<'a, Table<'a>>> {
-    table.table_vector(slot)
-}
-
-/// Element `i` of a list [`tables`] read, as the view type its field holds (and the verifier
-/// checked it as).
-#[inline(never)]
-pub(super) fn element<'a, T: FromTable<'a>>(list: &Option<TableVector<'a, Table<'a>>>, i: usize) -> Option<T> {
-    list.as_ref()?.get(i).map(|t| T::from_table(t, Seal))
-}
 
 /// The index of the first section of a name, its failures (a spent budget) written into the
 /// error slot it is given.
