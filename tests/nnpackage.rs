@@ -672,13 +672,44 @@ fn invalid_models_are_named() {
     let s = Scratch::new("invalid");
     let sine = sine();
     let dir = s.package("pkg", &manifest(0, &["a.tflite"], json!({})), &[("a.tflite", b"garbage, no identifier")]);
-    fails(
+    let e = fails(
         &dir,
         Kind::Model,
         &["metadata/MANIFEST: \"models\"[0]", "\"a.tflite\" is tflite by its extension but is not one"],
     );
-    let dir = s.package("pkg2", &manifest(0, &["a.tflite"], json!({})), &[("a.tflite", &sine[..sine.len() / 2])]);
+    assert!(std::error::Error::source(&e).is_none(), "no model was verified: {e}");
+    let half = &sine[..sine.len() / 2];
+    let dir = s.package("pkg2", &manifest(0, &["a.tflite"], json!({})), &[("a.tflite", half)]);
     fails(&dir, Kind::Model, &["metadata/MANIFEST: \"models\"[0]", "\"a.tflite\": invalid model"]);
+}
+
+#[test]
+fn an_invalid_model_s_error_is_the_package_error_s_source() {
+    let s = Scratch::new("source");
+    let sine = sine();
+    // A string of the model made not UTF-8: an error with a path inside the model.
+    let mut bad = sine.clone();
+    let name = b"serving_default";
+    let at = bad.windows(name.len()).position(|w| w == name).expect("sine names its signature");
+    bad[at] = 0xFF;
+    for (package, bytes) in [("half", &sine[..sine.len() / 2]), ("utf8", &bad[..])] {
+        let expected = tflite::Model::parse(bytes).map(drop).expect_err("an invalid model");
+        if package == "utf8" {
+            assert_eq!(expected.kind(), flatmodel::ErrorKind::InvalidUtf8);
+            assert!(expected.location().to_string().contains('.'), "a path inside the model: {expected}");
+        }
+        let dir = s.package(package, &manifest(0, &["a.tflite"], json!({})), &[("a.tflite", bytes)]);
+        let e = fails(&dir, Kind::Model, &["\"a.tflite\": invalid model"]);
+        let source = std::error::Error::source(&e).expect("the model's error as the source");
+        let model = source.downcast_ref::<flatmodel::Error>().expect("a flatmodel::Error");
+        assert_eq!(
+            (model.kind(), model.offset(), model.location().to_string()),
+            (expected.kind(), expected.offset(), expected.location().to_string()),
+            "{package}"
+        );
+        assert_eq!(model, &expected, "{package}");
+        assert!(e.to_string().ends_with(&expected.to_string()), "{e} / {expected}");
+    }
 }
 
 #[test]

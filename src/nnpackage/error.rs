@@ -1,6 +1,5 @@
 //! The package error: which file or manifest key is at fault, and why.
 
-use std::fmt;
 use std::string::String;
 
 /// What kind of problem a [`PackageError`] reports.
@@ -45,19 +44,31 @@ pub enum PackageErrorKind {
 /// An error opening or checking an nnpackage: the file or key at fault and the reason.
 ///
 /// Displays as `AT: REASON`, for example
-/// `metadata/MANIFEST: "models"[1]: file "x.tflite" not found`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// `metadata/MANIFEST: "models"[1]: file "x.tflite" not found`. When a model of the package
+/// failed verification, [`std::error::Error::source`] is the model's own [`crate::Error`] (its
+/// kind, byte offset and schema path), as the model's `parse` returned it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{at}{}{reason}", if .at.is_empty() { "" } else { ": " })]
 pub struct PackageError {
     kind: PackageErrorKind,
     at: String,
     reason: String,
+    /// The model's error, when a model failed verification.
+    #[source]
+    model: Option<crate::Error>,
 }
 
 impl PackageError {
     /// An error of `kind` about `at` (a file, or a file and a key), for `reason`.
     #[cold]
     pub fn new(kind: PackageErrorKind, at: impl Into<String>, reason: impl Into<String>) -> Self {
-        PackageError { kind, at: at.into(), reason: reason.into() }
+        PackageError { kind, at: at.into(), reason: reason.into(), model: None }
+    }
+
+    /// This error with `model`, the error a model's verification returned, as its source.
+    #[cold]
+    pub(crate) fn caused_by(self, model: crate::Error) -> Self {
+        PackageError { model: Some(model), ..self }
     }
 
     /// What kind of problem it is.
@@ -75,18 +86,6 @@ impl PackageError {
         &self.reason
     }
 }
-
-impl fmt::Display for PackageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.at.is_empty() {
-            f.write_str(&self.reason)
-        } else {
-            write!(f, "{}: {}", self.at, self.reason)
-        }
-    }
-}
-
-impl std::error::Error for PackageError {}
 
 /// A problem found before the file or key it concerns is known: the reader attaches that.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -334,7 +334,7 @@ fn check_model(
                 format!("{path:?}: {} models are not supported yet", model_type.name()),
             )
         } else {
-            PackageError::new(Kind::Model, key, format!("{path:?}: invalid model: {e}"))
+            PackageError::new(Kind::Model, key, format!("{path:?}: invalid model: {e}")).caused_by(e)
         }
     })
 }
