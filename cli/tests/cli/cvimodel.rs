@@ -803,6 +803,27 @@ fn a_large_model_with_one_unknown_section_name_is_located() {
     assert_eq!(location(&e), format!("Model.programs[0].routines[{last}].tpu_routine.cmdbuf_section"));
 }
 
+#[test]
+fn the_walks_after_parsing_charge_the_caller_s_budget() {
+    let bytes = testdata_model(INT8);
+    let file = CviModel::parse_structure(&bytes).unwrap();
+    // No work allowed at all: the first unit charged is over the budget.
+    let none = Options { apparent_size_per_byte: 0, max_apparent_size: 0, ..Options::DEFAULT };
+    let kind = |r: flatmodel::Result<()>| r.map_err(|e| e.kind());
+    assert_eq!(kind(file.check(&Options::DEFAULT)), Ok(()));
+    assert_eq!(kind(file.check(&none)), Err(ErrorKind::ApparentSizeLimit));
+    assert_eq!(kind(file.check_rules(&none)), Err(ErrorKind::ApparentSizeLimit));
+    assert_eq!(kind(file.for_each_warning(|_| {})), Ok(()));
+    assert_eq!(kind(file.for_each_warning_with(&Options::DEFAULT, |_| {})), Ok(()));
+    let e = file.for_each_warning_with(&none, |_| {}).unwrap_err();
+    assert_eq!((e.kind(), location(&e)), (ErrorKind::ApparentSizeLimit, "Model".to_string()));
+    let full = file.memory_usage();
+    assert_eq!(file.memory_usage_with(&Options::DEFAULT), full);
+    let starved = file.memory_usage_with(&none);
+    assert!(full.io > 0, "{full:?}");
+    assert_eq!(starved, cvimodel::MemoryUsage { io: 0, ..full }, "no tensor counted");
+}
+
 // ---------------------------------------------------------------------------------------------
 // The command line
 

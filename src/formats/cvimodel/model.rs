@@ -306,13 +306,23 @@ impl<'a> CviModel<'a> {
         Md5Check { stored: self.header.md5, computed }
     }
 
-    /// What `model_tool --info` adds up as the ION memory the model needs.
+    /// What `model_tool --info` adds up as the ION memory the model needs:
+    /// [`CviModel::memory_usage_with`] with the default limits.
     pub fn memory_usage(&self) -> MemoryUsage {
+        self.memory_usage_with(&Options::DEFAULT)
+    }
+
+    /// What `model_tool --info` adds up as the ION memory the model needs, the programs'
+    /// tensors (which programs may share) charged to the apparent-size budget of `options`, one
+    /// unit each: a spent budget ends the count of input and output tensors early, and `io` then
+    /// counts those seen. The rules read no tensors, so unlike the warnings this walk can run
+    /// out on a file [`CviModel::parse_with`] accepted with the same `options`.
+    pub fn memory_usage_with(&self, options: &Options) -> MemoryUsage {
         let mut m = MemoryUsage::default();
         for s in self.model.sections().into_iter().flat_map(|s| s.iter()) {
             m.sections = m.sections.saturating_add(u64::from(s.size()));
         }
-        let mut budget = Budget::new(&Options::DEFAULT, self.file.len(), &MODEL);
+        let mut budget = Budget::new(options, self.file.len(), &MODEL);
         for p in self.model.programs().into_iter().flat_map(|p| p.iter()) {
             m.neuron = m.neuron.saturating_add(u64::from(p.neuron_size()));
             m.private = m.private.saturating_add(u64::from(p.private_gmem()));
@@ -340,11 +350,18 @@ impl<'a> CviModel<'a> {
         with_error_slot(&MODEL, |error| self.parts().check(options, error))
     }
 
+    /// Calls `f` for each advisory finding (with the `md5` feature, an MD5 mismatch among them):
+    /// [`CviModel::for_each_warning_with`] with the default limits.
+    pub fn for_each_warning(&self, f: impl FnMut(Warning)) -> Result<()> {
+        self.for_each_warning_with(&Options::DEFAULT, f)
+    }
+
     /// Calls `f` for each advisory finding (with the `md5` feature, an MD5 mismatch among them).
-    /// Resolving the routines' sections is charged to the default work budget, and a spent
-    /// budget ends the list with [`ErrorKind::ApparentSizeLimit`]; [`CviModel::check`] charges
-    /// at least as much, so the warnings of a file [`CviModel::parse`] accepted never run out.
-    pub fn for_each_warning(&self, mut f: impl FnMut(Warning)) -> Result<()> {
+    /// Resolving the routines' sections is charged to the apparent-size budget of `options`, and
+    /// a spent budget ends the list with [`ErrorKind::ApparentSizeLimit`]; [`CviModel::check`]
+    /// charges at least as much, so the warnings of a file [`CviModel::parse_with`] accepted with
+    /// the same `options` never run out.
+    pub fn for_each_warning_with(&self, options: &Options, mut f: impl FnMut(Warning)) -> Result<()> {
         #[cfg(feature = "md5")]
         {
             let check = self.md5_check();
@@ -373,7 +390,7 @@ impl<'a> CviModel<'a> {
             }
         }
         // Routines resolve through one index of the section names, within the work budget.
-        let mut work = Budget::new(&Options::DEFAULT, self.file.len(), &MODEL);
+        let mut work = Budget::new(options, self.file.len(), &MODEL);
         let parts = self.parts();
         with_error_slot(&MODEL, |error| {
             let mut room = NameRoom::new();
