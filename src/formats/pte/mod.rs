@@ -9,6 +9,7 @@
 mod file;
 mod generated;
 mod header;
+mod scalar_type;
 
 pub use file::{Delegate, PteFile};
 pub use generated::*;

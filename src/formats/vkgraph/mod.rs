@@ -7,6 +7,7 @@
 //! indices, and resolves constants to bytes ([`Blob::constant`]).
 
 mod blob;
+mod data_type;
 mod generated;
 mod header;
 

@@ -1,7 +1,7 @@
 //! Every value of an execution plan or of a Vulkan graph, one row each, for `inspect
 //! --tensors`: its type, a tensor's dtype, shape and bytes, and where its data is.
 
-use super::dtypes::{scalar_size, vk_dtype, vk_size};
+use super::dtypes::vk_dtype;
 use crate::budget::{Budget, OverBudget};
 use crate::summary::facts::{elements, scalar_dtype};
 use flatmodel::pte::{ExecutionPlan, KernelTypes, TensorDataLocation};
@@ -71,7 +71,7 @@ pub fn of_plan(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<Valu
             index,
             kind: "tensor".into(),
             dtype: Some(scalar_dtype(t.scalar_type())),
-            data_bytes: scalar_size(t.scalar_type()).map(|size| size.saturating_mul(elements)),
+            data_bytes: t.scalar_type().element_size().map(|size| size.saturating_mul(elements)),
             shape: Some(shape),
             data,
         });
@@ -103,7 +103,7 @@ pub fn of_graph(g: &VkGraph<'_>, budget: &mut Budget) -> Result<Vec<ValueRow>, O
             index,
             kind: "tensor".into(),
             dtype: Some(vk_dtype(datatype)),
-            data_bytes: vk_size(datatype).map(|size| size.saturating_mul(elements)),
+            data_bytes: datatype.element_size().map(|size| size.saturating_mul(elements)),
             shape: Some(shape),
             data,
         });

@@ -9,7 +9,7 @@
 //! the legacy `constant_buffer` is inside the flatbuffer; constant segments, external data and
 //! delegate data stored in segments or named data are outside it.
 
-use super::dtypes::{scalar_size, vk_dtype};
+use super::dtypes::vk_dtype;
 use crate::budget::{Budget, OverBudget};
 use crate::summary::facts::elements;
 use crate::summary::weights::{Weights, UNREAD};
@@ -54,7 +54,7 @@ pub fn of(file: &PteFile<'_>, budget: &mut Budget) -> Result<Weights, OverBudget
             let sizes = t.sizes();
             budget.charge(sizes.map_or(0, |s| s.len()))?;
             let elements = elements(sizes.into_iter().flat_map(|s| s.iter()));
-            let bytes = scalar_size(t.scalar_type()).map_or(0, |size| size.saturating_mul(elements));
+            let bytes = t.scalar_type().element_size().map_or(0, |size| size.saturating_mul(elements));
             add(&mut w, outside, elements, crate::summary::facts::scalar_dtype(t.scalar_type()), bytes);
             pending.insert(id as i64, bytes);
         }
