@@ -50,6 +50,10 @@ impl Outcome {
 /// Why a command stopped early.
 #[derive(Debug)]
 pub enum Failure {
+    /// The input is not a valid model (or its summary or dump would be disproportionate to it):
+    /// the command reports `NAME: invalid: REASON` on standard output (`open::reporting`), and
+    /// its outcome is [`Outcome::Invalid`].
+    Invalid(String),
     /// A usage or I/O error: exit 2 with this message on standard error.
     Message(String),
     /// Standard output was closed by its reader (`| head`): stop quietly.
@@ -98,6 +102,12 @@ fn main() -> ExitCode {
             let _ = out.flush();
             let _ = writeln!(std::io::stderr(), "flatmodel: {message}");
             ExitCode::from(2)
+        }
+        // Each command reports its invalid input by name; one no command reported still fails.
+        Err(Failure::Invalid(reason)) => {
+            let _ = out.flush();
+            let _ = writeln!(std::io::stderr(), "flatmodel: invalid: {reason}");
+            Outcome::Invalid.exit_code()
         }
     }
 }

@@ -24,44 +24,38 @@ pub enum Opened {
     File(Input),
 }
 
-/// Opens `path`, its files read as `access` says: `Ok(Err(reason))` when it is no model or an
-/// invalid package, `Err` when it cannot be read at all.
-pub fn open(path: &OsStr, access: Access) -> Result<Result<Opened, String>, Failure> {
+/// Opens `path`, its files read as `access` says: [`Failure::Invalid`] when it is no model or
+/// an invalid package, [`Failure::Message`] when it cannot be read at all.
+pub fn open(path: &OsStr, access: Access) -> Result<Opened, Failure> {
     let p = Path::new(path);
     if p.is_dir() && !p.join("metadata").join("MANIFEST").exists() {
-        return Ok(Err("not a model file or nnpackage directory (no metadata/MANIFEST)".into()));
+        return Err(Failure::Invalid("not a model file or nnpackage directory (no metadata/MANIFEST)".into()));
     }
     if nnpackage::container_of(p).is_some() {
-        return Ok(package(path, access)?.map(|p| Opened::Package(Box::new(p))));
+        return package(path, access).map(|p| Opened::Package(Box::new(p)));
     }
-    Input::open(path, access).map(|input| Ok(Opened::File(input)))
+    Input::open(path, access).map(Opened::File)
 }
 
 /// Opens `path` for a command that reads one model file (`dump`, `extract`, `inspect
-/// --tflm-resolver`): its bytes, or (inner `Err`) the outcome of reporting why it is none.
-pub fn model_file(
-    out: &mut Out,
-    path: &OsStr,
-    command: &str,
-    access: Access,
-) -> Result<Result<Input, Outcome>, Failure> {
-    let name = path.to_string_lossy();
-    Ok(match open(path, access)? {
-        Ok(Opened::File(input)) => Ok(input),
-        Ok(Opened::Package(_)) => {
-            let reason = format!("an nnpackage holds several models: {command} one of its model files");
-            Err(report_invalid(out, &name, &reason)?)
+/// --tflm-resolver`): its bytes, or [`Failure::Invalid`] for a package.
+pub fn model_file(path: &OsStr, command: &str, access: Access) -> Result<Input, Failure> {
+    match open(path, access)? {
+        Opened::File(input) => Ok(input),
+        Opened::Package(_) => {
+            Err(Failure::Invalid(format!("an nnpackage holds several models: {command} one of its model files")))
         }
-        Err(reason) => Err(report_invalid(out, &name, &reason)?),
-    })
+    }
 }
 
 /// The file in `bytes`, its format recognised and its structure verified (its rules are each
-/// command's to check), or why it is no model.
-pub fn file(bytes: &[u8]) -> Result<File<'_>, String> {
-    File::parse_structure(bytes).map_err(|e| match e.kind() {
-        ErrorKind::UnknownFormat => unknown_format(bytes),
-        _ => e.to_string(),
+/// command's to check), or why it is no model ([`Failure::Invalid`]).
+pub fn file(bytes: &[u8]) -> Result<File<'_>, Failure> {
+    File::parse_structure(bytes).map_err(|e| {
+        Failure::Invalid(match e.kind() {
+            ErrorKind::UnknownFormat => unknown_format(bytes),
+            _ => e.to_string(),
+        })
     })
 }
 
@@ -147,12 +141,13 @@ fn table_list(schema: &Schema) -> String {
 }
 
 /// Opens `path` as the bytes of one flatbuffer (`--schema`: no format recognised, no
-/// package): `Ok(Err(reason))` when it names a directory, `Err` when it cannot be read.
-pub fn flatbuffer(path: &OsStr, access: Access) -> Result<Result<Input, String>, Failure> {
+/// package): [`Failure::Invalid`] when it names a directory, [`Failure::Message`] when it
+/// cannot be read.
+pub fn flatbuffer(path: &OsStr, access: Access) -> Result<Input, Failure> {
     if Path::new(path).is_dir() {
-        return Ok(Err("a directory, not a flatbuffer file".into()));
+        return Err(Failure::Invalid("a directory, not a flatbuffer file".into()));
     }
-    Input::open(path, access).map(Ok)
+    Input::open(path, access)
 }
 
 /// The identifier `bytes` must carry to be read as `schema`'s `root` table: the schema's
@@ -162,15 +157,15 @@ pub fn identifier_of(schema: &Schema, root: TableId) -> Option<[u8; 4]> {
 }
 
 /// `bytes` verified as `schema`'s `root` table, with what the verifier saw, or the error
-/// located by field names (`... at byte N (Monster.weapons[1].name)`).
+/// located by field names (`... at byte N (Monster.weapons[1].name)`) as [`Failure::Invalid`].
 pub fn verify_as<'s, 'b>(
     schema: &'s Schema,
     root: TableId,
     bytes: &'b [u8],
-) -> Result<(DynTable<'s, 'b>, Stats), String> {
+) -> Result<(DynTable<'s, 'b>, Stats), Failure> {
     schema
         .verify_with_stats(bytes, root, identifier_of(schema, root), &Options::DEFAULT)
-        .map_err(|e| schema.error_text(&e, root).to_string())
+        .map_err(|e| Failure::Invalid(schema.error_text(&e, root).to_string()))
 }
 
 /// A mapped file as the bytes the package library asks its loader for.
@@ -188,27 +183,37 @@ fn map_file(file: std::fs::File) -> std::io::Result<SharedBytes> {
 }
 
 /// The checked package at `path`, its files read as `access` says (by default with the
-/// library's loader, which reads each as a consistent snapshot); `Ok(Err(reason))` when it is
-/// not a valid package, `Err` when the path itself cannot be read.
-fn package(path: &OsStr, access: Access) -> Result<Result<Package, String>, Failure> {
+/// library's loader, which reads each as a consistent snapshot); [`Failure::Invalid`] when it
+/// is not a valid package, [`Failure::Message`] when the path itself cannot be read.
+fn package(path: &OsStr, access: Access) -> Result<Package, Failure> {
     let loader = match access {
         Access::Read => nnpackage::read_file,
         Access::Map => map_file,
     };
     let options = nnpackage::Options { loader, ..nnpackage::Options::default() };
-    match Package::open_with(Path::new(path), &options) {
-        Ok(package) => Ok(Ok(package)),
-        Err(e) if e.at().is_empty() && matches!(e.kind(), PackageErrorKind::Io | PackageErrorKind::NotFound) => {
-            Err(Failure::new(format!("{}: {e}", path.to_string_lossy())))
+    Package::open_with(Path::new(path), &options).map_err(|e| {
+        if e.at().is_empty() && matches!(e.kind(), PackageErrorKind::Io | PackageErrorKind::NotFound) {
+            Failure::new(format!("{}: {e}", path.to_string_lossy()))
+        } else {
+            Failure::Invalid(e.to_string())
         }
-        Err(e) => Ok(Err(e.to_string())),
-    }
+    })
 }
 
-/// Prints `NAME: invalid: REASON`.
-pub fn report_invalid(out: &mut Out, name: &str, reason: &str) -> Result<Outcome, Failure> {
-    writeln!(out, "{name}: invalid: {reason}")?;
-    Ok(Outcome::Invalid)
+/// Runs `command` on the input `name`, an invalid input ([`Failure::Invalid`]) reported as
+/// `NAME: invalid: REASON`: the one place an invalid input is printed.
+pub fn reporting(
+    out: &mut Out,
+    name: &str,
+    command: impl FnOnce(&mut Out) -> Result<Outcome, Failure>,
+) -> Result<Outcome, Failure> {
+    match command(out) {
+        Err(Failure::Invalid(reason)) => {
+            writeln!(out, "{name}: invalid: {reason}")?;
+            Ok(Outcome::Invalid)
+        }
+        other => other,
+    }
 }
 
 /// Why `bytes` are not a model of a known format, in one line naming what was found.

@@ -29,24 +29,19 @@ pub fn run(
     access: Access,
 ) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let input = match open::model_file(out, path, "dump", access)? {
-        Ok(input) => input,
-        Err(outcome) => return Ok(outcome),
-    };
-    let file = open::file(input.bytes());
-    if revision.is_some() && (what.is_some() || !matches!(file, Ok(File::Circle(_)))) {
-        return Err(Failure::new(format!("{name}: --circle-revision applies to the model of a Circle file")));
-    }
-    let root: Result<Dumpable<'_>, String> = match (file, what) {
-        (Ok(file), Some(what)) => nested(file, what)?,
-        (Ok(file), None) => whole(file, revision),
-        (Err(reason), _) => Err(reason),
-    };
-    let root = match root {
-        Ok(root) => root,
-        Err(reason) => return open::report_invalid(out, &name, &reason),
-    };
-    stream(out, &name, |mut w| dump_table(&mut w, root, &Options::DEFAULT))
+    open::reporting(out, &name, |out| {
+        let input = open::model_file(path, "dump", access)?;
+        let file = open::file(input.bytes());
+        if revision.is_some() && (what.is_some() || !matches!(file, Ok(File::Circle(_)))) {
+            return Err(Failure::new(format!("{name}: --circle-revision applies to the model of a Circle file")));
+        }
+        let file = file?;
+        let root = match what {
+            Some(what) => nested(file, what)?,
+            None => whole(file, revision)?,
+        };
+        stream(out, &name, |mut w| dump_table(&mut w, root, &Options::DEFAULT))
+    })
 }
 
 /// Writes the flatbuffer in `path`, verified as `schema`'s `root` table, as JSON to `out`
@@ -59,19 +54,15 @@ pub fn run_schema(
     access: Access,
 ) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let input = match open::flatbuffer(path, access)? {
-        Ok(input) => input,
-        Err(reason) => return open::report_invalid(out, &name, &reason),
-    };
-    let table = match open::verify_as(schema, root, input.bytes()) {
-        Ok((table, _)) => table,
-        Err(reason) => return open::report_invalid(out, &name, &reason),
-    };
-    stream(out, &name, |mut w| schema.dump(&mut w, table, &Options::DEFAULT))
+    open::reporting(out, &name, |out| {
+        let input = open::flatbuffer(path, access)?;
+        let (table, _) = open::verify_as(schema, root, input.bytes())?;
+        stream(out, &name, |mut w| schema.dump(&mut w, table, &Options::DEFAULT))
+    })
 }
 
-/// Runs `dump` twice: into a counter, refusing a dump disproportionate to the file (`name`)
-/// before anything is printed, then straight to `out`.
+/// Runs `dump` twice: into a counter, refusing a dump disproportionate to the file (`name`,
+/// [`Failure::Invalid`]) before anything is printed, then straight to `out`.
 fn stream(
     out: &mut Out,
     name: &str,
@@ -79,7 +70,7 @@ fn stream(
 ) -> Result<Outcome, Failure> {
     match dump(&mut Counter::default()) {
         Ok(()) => {}
-        Err(e @ DumpError::TooLarge) => return open::report_invalid(out, name, &e.to_string()),
+        Err(e @ DumpError::TooLarge) => return Err(Failure::Invalid(e.to_string())),
         Err(e) => return Err(Failure::new(format!("{name}: {e}"))),
     }
     let mut writer = FmtWriter::new(out);
@@ -93,25 +84,25 @@ fn stream(
 }
 
 /// The file's root table (a Circle model's by `revision`'s names, when given), or why the
-/// file cannot be dumped so.
-fn whole(file: File<'_>, revision: Option<circle::Revision>) -> Result<Dumpable<'_>, String> {
+/// file cannot be dumped so ([`Failure::Invalid`]).
+fn whole(file: File<'_>, revision: Option<circle::Revision>) -> Result<Dumpable<'_>, Failure> {
     match file {
         File::Tflite(m) => Ok(Dumpable::new(m)),
         File::Circle(m) => match revision {
             Some(revision) => m.dump_root_as(revision),
             None => m.dump_root(),
         }
-        .map_err(|e| e.to_string()),
+        .map_err(|e| Failure::Invalid(e.to_string())),
         File::Pte(p) => Ok(Dumpable::new(p.program())),
         File::VkGraph(b) => Ok(Dumpable::new(b.graph())),
         File::Cvimodel(c) => Ok(Dumpable::new(c.model())),
-        other => Err(format!("dump does not read {:?} files", other.format())),
+        other => Err(Failure::Invalid(format!("dump does not read {:?} files", other.format()))),
     }
 }
 
 /// The verified root of the flatbuffer `what` (`metadata:NAME`) names in the model, why it is
-/// invalid, or (the outer error) a usage error.
-fn nested<'a>(file: File<'a>, what: &str) -> Result<Result<Dumpable<'a>, String>, Failure> {
+/// invalid ([`Failure::Invalid`]), or a usage error.
+fn nested<'a>(file: File<'a>, what: &str) -> Result<Dumpable<'a>, Failure> {
     let Some(name) = what.strip_prefix("metadata:") else {
         return Err(Failure::new(format!("dump takes FILE [metadata:NAME], not '{what}'")));
     };
@@ -135,14 +126,11 @@ fn nested<'a>(file: File<'a>, what: &str) -> Result<Result<Dumpable<'a>, String>
     }
 }
 
-/// The verified root of a nested flatbuffer, why it is invalid, or (the outer error, as
-/// `extract` says it) that the model has no such entry.
-fn found<'a>(
-    name: &str,
-    root: Option<Result<Dumpable<'a>, flatmodel::Error>>,
-) -> Result<Result<Dumpable<'a>, String>, Failure> {
+/// The verified root of a nested flatbuffer, why it is invalid ([`Failure::Invalid`]), or (a
+/// usage error, as `extract` says it) that the model has no such entry.
+fn found<'a>(name: &str, root: Option<Result<Dumpable<'a>, flatmodel::Error>>) -> Result<Dumpable<'a>, Failure> {
     match root {
-        Some(verified) => Ok(verified.map_err(|e| e.to_string())),
+        Some(verified) => verified.map_err(|e| Failure::Invalid(e.to_string())),
         None => Err(Failure::new(format!("the model has no metadata entry named '{name}'"))),
     }
 }

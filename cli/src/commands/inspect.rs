@@ -15,17 +15,18 @@ use std::ffi::OsString;
 /// when asked.
 pub fn run(out: &mut Out, path: &OsString, as_json: bool, tensors: bool, access: Access) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let summary = match open::open(path, access)? {
-        Ok(Opened::Package(package)) => Ok(Summary::of_package(&package)),
-        Ok(Opened::File(input)) => open::file(input.bytes()).and_then(|file| Summary::of_file(file, tensors)),
-        Err(reason) => Err(reason),
-    };
-    match summary {
-        Ok(summary) if as_json => summary.write_json(out)?,
-        Ok(summary) => summary.print_text(out, &name)?,
-        Err(reason) => return open::report_invalid(out, &name, &reason),
-    }
-    Ok(Outcome::Ok)
+    open::reporting(out, &name, |out| {
+        let summary = match open::open(path, access)? {
+            Opened::Package(package) => Summary::of_package(&package),
+            Opened::File(input) => Summary::of_file(open::file(input.bytes())?, tensors).map_err(Failure::Invalid)?,
+        };
+        if as_json {
+            summary.write_json(out)?;
+        } else {
+            summary.print_text(out, &name)?;
+        }
+        Ok(Outcome::Ok)
+    })
 }
 
 /// Prints the summary of the flatbuffer in `path` verified as `schema`'s (from `schema_path`)
@@ -40,40 +41,34 @@ pub fn run_schema(
     access: Access,
 ) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let input = match open::flatbuffer(path, access)? {
-        Ok(input) => input,
-        Err(reason) => return open::report_invalid(out, &name, &reason),
-    };
-    let stats = match open::verify_as(schema, root, input.bytes()) {
-        Ok((_, stats)) => stats,
-        Err(reason) => return open::report_invalid(out, &name, &reason),
-    };
-    let summary = FlatbufferSummary::of(schema, schema_path, root, input.bytes(), &stats);
-    let summary = Summary::Flatbuffer(Box::new(summary));
-    if as_json {
-        summary.write_json(out)?;
-    } else {
-        summary.print_text(out, &name)?;
-    }
-    Ok(Outcome::Ok)
+    open::reporting(out, &name, |out| {
+        let input = open::flatbuffer(path, access)?;
+        let (_, stats) = open::verify_as(schema, root, input.bytes())?;
+        let summary = FlatbufferSummary::of(schema, schema_path, root, input.bytes(), &stats);
+        let summary = Summary::Flatbuffer(Box::new(summary));
+        if as_json {
+            summary.write_json(out)?;
+        } else {
+            summary.print_text(out, &name)?;
+        }
+        Ok(Outcome::Ok)
+    })
 }
 
 /// Prints the TFLite Micro resolver lines for the TFLite model in `path`
 /// (`inspect --tflm-resolver`).
 pub fn tflm_resolver(out: &mut Out, path: &OsString, access: Access) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let input = match open::model_file(out, path, "inspect --tflm-resolver", access)? {
-        Ok(input) => input,
-        Err(outcome) => return Ok(outcome),
-    };
-    match open::file(input.bytes()) {
-        Ok(File::Tflite(model)) => {
-            crate::commands::tflm_resolver::print(out, model)?;
-            Ok(Outcome::Ok)
+    open::reporting(out, &name, |out| {
+        let input = open::model_file(path, "inspect --tflm-resolver", access)?;
+        match open::file(input.bytes())? {
+            File::Tflite(model) => {
+                crate::commands::tflm_resolver::print(out, model)?;
+                Ok(Outcome::Ok)
+            }
+            _ => Err(Failure::new(format!(
+                "{name}: --tflm-resolver reads TFLite models (TFLite Micro runs no other format)"
+            ))),
         }
-        Err(reason) => open::report_invalid(out, &name, &reason),
-        Ok(_) => Err(Failure::new(format!(
-            "{name}: --tflm-resolver reads TFLite models (TFLite Micro runs no other format)"
-        ))),
-    }
+    })
 }

@@ -51,34 +51,27 @@ pub fn run_schema(
 ) -> Result<Outcome, Failure> {
     batch(out, files, |out, path| {
         let name = path.to_string_lossy();
-        let input = match open::flatbuffer(path, access)? {
-            Ok(input) => input,
-            Err(reason) => return open::report_invalid(out, &name, &reason),
-        };
-        match open::verify_as(schema, root, input.bytes()) {
-            Ok((_, stats)) => {
-                if !quiet {
-                    let checked = open::identifier_of(schema, root)
-                        .map(|id| format!(", identifier {}", String::from_utf8_lossy(&id)))
-                        .unwrap_or_default();
-                    writeln!(
-                        out,
-                        "{name}: ok ({}{checked}, {} table(s), {} vector(s), {} string(s))",
-                        schema.table_name(root),
-                        stats.tables,
-                        stats.vectors,
-                        stats.strings
-                    )?;
-                }
-                Ok(Outcome::Ok)
-            }
-            Err(reason) => open::report_invalid(out, &name, &reason),
+        let input = open::flatbuffer(path, access)?;
+        let (_, stats) = open::verify_as(schema, root, input.bytes())?;
+        if !quiet {
+            let checked = open::identifier_of(schema, root)
+                .map(|id| format!(", identifier {}", String::from_utf8_lossy(&id)))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "{name}: ok ({}{checked}, {} table(s), {} vector(s), {} string(s))",
+                schema.table_name(root),
+                stats.tables,
+                stats.vectors,
+                stats.strings
+            )?;
         }
+        Ok(Outcome::Ok)
     })
 }
 
-/// Runs `one` on each file, an unreadable one reported as `PATH: error: REASON`: the worst
-/// outcome of them all.
+/// Runs `one` on each file, an invalid one reported as `PATH: invalid: REASON` and an
+/// unreadable one as `PATH: error: REASON`: the worst outcome of them all.
 fn batch(
     out: &mut Out,
     files: &[OsString],
@@ -86,9 +79,9 @@ fn batch(
 ) -> Result<Outcome, Failure> {
     let mut worst = Outcome::Ok;
     for path in files {
-        let outcome = match one(out, path) {
+        let name = path.to_string_lossy();
+        let outcome = match open::reporting(out, &name, |out| one(out, path)) {
             Err(Failure::Message(message)) => {
-                let name = path.to_string_lossy();
                 let reason = message.strip_prefix(&format!("{name}: ")).unwrap_or(&message);
                 writeln!(out, "{name}: error: {reason}")?;
                 Outcome::Unreadable
@@ -109,46 +102,37 @@ fn one(
 ) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
     let verdict = match open::open(path, access)? {
-        Ok(Opened::Package(_)) if runtime.is_some() => return Err(not_tflite(runtime, "an nnpackage")),
-        Ok(Opened::Package(package)) => return verify_package(out, &name, &package, quiet),
-        Ok(Opened::File(input)) => match open::file(input.bytes()) {
-            Ok(file) => check(file, runtime)?,
-            Err(reason) => Err(reason),
-        },
-        Err(reason) => Err(reason),
+        Opened::Package(_) if runtime.is_some() => return Err(not_tflite(runtime, "an nnpackage")),
+        Opened::Package(package) => return verify_package(out, &name, &package, quiet),
+        Opened::File(input) => check(open::file(input.bytes())?, runtime)?,
     };
-    match verdict {
-        Ok(verdict) => {
-            if !quiet {
-                writeln!(out, "{name}: ok ({})", verdict.summary)?;
-            }
-            verdict.warnings.print(out, &format!("{name}: warning: "))?;
-            Ok(Outcome::Ok)
-        }
-        Err(reason) => open::report_invalid(out, &name, &reason),
+    if !quiet {
+        writeln!(out, "{name}: ok ({})", verdict.summary)?;
     }
+    verdict.warnings.print(out, &format!("{name}: warning: "))?;
+    Ok(Outcome::Ok)
 }
 
 /// Checks the rules of `file` (structurally verified), and with `runtime` that runtime's own
-/// checks of a TFLite model: what it is, or (inner error) why it is invalid; the outer error
-/// is `--runtime` given for another format.
-fn check(file: File<'_>, runtime: Option<Runtime>) -> Result<Result<Verdict, String>, Failure> {
+/// checks of a TFLite model: what it is, or why it is invalid ([`Failure::Invalid`]); a usage
+/// error when `--runtime` is given for another format.
+fn check(file: File<'_>, runtime: Option<Runtime>) -> Result<Verdict, Failure> {
     if !matches!(file, File::Tflite(_)) && runtime.is_some() {
         return Err(not_tflite(runtime, &format!("a {:?} file", file.format())));
     }
     if let Err(e) = file.check_rules(&Options::DEFAULT) {
-        return Ok(Err(e.to_string()));
+        return Err(Failure::Invalid(e.to_string()));
     }
     Ok(match file {
         File::Tflite(model) => match runtime {
-            Some(runtime) => check_for(model, runtime),
-            None => Ok(tflite_verdict(model)),
+            Some(runtime) => check_for(model, runtime)?,
+            None => tflite_verdict(model),
         },
-        File::Circle(model) => Ok(describe("Circle", model, |f| model.for_each_warning(f))),
-        File::Pte(program) => Ok(program_verdict(&program)),
-        File::VkGraph(blob) => Ok(blob_verdict(&blob)),
-        File::Cvimodel(cvimodel) => Ok(cvimodel_verdict(&cvimodel)),
-        other => Err(format!("verify does not read {:?} files", other.format())),
+        File::Circle(model) => describe("Circle", model, |f| model.for_each_warning(f)),
+        File::Pte(program) => program_verdict(&program),
+        File::VkGraph(blob) => blob_verdict(&blob),
+        File::Cvimodel(cvimodel) => cvimodel_verdict(&cvimodel),
+        other => return Err(Failure::Invalid(format!("verify does not read {:?} files", other.format()))),
     })
 }
 
@@ -220,10 +204,11 @@ fn not_tflite(runtime: Option<Runtime>, what: &str) -> Failure {
 }
 
 /// Checks a valid TFLite model against `runtime`'s own checks: the verdict, or why that
-/// runtime refuses it. The warnings leave out that runtime's refusals (there are none).
-fn check_for(model: tflite::Model<'_>, runtime: Runtime) -> Result<Verdict, String> {
+/// runtime refuses it ([`Failure::Invalid`]). The warnings leave out that runtime's refusals
+/// (there are none).
+fn check_for(model: tflite::Model<'_>, runtime: Runtime) -> Result<Verdict, Failure> {
     if let Err(e) = model.check_runtime(runtime) {
-        return Err(format!("{runtime} refuses the model: {e}{}", operator_of(model, runtime, e)));
+        return Err(Failure::Invalid(format!("{runtime} refuses the model: {e}{}", operator_of(model, runtime, e))));
     }
     let mut verdict = tflite_verdict(model);
     verdict.summary.push_str(&format!(", {runtime} loads it"));

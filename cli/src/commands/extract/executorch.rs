@@ -5,9 +5,14 @@ use crate::Failure;
 use flatmodel::pte::PteFile;
 use flatmodel::vkgraph::{Blob, Constant};
 
-/// What an extraction gives: the bytes, or (inner error) why the file is invalid; the outer
-/// error is a usage error.
-type Extracted<'a> = Result<Result<&'a [u8], String>, Failure>;
+/// What an extraction gives: the bytes, why the file is invalid ([`Failure::Invalid`]), or a
+/// usage error.
+type Extracted<'a> = Result<&'a [u8], Failure>;
+
+/// A library error of the verified file: the file is invalid.
+fn invalid(e: flatmodel::Error) -> Failure {
+    Failure::Invalid(e.to_string())
+}
 
 /// The number after `kind:` in `what`.
 fn number(what: &str, n: &str) -> Result<usize, Failure> {
@@ -17,18 +22,18 @@ fn number(what: &str, n: &str) -> Result<usize, Failure> {
 /// The bytes `what` names in the verified program `file`: `delegate:N` (a delegate's
 /// processed blob), `segment:N` or `named:KEY`.
 pub fn from_program<'a>(name: &str, file: &PteFile<'a>, what: &str) -> Extracted<'a> {
-    Ok(match what.split_once(':') {
+    match what.split_once(':') {
         Some(("delegate", n)) => {
             let n = number(what, n)?;
             let d = file.delegate(n).ok_or_else(|| Failure::new(format!("{name}: no delegate {n}")))?;
-            file.delegate_blob(&d).map(|(_, b)| b).map_err(|e| e.to_string())
+            file.delegate_blob(&d).map(|(_, b)| b).map_err(invalid)
         }
-        Some(("segment", n)) => file.segment(number(what, n)?).map(|(_, b)| b).map_err(|e| e.to_string()),
+        Some(("segment", n)) => file.segment(number(what, n)?).map(|(_, b)| b).map_err(invalid),
         Some(("named", key)) => {
-            Ok(file.named_data(key).ok_or_else(|| Failure::new(format!("{name}: no named data '{key}'")))?)
+            file.named_data(key).ok_or_else(|| Failure::new(format!("{name}: no named data '{key}'")))
         }
-        _ => return Err(Failure::new(format!("'{what}': a .pte has delegate:N, segment:N or named:KEY"))),
-    })
+        _ => Err(Failure::new(format!("'{what}': a .pte has delegate:N, segment:N or named:KEY"))),
+    }
 }
 
 /// The data of constant `constant:N` in the verified Vulkan blob `blob` (inline constants only:
@@ -38,13 +43,11 @@ pub fn from_blob<'a>(name: &str, blob: &Blob<'a>, what: &str) -> Extracted<'a> {
         return Err(Failure::new(format!("'{what}': a Vulkan blob has constant:N")));
     };
     let n = number(what, n)?;
-    Ok(match blob.constant(n) {
+    match blob.constant(n) {
         Ok(Constant::Inline(data)) => Ok(data),
-        Ok(Constant::Named { key, .. }) => {
-            return Err(Failure::new(format!(
-                "{name}: constant {n} is the program's named data '{key}': extract named:{key} from the .pte"
-            )))
-        }
-        Err(e) => Err(e.to_string()),
-    })
+        Ok(Constant::Named { key, .. }) => Err(Failure::new(format!(
+            "{name}: constant {n} is the program's named data '{key}': extract named:{key} from the .pte"
+        ))),
+        Err(e) => Err(invalid(e)),
+    }
 }

@@ -28,45 +28,37 @@ pub fn run(
     access: Access,
 ) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
-    let input = match open::model_file(out, path, "extract from", access)? {
-        Ok(input) => input,
-        Err(outcome) => return Ok(outcome),
-    };
-    let data = match open::file(input.bytes()) {
-        Ok(file) => bytes(&name, file, what, raw)?,
-        Err(reason) => Err(reason),
-    };
-    match data {
-        Ok(data) if to == "-" => {
+    open::reporting(out, &name, |out| {
+        let input = open::model_file(path, "extract from", access)?;
+        let data = bytes(&name, open::file(input.bytes())?, what, raw)?;
+        if to == "-" {
             out.write_all(&data)?;
             out.flush()?;
-            Ok(Outcome::Ok)
+            return Ok(Outcome::Ok);
         }
-        Ok(data) => write_replacing(std::path::Path::new(to), &data).map(|()| Outcome::Ok),
-        Err(reason) => open::report_invalid(out, &name, &reason),
-    }
+        write_replacing(std::path::Path::new(to), &data).map(|()| Outcome::Ok)
+    })
 }
 
-/// The bytes `what` names in `file` (structurally verified), or (inner error) why the file is
-/// invalid; the outer error is a usage error. The container formats' rules are checked first,
+/// The bytes `what` names in `file` (structurally verified), why the file is invalid
+/// ([`Failure::Invalid`]), or a usage error. The container formats' rules are checked first,
 /// as their sections are located through them; a TFLite or Circle model's data is reached
 /// through its verified structure alone.
-fn bytes<'a>(name: &str, file: File<'a>, what: &str, raw: bool) -> Result<Result<Cow<'a, [u8]>, String>, Failure> {
-    let borrowed = |r: Result<&'a [u8], String>| r.map(Cow::Borrowed);
+fn bytes<'a>(name: &str, file: File<'a>, what: &str, raw: bool) -> Result<Cow<'a, [u8]>, Failure> {
     if !matches!(file, File::Tflite(_) | File::Circle(_)) {
         if let Err(e) = file.check_rules(&Options::DEFAULT) {
-            return Ok(Err(e.to_string()));
+            return Err(Failure::Invalid(e.to_string()));
         }
     }
-    Ok(match file {
-        File::Tflite(m) if what.starts_with("associated:") => model::associated(name, ModelView::file(&m), what)?,
-        File::Tflite(m) => Ok(model::bytes(name, m, what, raw)?),
-        File::Circle(m) => Ok(model::bytes(name, m, what, raw)?),
-        File::Pte(p) => borrowed(executorch::from_program(name, &p, what)?),
-        File::VkGraph(b) => borrowed(executorch::from_blob(name, &b, what)?),
-        File::Cvimodel(c) => cvimodel::bytes(name, &c, what)?,
-        other => Err(format!("extract does not read {:?} files", other.format())),
-    })
+    match file {
+        File::Tflite(m) if what.starts_with("associated:") => model::associated(name, ModelView::file(&m), what),
+        File::Tflite(m) => model::bytes(name, m, what, raw),
+        File::Circle(m) => model::bytes(name, m, what, raw),
+        File::Pte(p) => executorch::from_program(name, &p, what).map(Cow::Borrowed),
+        File::VkGraph(b) => executorch::from_blob(name, &b, what).map(Cow::Borrowed),
+        File::Cvimodel(c) => cvimodel::bytes(name, &c, what),
+        other => Err(Failure::Invalid(format!("extract does not read {:?} files", other.format()))),
+    }
 }
 
 /// Writes `data` to a temporary file beside `out`, then renames it over `out`: `data` may be

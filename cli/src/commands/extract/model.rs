@@ -77,22 +77,22 @@ fn metadata_names<'a, M: ModelView<'a>>(model: M) -> Vec<&'a str> {
 }
 
 /// The associated file `what` (`associated:NAME`) names in the archive appended to a TFLite
-/// model: its bytes, why the archive is corrupt (the inner error), or that there is no such
-/// file (the outer one).
-pub fn associated<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Result<Cow<'a, [u8]>, String>, Failure> {
+/// model: its bytes, why the archive is corrupt ([`Failure::Invalid`]), or that there is no
+/// such file (a usage error).
+pub fn associated<'a>(name: &str, bytes: &'a [u8], what: &str) -> Result<Cow<'a, [u8]>, Failure> {
     let file = what.strip_prefix("associated:").unwrap_or(what);
     let archive = match flatmodel::nnpackage::AssociatedFiles::read(bytes) {
         Ok(Some(archive)) => archive,
         Ok(None) => return Err(Failure::new(format!("{name}: no associated files (no zip archive after the model)"))),
-        Err(e) => return Ok(Err(e.to_string())),
+        Err(e) => return Err(Failure::Invalid(e.to_string())),
     };
     let limit = flatmodel::verify::Options::DEFAULT.max_inflated_size;
     match archive.extract(file, limit) {
-        Ok(Some(data)) => Ok(Ok(data)),
+        Ok(Some(data)) => Ok(data),
         Ok(None) => {
             let names: Vec<&str> = archive.names().collect();
             Err(Failure::new(format!("{name}: no associated file '{file}' (it has: {})", names.join(", "))))
         }
-        Err(e) => Ok(Err(e.to_string())),
+        Err(e) => Err(Failure::Invalid(e.to_string())),
     }
 }
