@@ -1,7 +1,7 @@
 //! The help texts: the general usage and each command's own page, with an example.
 
 use crate::output::Out;
-use crate::{Failure, Outcome};
+use crate::status::{Failure, Outcome};
 use std::io::Write;
 
 /// The general usage, printed by `flatmodel --help`, `flatmodel help` and after usage errors.

@@ -3,7 +3,7 @@
 //! signal; with `--mmap`, memory-mapped, so nothing is copied, on the caller's word that the
 //! file does not change meanwhile.
 
-use crate::Failure;
+use crate::status::Failure;
 use std::ffi::OsStr;
 use std::fs::File;
 

@@ -8,7 +8,8 @@
 //! this file parses the command line; [`commands`] runs one command each; they read a path
 //! through [`open`] (the one way to open a package or a file and verify it) and describe a
 //! file through [`summary`] (what `inspect` says, typed, as text or JSON); below them the
-//! plumbing: [`output`], [`input`], [`budget`], [`suggest`], [`help`].
+//! plumbing: [`output`], [`input`], [`budget`], [`suggest`], [`help`], and [`status`] (how a
+//! command ends: its [`Outcome`], or the [`Failure`] that stopped it).
 #![deny(unsafe_code)]
 
 mod budget;
@@ -17,79 +18,16 @@ mod help;
 mod input;
 mod open;
 mod output;
+mod status;
 mod suggest;
 mod summary;
 
 use commands::{dump, extract, inspect, path, verify};
 use output::Out;
+use status::{Failure, Outcome};
 use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
-
-/// How a command ended, worst last: a batch ends with the worst outcome of its files.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Outcome {
-    /// Everything asked for was done and every input was valid.
-    Ok,
-    /// Some input is not a valid model (already reported).
-    Invalid,
-    /// Some input could not be read (already reported).
-    Unreadable,
-}
-
-impl Outcome {
-    fn exit_code(self) -> ExitCode {
-        match self {
-            Outcome::Ok => ExitCode::SUCCESS,
-            Outcome::Invalid => ExitCode::from(1),
-            Outcome::Unreadable => ExitCode::from(2),
-        }
-    }
-}
-
-/// Why a command stopped early.
-#[derive(Debug)]
-pub enum Failure {
-    /// The input is not a valid model (or its summary or dump would be disproportionate to it):
-    /// the command reports `NAME: invalid: REASON` on standard output (`open::reporting`), and
-    /// its outcome is [`Outcome::Invalid`].
-    Invalid(String),
-    /// A usage or I/O error: exit 2 with this message on standard error.
-    Message(String),
-    /// Standard output was closed by its reader (`| head`): stop quietly.
-    OutputClosed,
-}
-
-impl Failure {
-    /// A usage or I/O error with `message`.
-    pub fn new(message: impl Into<String>) -> Self {
-        Failure::Message(message.into())
-    }
-}
-
-impl From<std::io::Error> for Failure {
-    fn from(e: std::io::Error) -> Self {
-        match e.kind() {
-            std::io::ErrorKind::BrokenPipe => Failure::OutputClosed,
-            _ => Failure::Message(e.to_string()),
-        }
-    }
-}
-
-impl From<serde_json::Error> for Failure {
-    fn from(e: serde_json::Error) -> Self {
-        match e.io_error_kind() {
-            Some(std::io::ErrorKind::BrokenPipe) => Failure::OutputClosed,
-            _ => Failure::Message(e.to_string()),
-        }
-    }
-}
-
-impl From<lexopt::Error> for Failure {
-    fn from(e: lexopt::Error) -> Self {
-        Failure::Message(e.to_string())
-    }
-}
 
 fn main() -> ExitCode {
     let mut out = output::stdout();

@@ -6,7 +6,7 @@
 
 use crate::input::{Access, Input};
 use crate::output::Out;
-use crate::{Failure, Outcome};
+use crate::status::{Failure, Outcome};
 use flatmodel::nnpackage::{self, Package, PackageErrorKind, SharedBytes};
 use flatmodel::reflect::{DynTable, Schema, TableId};
 use flatmodel::verify::{Options, Stats};

@@ -9,7 +9,7 @@
 use crate::input::Access;
 use crate::open;
 use crate::output::{Counter, FmtWriter, Out};
-use crate::{Failure, Outcome};
+use crate::status::{Failure, Outcome};
 use flatmodel::dump::{dump_table, DumpError, Dumpable};
 use flatmodel::reflect::{Schema, TableId};
 use flatmodel::verify::Options;

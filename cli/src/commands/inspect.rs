@@ -4,9 +4,9 @@
 use crate::input::Access;
 use crate::open::{self, Opened};
 use crate::output::Out;
+use crate::status::{Failure, Outcome};
 use crate::summary::flatbuffer::FlatbufferSummary;
 use crate::summary::Summary;
-use crate::{Failure, Outcome};
 use flatmodel::reflect::{Schema, TableId};
 use flatmodel::File;
 use std::ffi::OsString;

@@ -2,7 +2,7 @@
 //! with their field numbers turned back into names, from this build's own schema layouts.
 
 use crate::output::Out;
-use crate::{Failure, Outcome};
+use crate::status::{Failure, Outcome};
 use flatmodel::verify::{FieldNames, VerifyTable};
 use std::io::Write;
 

@@ -6,8 +6,8 @@
 use crate::input::Access;
 use crate::open::{self, Opened};
 use crate::output::Out;
+use crate::status::{Failure, Outcome};
 use crate::summary::warnings::Warnings;
-use crate::{Failure, Outcome};
 use flatmodel::cvimodel::CviModel;
 use flatmodel::graph::{ModelView, Runtime, Warning};
 use flatmodel::nnpackage::Package;

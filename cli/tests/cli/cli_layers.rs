@@ -1,7 +1,9 @@
 //! The command line's modules form layers with no import circle: `main` parses, `commands`
 //! run one command each over `open` (how a path is read) and `summary` (what `inspect` says),
-//! which stand on the plumbing (`budget`, `input`, `output`, `suggest`, `help`). Read from the
-//! sources: every `crate::` path a file names is an edge from its module to the module named.
+//! which stand on the plumbing (`budget`, `input`, `output`, `status`, `suggest`, `help`). Read
+//! from the sources: every `crate::` path a file names, each leaf of a grouped import
+//! (`use crate::{a, b::{c, d}};`) included, is an edge from its module to the module named, and
+//! a path to an item of the crate root (`crate::Failure`) is an edge to `main`.
 
 use crate::support;
 use std::collections::{BTreeMap, BTreeSet};
@@ -38,18 +40,107 @@ fn edges() -> BTreeMap<String, BTreeSet<String>> {
         let text = std::fs::read_to_string(file).unwrap();
         let mut to = BTreeSet::new();
         for (at, _) in text.match_indices("crate::") {
-            let path: String =
-                text[at + 7..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_' || *c == ':').collect();
-            // The longest prefix of the path that names a module of the binary.
-            let segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
-            let named = (1..=segments.len()).rev().map(|n| segments[..n].join("::")).find(|m| modules.contains(m));
-            if let Some(module) = named.filter(|m| *m != from) {
-                to.insert(module);
+            for segments in paths_after(&text[at + 7..]) {
+                // The longest prefix of the path that names a module of the binary, else the
+                // crate root's.
+                let named = (1..=segments.len()).rev().map(|n| segments[..n].join("::")).find(|m| modules.contains(m));
+                let module = named.unwrap_or_else(|| "main".into());
+                if module != from {
+                    to.insert(module);
+                }
             }
         }
         edges.insert(from, to);
     }
     edges
+}
+
+/// The paths named by the text right after a `crate::`: one for `a::b::Item` (or a call
+/// `a::f(...)`), one per leaf of a grouped import (`{a, b::{c, self}, d as e}`), none when no
+/// name follows (prose such as "`crate::` paths"). `self` names the path before it.
+fn paths_after(text: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    tree(&mut text.chars().peekable(), &mut Vec::new(), &mut paths);
+    paths.retain(|p| !p.is_empty());
+    paths
+}
+
+/// Reads one use tree after `prefix` (names joined by `::`, ending in a name, a `*` or a braced
+/// group of trees), adding each path it names to `paths`.
+fn tree(text: &mut std::iter::Peekable<std::str::Chars<'_>>, prefix: &mut Vec<String>, paths: &mut Vec<Vec<String>>) {
+    let depth = prefix.len();
+    let is_name = |c: &char| c.is_ascii_alphanumeric() || *c == '_';
+    let skip_space = |text: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+        while text.next_if(|c| c.is_whitespace()).is_some() {}
+    };
+    loop {
+        skip_space(text);
+        if text.next_if_eq(&'{').is_some() {
+            loop {
+                skip_space(text);
+                match text.peek() {
+                    None => break,
+                    Some('}') => {
+                        text.next();
+                        break;
+                    }
+                    Some(',') => {
+                        text.next();
+                    }
+                    Some(c) if is_name(c) || *c == '{' || *c == '*' => tree(text, prefix, paths),
+                    Some(_) => {
+                        text.next();
+                    }
+                }
+            }
+            prefix.truncate(depth);
+            return;
+        }
+        let mut name = String::new();
+        while let Some(c) = text.next_if(is_name) {
+            name.push(c);
+        }
+        if !name.is_empty() && name != "self" {
+            prefix.push(name);
+        }
+        // `::` goes on; anything else ends the path.
+        let mut ahead = text.clone();
+        skip_space(&mut ahead);
+        if ahead.next() == Some(':') && ahead.next() == Some(':') {
+            *text = ahead;
+            continue;
+        }
+        break;
+    }
+    text.next_if_eq(&'*');
+    // `name as alias`: the alias names nothing new.
+    let mut ahead = text.clone();
+    skip_space(&mut ahead);
+    if ahead.next() == Some('a') && ahead.next() == Some('s') && ahead.next().is_some_and(char::is_whitespace) {
+        *text = ahead;
+        skip_space(text);
+        while text.next_if(is_name).is_some() {}
+    }
+    paths.push(prefix.clone());
+    prefix.truncate(depth);
+}
+
+#[test]
+fn the_reader_finds_every_path_of_grouped_imports() {
+    let read = |text: &str| -> Vec<String> { paths_after(text).iter().map(|p| p.join("::")).collect() };
+    assert_eq!(read("summary::io::entries(model, &facts)?;"), ["summary::io::entries"]);
+    assert_eq!(read("{Failure, Outcome};\nuse std::io;"), ["Failure", "Outcome"]);
+    assert_eq!(read("{a, b::c};"), ["a", "b::c"]);
+    assert_eq!(
+        read("{\n    open::{self, Opened},\n    summary::{graph::{Rules, GraphSummary}, io},\n    output::*,\n};"),
+        ["open", "open::Opened", "summary::graph::Rules", "summary::graph::GraphSummary", "summary::io", "output"]
+    );
+    assert_eq!(read("{input::Access as Mode, status::Failure};"), ["input::Access", "status::Failure"]);
+    assert_eq!(read("status :: { Outcome } ;"), ["status::Outcome"]);
+    assert_eq!(read("` paths a file names"), Vec::<String>::new());
+    assert_eq!(read("{}"), Vec::<String>::new());
+    // An unclosed group ends with the text.
+    assert_eq!(read("{a, b::{c"), ["a", "b::c"]);
 }
 
 /// The top-level layer of `module` (`summary::io` is in `summary`).
@@ -63,7 +154,7 @@ fn modules_import_only_from_lower_layers() {
         "main" => 3,
         "commands" => 2,
         "open" | "summary" => 1,
-        "budget" | "input" | "output" | "suggest" | "help" => 0,
+        "budget" | "input" | "output" | "status" | "suggest" | "help" => 0,
         other => panic!("module {other} is in no layer: add it to this test's list"),
     };
     let edges = edges();

@@ -1,7 +1,7 @@
 //! `extract` from a cvimodel: `section:NAME` (the stored payload), `section-data:NAME`
 //! (decompressed when LZ4) or `weight:NAME`.
 
-use crate::Failure;
+use crate::status::Failure;
 use flatmodel::cvimodel::CviModel;
 use std::borrow::Cow;
 

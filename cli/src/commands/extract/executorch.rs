@@ -1,7 +1,7 @@
 //! `extract` from ExecuTorch files: `delegate:N`, `segment:N` or `named:KEY` in a `.pte`,
 //! `constant:N` in a Vulkan blob.
 
-use crate::Failure;
+use crate::status::Failure;
 use flatmodel::pte::PteFile;
 use flatmodel::vkgraph::{Blob, Constant};
 

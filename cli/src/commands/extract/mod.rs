@@ -9,7 +9,7 @@ pub mod npy;
 use crate::input::Access;
 use crate::open;
 use crate::output::Out;
-use crate::{Failure, Outcome};
+use crate::status::{Failure, Outcome};
 use flatmodel::graph::ModelView;
 use flatmodel::verify::Options;
 use flatmodel::File;

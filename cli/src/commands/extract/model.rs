@@ -2,8 +2,8 @@
 //! a metadata entry, or a file of the zip archive appended to a TFLite model.
 
 use crate::budget::Budget;
+use crate::status::Failure;
 use crate::summary::facts::TensorFacts;
-use crate::Failure;
 use flatmodel::graph::{MetadataView, ModelView, SubGraphView, TensorView};
 use std::borrow::Cow;
 
