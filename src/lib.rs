@@ -43,7 +43,7 @@
 //!   constructors above); its `SAFETY` comment gives the argument. Debug builds (tests,
 //!   fuzzing) check the UTF-8 again as an assertion, and CI runs the library's tests that read
 //!   strings under Miri. The panicking operations (`unwrap`, indexing, unchecked arithmetic)
-//!   are denied by lint.
+//!   are denied by lint, and so are `as` casts outside the wire reads and the verifier.
 //! - **`no_std`.** The core needs neither `std` nor an allocator; the `alloc` and `std` features
 //!   add conveniences (with `std`, [`snapshot`] reads a file whole as one consistent snapshot).
 //!   The `flatmodel` command line is a crate of its own (`cli/` in the repository).
@@ -92,7 +92,8 @@
     clippy::expect_used,
     clippy::indexing_slicing,
     clippy::arithmetic_side_effects,
-    clippy::panic_in_result_fn
+    clippy::panic_in_result_fn,
+    clippy::as_conversions
 )]
 
 #[cfg(feature = "alloc")]

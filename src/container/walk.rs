@@ -7,6 +7,7 @@ use super::path::Segment;
 use super::slot::locate;
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Name, Options};
+use crate::wire::to_u64;
 
 /// What a check returns: a value, or [`Fail`] with its error written in place.
 pub(crate) type Checked<T = ()> = Result<T, Fail>;
@@ -55,7 +56,7 @@ impl<'e> Walk<'e> {
     /// Charges `units` of work, failing with [`ErrorKind::ApparentSizeLimit`] at byte 0 of the
     /// root when fewer are left.
     pub(crate) fn charge(&mut self, units: usize) -> Checked {
-        self.budget.charge_into(units as u64, 0, self.error)
+        self.budget.charge_into(to_u64(units), 0, self.error)
     }
 
     /// Fails with a rule error of `kind`, located at `root.<path>.<inner>`: the walk's path,

@@ -362,7 +362,7 @@ impl<W: Write, S: Describe> Dumper<'_, W, S> {
     fn enum_value(&mut self, e: S::Enum, value: ScalarValue) -> fmt::Result {
         let schema = self.schema;
         let as_i64 =
-            value.as_i128().and_then(|v| i64::try_from(v).or_else(|_| u64::try_from(v).map(|u| u as i64)).ok());
+            value.as_i128().and_then(|v| i64::try_from(v).or_else(|_| u64::try_from(v).map(u64::cast_signed)).ok());
         let Some(v) = as_i64 else {
             return write_scalar(self.out, value);
         };
@@ -370,23 +370,19 @@ impl<W: Write, S: Describe> Dumper<'_, W, S> {
             return write_string(self.out, name);
         }
         if let Some(flags) = schema.flags(e).filter(|_| v != 0) {
-            let bits = v as u64;
-            let covered =
-                schema.flags(e).into_iter().flatten().fold(
-                    0u64,
-                    |m, (f, _)| {
-                        if f as u64 & bits != 0 {
-                            m | f as u64
-                        } else {
-                            m
-                        }
-                    },
-                );
+            let bits = v.cast_unsigned();
+            let covered = schema.flags(e).into_iter().flatten().fold(0u64, |m, (f, _)| {
+                if f.cast_unsigned() & bits != 0 {
+                    m | f.cast_unsigned()
+                } else {
+                    m
+                }
+            });
             if covered == bits {
                 self.out.write_char('"')?;
                 let mut first = true;
                 for (f, name) in flags {
-                    if f as u64 & bits != 0 {
+                    if f.cast_unsigned() & bits != 0 {
                         if !first {
                             self.out.write_char(' ')?;
                         }

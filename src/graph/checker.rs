@@ -9,6 +9,7 @@ use super::runtime::Refusals;
 use super::FormatRules;
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Options, SchemaLayout, VerifyTable};
+use crate::wire::to_u64;
 
 /// A broken rule or a spent budget, whose site the [`Checker`] keeps.
 pub(crate) struct Failed;
@@ -139,7 +140,12 @@ pub(crate) use path_fields;
 
 /// Field `name` of table `T`, as a path code's entry: the table's number and the field's place
 /// among its fields in the schema layout (a build error when `T` has no such field).
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::cast_possible_truncation)] // compile time: a panic is a build error
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::as_conversions
+)] // compile time: a panic is a build error, and each cast is asserted to fit
 pub(crate) const fn field<T: VerifyTable>(name: &str) -> [u8; 2] {
     let (names, name) = (T::FIELD_NAMES, name.as_bytes());
     let mut i = 0;
@@ -214,7 +220,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
     /// Counts `units` of work against the budget; when fewer are left, fails with
     /// [`ErrorKind::ApparentSizeLimit`] (leaving the budget as it was).
     pub(crate) fn charge(&mut self, units: usize) -> Checked {
-        match self.left.checked_sub(units as u64) {
+        match self.left.checked_sub(to_u64(units)) {
             Some(left) => {
                 self.left = left;
                 Ok(())
@@ -270,7 +276,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         // Every `Failed` is made by `fail`, which keeps its site.
         static UNKNOWN: Site = Site::new(ErrorKind::Rule("model rule failed"), [0; 4]);
         let (site, at) = self.failed.unwrap_or((&UNKNOWN, 0));
-        error.reset(site.kind(), at as u64, &MODEL);
+        error.reset(site.kind(), to_u64(at), &MODEL);
         let location = error.location_mut();
         let schema = M::schema();
         // Innermost first, as the location takes them; the fourth code's index bits hold the

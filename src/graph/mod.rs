@@ -38,7 +38,7 @@ use crate::error::{Error, ErrorKind};
 // Field names in errors, from TFLite's schema: Circle's fields of these names are the same
 // (`checker`'s `path_codes_name_their_fields` reads both schemas).
 use crate::tflite::{Model as TfliteModel, Operator as TfliteOperator, SubGraph as TfliteSubGraph};
-use crate::wire::{FromTable, TableVector, Vector};
+use crate::wire::{to_u64, FromTable, TableVector, Vector};
 
 static MODEL: &str = "Model";
 
@@ -98,7 +98,7 @@ pub trait ModelView<'a>: Copy + 'a {
     /// no data). An empty slice when the buffer holds no data.
     fn buffer_data(&self, index: u32) -> Result<&'a [u8], Error> {
         let buffer = usize::try_from(index).ok().and_then(|i| self.buffer_ref(i));
-        let buffer = buffer.ok_or_else(|| buffer_error(ErrorKind::IndexOutOfRange, self.position() as u64, index))?;
+        let buffer = buffer.ok_or_else(|| buffer_error(ErrorKind::IndexOutOfRange, to_u64(self.position()), index))?;
         if let Some(data) = buffer.data {
             return Ok(data);
         }
@@ -147,7 +147,7 @@ pub trait ModelView<'a>: Copy + 'a {
                     (&TfliteSubGraph::OPERATORS_NAME, None),
                     (&TfliteOperator::LARGE_CUSTOM_OPTIONS_OFFSET_NAME, None),
                 ];
-                Err(path_error(ErrorKind::OutOfBounds, op.position() as u64, &MODEL, &path, &[]))
+                Err(path_error(ErrorKind::OutOfBounds, to_u64(op.position()), &MODEL, &path, &[]))
             }
         }
     }
@@ -158,7 +158,7 @@ pub trait ModelView<'a>: Copy + 'a {
         let (mut inside, mut outside) = (0u64, 0u64);
         for buffer in (0..self.buffer_count().unwrap_or(0)).filter_map(|i| self.buffer_ref(i)) {
             match buffer.data {
-                Some(d) => inside = inside.saturating_add(d.len() as u64),
+                Some(d) => inside = inside.saturating_add(to_u64(d.len())),
                 None if buffer.offset > 1 => outside = outside.saturating_add(buffer.size),
                 None => {}
             }

@@ -7,7 +7,7 @@ use super::{MetadataView, ModelView};
 use crate::container::verified_root;
 use crate::error::Error;
 use crate::verify::{Options, VerifyTable};
-use crate::wire::{FromTable, Identifier};
+use crate::wire::{to_u64, FromTable, Identifier};
 
 static MODEL: &str = "Model";
 
@@ -35,7 +35,7 @@ pub(crate) fn nested<'a, M: ModelView<'a>, T: VerifyTable + FromTable<'a>>(
         Ok(bytes) => bytes,
         Err(e) => return Some(Err(e)),
     };
-    let base = (bytes.as_ptr() as usize).wrapping_sub(model.file().as_ptr() as usize) as u64;
+    let base = to_u64(bytes.as_ptr().addr().wrapping_sub(model.file().as_ptr().addr()));
     let located = |mut error: Error| {
         let location = error.location_mut();
         location.push_outer(which.qualifier, None);

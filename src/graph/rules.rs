@@ -20,7 +20,7 @@ use super::scratch::{with_scratch, BitSet};
 use super::{ModelView, OperatorView, QuantView, Runtime, SubGraphView, TensorView};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Options, VerifyTable};
-use crate::wire::{TableVector, Vector};
+use crate::wire::{to_u64, to_usize, TableVector, Vector};
 
 /// Element type code of strings, the same in TFLite and Circle.
 const STRING: i8 = 5;
@@ -415,7 +415,7 @@ fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tens
     }
     let Some(size) = size else { return Ok(()) };
     let expected = shape.iter().try_fold(size, |acc, d| acc.checked_mul(u64::try_from(d).ok()?));
-    if expected != Some(data.len() as u64) {
+    if expected != Some(to_u64(data.len())) {
         return Err(c.fail(&DATA_SIZE, at));
     }
     Ok(())
@@ -475,7 +475,7 @@ fn no_call_cycles<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, subgraphs: &Ta
         while let Some(s) = pending.checked_sub(1).and_then(|top| ready.get(top).copied()) {
             pending = pending.saturating_sub(1);
             ordered = ordered.saturating_add(1);
-            let ops = subgraphs.get(s as usize).and_then(|sg| sg.operators());
+            let ops = subgraphs.get(to_usize(s)).and_then(|sg| sg.operators());
             calls::<M>(ops, indegree, Some((&mut *ready, &mut pending)));
         }
         if ordered != n {
@@ -591,17 +591,17 @@ fn string_layout_ok(data: &[u8]) -> bool {
     };
     let Some(n) = read(0) else { return false };
     let Some(table_end) = n.checked_add(2).and_then(|x| x.checked_mul(4)) else { return false };
-    if table_end > data.len() as u64 || read(1) != Some(table_end) {
+    if table_end > to_u64(data.len()) || read(1) != Some(table_end) {
         return false;
     }
     let mut previous = table_end;
     let count = usize::try_from(n).unwrap_or(usize::MAX);
     for i in 1..=count {
         let Some(off) = i.checked_add(1).and_then(read) else { return false };
-        if off < previous || off > data.len() as u64 {
+        if off < previous || off > to_u64(data.len()) {
             return false;
         }
         previous = off;
     }
-    previous == data.len() as u64
+    previous == to_u64(data.len())
 }

@@ -6,7 +6,7 @@ use super::checker::path::{BUFFER, DIM_METADATA, INNER, OUTER, SPARSITY, SUBGRAP
 use super::checker::{Checked, Checker, Site};
 use super::{DimensionView, FormatRules, SparsityView};
 use crate::error::ErrorKind::Rule;
-use crate::wire::{FromTable, Table, TableVector, Vector};
+use crate::wire::{to_u64, FromTable, Table, TableVector, Vector};
 
 /// The path of a tensor's sparsity field `field`.
 const fn sparsity(field: u8) -> [u8; 4] {
@@ -58,7 +58,7 @@ pub(super) fn sparsity_rules<'a, M: FormatRules<'a>, S: SparsityView<'a>>(
     let count = sparse_elements(c, &order, &dims, sp.block_map(), shape).map_err(|site| c.fail(site, at))?;
     // A size past `u64` (a saturated count, or its product with the element size) matches no
     // data.
-    if element_size.is_some_and(|e| count.checked_mul(e) != Some(data_len as u64)) {
+    if element_size.is_some_and(|e| count.checked_mul(e) != Some(to_u64(data_len))) {
         return Err(c.fail(&SPARSE_SIZE, at));
     }
     Ok(())
@@ -143,7 +143,7 @@ fn csr_rules<'a, M: FormatRules<'a>, D: DimensionView<'a>>(
     let segments = dm.array_segments().ok_or(&NO_SEGMENTS)?;
     let indices = dm.array_indices().ok_or(&NO_INDICES)?;
     c.charge(segments.len().saturating_add(indices.len())).map_err(|_| &CSR_TOO_LARGE)?;
-    if segments.len() as u64 != parents.saturating_add(1) {
+    if to_u64(segments.len()) != parents.saturating_add(1) {
         return Err(&SEGMENT_COUNT);
     }
     let mut previous = 0;
@@ -160,7 +160,7 @@ fn csr_rules<'a, M: FormatRules<'a>, D: DimensionView<'a>>(
     if (0..indices.len()).any(|i| u32::try_from(indices.get(i)).map_or(true, |i| i >= dim)) {
         return Err(&INDEX_RANGE);
     }
-    Ok(indices.len() as u64)
+    Ok(to_u64(indices.len()))
 }
 
 /// Whether `order` (its `total` entries, at most 64) permutes `0..rank` in its first `rank`

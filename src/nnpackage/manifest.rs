@@ -4,6 +4,7 @@
 use super::error::{PackageError, PackageErrorKind as Kind};
 use super::path::RelPath;
 use super::Limits;
+use crate::wire::to_u64;
 use serde_json::{Map, Value};
 use std::borrow::ToOwned;
 use std::fmt;
@@ -191,7 +192,7 @@ impl Manifest {
     /// Parses and checks the MANIFEST's bytes. The size and nesting limits of `limits` are
     /// checked before the JSON parser runs.
     pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Manifest, PackageError> {
-        let len = bytes.len() as u64;
+        let len = to_u64(bytes.len());
         if len > limits.max_manifest_bytes {
             return Err(manifest_error(
                 Kind::TooLarge,

@@ -252,7 +252,7 @@ impl Package {
         let model = self.models.get(index)?;
         let format = model.io.as_ref()?.format;
         let bytes = model.bytes.as_bytes();
-        let unchanged = model.verified == Some((bytes.as_ptr() as usize, bytes.len()));
+        let unchanged = model.verified == Some((bytes.as_ptr().addr(), bytes.len()));
         match unchanged.then(|| crate::File::reread(bytes, format)).flatten() {
             Some(file) => Some(Ok(file)),
             None => Some(crate::File::parse(bytes)),
@@ -287,7 +287,7 @@ fn read_model(source: &mut Source, manifest: &Manifest, i: usize, text: &str) ->
     } else {
         None
     };
-    let verified = io.as_ref().map(|_| (bytes.as_bytes().as_ptr() as usize, bytes.as_bytes().len()));
+    let verified = io.as_ref().map(|_| (bytes.as_bytes().as_ptr().addr(), bytes.as_bytes().len()));
     Ok(PackageModel { path: path.into(), model_type, type_from_extension, bytes, io, verified })
 }
 

@@ -6,6 +6,7 @@ use crate::error::{Error, ErrorKind, Location};
 pub use crate::graph::ElementType;
 use crate::graph::{ModelView, SubGraphView, TensorView};
 use crate::verify::Options;
+use crate::wire::to_u64;
 use crate::{circle, tflite, Format};
 use std::string::String;
 use std::vec::Vec;
@@ -66,7 +67,7 @@ pub fn model_io(bytes: &[u8]) -> Result<ModelIo, Error> {
 fn graph_io<'a, M: ModelView<'a>>(model: M, mut budget: Budget) -> Result<ModelIo, Error> {
     let mut subgraphs = Vec::new();
     for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
-        let at = sg.position() as u64;
+        let at = to_u64(sg.position());
         let name = sg.name();
         spend(&mut budget, name.map_or(0, str::len), at)?;
         let mut tensor = |index: i32| -> Result<TensorIo, Error> {

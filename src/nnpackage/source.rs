@@ -9,6 +9,7 @@ use super::error::{PackageError, PackageErrorKind as Kind, Problem};
 use super::path::RelPath;
 use super::zip::{Archive, Data};
 use super::Limits;
+use crate::wire::to_u64;
 use std::fmt;
 use std::format;
 use std::fs::File;
@@ -251,8 +252,8 @@ fn read_small(file: File, rel: &RelPath, len: u64, limit: u64) -> Result<FileByt
     let io = |e: std::io::Error| Problem::new(Kind::Io, format!("file {:?}: {e}", rel.as_str()));
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large(rel, bytes.len() as u64, limit));
+    if to_u64(bytes.len()) > limit {
+        return Err(too_large(rel, to_u64(bytes.len()), limit));
     }
     Ok(FileBytes::from_vec(bytes))
 }

@@ -25,6 +25,7 @@ use super::Schema;
 use crate::schema::{ScalarType, ScalarValue};
 use crate::verify::layout::MAX_ALIGN;
 use crate::verify::Options;
+use crate::wire::{f32_from_f64, to_usize};
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -280,7 +281,7 @@ impl<'s, 'b> Reader<'s, 'b> {
                     Ok(size) if size > 0 => u32::from(size),
                     _ => return err(format!("struct `{name}`: size {size} is not in 1..=65535")),
                 };
-                let fits = |a: u32| a.is_power_of_two() && a as usize <= MAX_ALIGN && size.checked_rem(a) == Some(0);
+                let fits = |a: u32| a.is_power_of_two() && to_usize(a) <= MAX_ALIGN && size.checked_rem(a) == Some(0);
                 let align = match u32::try_from(align) {
                     Ok(a) if fits(a) => a,
                     _ => {
@@ -597,7 +598,7 @@ impl<'s, 'b> Reader<'s, 'b> {
             }
             let default = match scalar_ty {
                 Some(_) if flag(&f, "optional") => None,
-                Some(ScalarType::F32) => Some(ScalarValue::f32(real(&f) as f32)),
+                Some(ScalarType::F32) => Some(ScalarValue::f32(f32_from_f64(real(&f)))),
                 Some(ScalarType::F64) => Some(ScalarValue::f64(real(&f))),
                 Some(st) => {
                     let n = int(&f, "default_integer");
@@ -651,7 +652,7 @@ fn real(f: &DynTable<'_, '_>) -> f64 {
 /// keeps the bits.
 fn scalar_value(ty: ScalarType, value: i64) -> Option<ScalarValue> {
     match ty {
-        ScalarType::U64 => Some(ScalarValue::u64(value as u64)),
+        ScalarType::U64 => Some(ScalarValue::u64(value.cast_unsigned())),
         ScalarType::F32 | ScalarType::F64 => None,
         _ => resolve::scalar_value(ty, i128::from(value)),
     }

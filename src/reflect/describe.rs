@@ -3,6 +3,7 @@
 use super::model::{Elem, FieldType, Inline as ModelInline, Member as ModelMember, Types};
 use crate::dump::{Describe, Field, Inline, Kind, Member, StructField};
 use crate::schema::ScalarType;
+use crate::wire::to_usize;
 
 /// [`Types`] as the dump reads them.
 pub(crate) struct Described<'t>(pub &'t Types);
@@ -56,16 +57,16 @@ impl Describe for Described<'_> {
     }
 
     fn struct_size(&self, s: u16) -> usize {
-        self.0.structs.get(usize::from(s)).map_or(0, |s| s.size as usize)
+        self.0.structs.get(usize::from(s)).map_or(0, |s| to_usize(s.size))
     }
 
     fn struct_fields(&self, s: u16) -> impl Iterator<Item = StructField<'_, Self>> {
         let fields = self.0.structs.get(usize::from(s)).map_or(&[][..], |s| &s.fields[..]);
         fields.iter().map(|f| StructField {
             name: f.name.as_str(),
-            offset: f.offset as usize,
+            offset: to_usize(f.offset),
             kind: Self::inline(f.ty),
-            array: f.array.map(|n| n as usize),
+            array: f.array.map(to_usize),
         })
     }
 

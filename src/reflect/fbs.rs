@@ -1351,6 +1351,11 @@ impl<'s> Lexer<'s> {
 
 /// The position of the first newline in `bytes`, looked for eight bytes at a time (comments
 /// are half of a typical schema).
+/// The place of the lowest byte `flags` flags (one high bit a byte of a word), 0 to 8.
+fn first_flagged(flags: u64) -> usize {
+    usize::try_from(flags.trailing_zeros() / 8).unwrap_or(8)
+}
+
 fn find_newline(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
@@ -1363,7 +1368,7 @@ fn find_newline(bytes: &[u8]) -> Option<usize> {
         let x = word ^ NEWLINES;
         let zeros = x.wrapping_sub(ONES) & !x & HIGHS;
         if zeros != 0 {
-            return Some(base.saturating_add((zeros.trailing_zeros() / 8) as usize));
+            return Some(base.saturating_add(first_flagged(zeros)));
         }
         base = base.saturating_add(8);
     }
@@ -1377,7 +1382,7 @@ fn name_end(bytes: &[u8], at: usize) -> usize {
     while let Some(word) = bytes.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
         let others = !name_bytes(u64::from_le_bytes(*word)) & HIGHS;
         if others != 0 {
-            return at.saturating_add((others.trailing_zeros() / 8) as usize);
+            return at.saturating_add(first_flagged(others));
         }
         at = at.saturating_add(8);
     }

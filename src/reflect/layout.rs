@@ -3,11 +3,13 @@
 
 use super::fbs::SchemaError;
 use super::model::{Elem, FieldType, Inline, Member, Types};
+use crate::schema::ScalarType;
 use crate::verify::layout::TableSpan;
 use crate::verify::layout::{
     FieldKind, FieldLayout, FieldNames, SchemaLayout, SlotCheck, SlotTable, Span, StructMember,
 };
 use crate::verify::layout::{NO_TABLE, STRING_MEMBER};
+use crate::wire::to_usize;
 use alloc::format;
 use alloc::vec::Vec;
 
@@ -141,20 +143,21 @@ impl OwnedLayout {
                 let Ok(slot) = u8::try_from(f.slot) else { return too_big("a field slot past 255") };
                 // A vector's `force_align` is a writer's promise flatc's verifier does not
                 // check (it checks the elements' own alignment), and neither does this one.
-                let align = |natural: u32| natural as usize;
+                let align = to_usize;
                 let small = |n: u32| u16::try_from(n).ok();
+                // A scalar's size, 1 to 8.
+                let scalar = |s: ScalarType| u16::try_from(s.size()).unwrap_or(u16::MAX);
                 let layout = match f.ty {
-                    FieldType::Scalar(s) => {
-                        FieldLayout::new(slot, FieldKind::Inline, s.size() as u16, s.size(), f.required)
-                    }
+                    FieldType::Scalar(s) => FieldLayout::new(slot, FieldKind::Inline, scalar(s), s.size(), f.required),
                     FieldType::Enum(e) => {
                         let (size, _) = types.inline_size(Inline::Enum(e));
-                        FieldLayout::new(slot, FieldKind::Inline, size as u16, size as usize, f.required)
+                        let Some(small_size) = small(size) else { return too_big("an enum of over 65535 bytes") };
+                        FieldLayout::new(slot, FieldKind::Inline, small_size, to_usize(size), f.required)
                     }
                     FieldType::Struct(s) => {
                         let (size, a) = types.inline_size(Inline::Struct(s));
                         let Some(size) = small(size) else { return too_big("a struct of over 65535 bytes") };
-                        FieldLayout::new(slot, FieldKind::Inline, size, a as usize, f.required)
+                        FieldLayout::new(slot, FieldKind::Inline, size, to_usize(a), f.required)
                     }
                     FieldType::String => FieldLayout::new(slot, FieldKind::String, 0, 1, f.required),
                     FieldType::Table(t) => FieldLayout::new(slot, FieldKind::Table, t, 4, f.required),
@@ -164,16 +167,11 @@ impl OwnedLayout {
                     FieldType::Vector(elem) => match elem {
                         Elem::String => FieldLayout::new(slot, FieldKind::StringVector, 0, 4, f.required),
                         Elem::Table(t) => FieldLayout::new(slot, FieldKind::TableVector, t, 4, f.required),
-                        Elem::Scalar(s) => FieldLayout::new(
-                            slot,
-                            FieldKind::Vector,
-                            s.size() as u16,
-                            align(s.size() as u32),
-                            f.required,
-                        ),
+                        Elem::Scalar(s) => FieldLayout::new(slot, FieldKind::Vector, scalar(s), s.size(), f.required),
                         Elem::Enum(e) => {
                             let (size, a) = types.inline_size(Inline::Enum(e));
-                            FieldLayout::new(slot, FieldKind::Vector, size as u16, align(a), f.required)
+                            let Some(size) = small(size) else { return too_big("an enum of over 65535 bytes") };
+                            FieldLayout::new(slot, FieldKind::Vector, size, align(a), f.required)
                         }
                         Elem::Struct(s) => {
                             let (size, a) = types.inline_size(Inline::Struct(s));

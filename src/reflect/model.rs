@@ -9,6 +9,7 @@
 //! [`TableId`](super::TableId)'s number).
 
 use crate::schema::{ScalarType, ScalarValue};
+use crate::wire::{to_u64, to_usize};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -234,7 +235,7 @@ pub(crate) fn name_key(name: &str) -> u64 {
     let word = |at: usize| bytes.get(at..).and_then(|b| b.first_chunk::<8>()).map_or(0, |w| u64::from_le_bytes(*w));
     let half = |at: usize| bytes.get(at..).and_then(|b| b.first_chunk::<4>()).map_or(0, |w| u32::from_le_bytes(*w));
     let len = bytes.len();
-    let mut key = (len as u64).wrapping_mul(MIX);
+    let mut key = to_u64(len).wrapping_mul(MIX);
     if len >= 8 {
         // Eight bytes at a time, the last eight overlapping the others if need be.
         let mut at = 0usize;
@@ -332,7 +333,7 @@ impl EnumDef {
         let values: Vec<(i64, NameAt)> = values.into_iter().map(|(v, n)| (v, value_names.push(n))).collect();
         let by_value = Self::by_value(&values);
         let mut by_name = by_value.clone();
-        let name_at = |i: &u32| values.get(*i as usize).map_or("", |v| value_names.get(v.1));
+        let name_at = |i: &u32| values.get(to_usize(*i)).map_or("", |v| value_names.get(v.1));
         by_name.sort_by_cached_key(|i| (name_key(name_at(i)), name_at(i)));
         EnumDef { name, repr, value_names, values, bit_flags, by_value, by_name }
     }
@@ -354,7 +355,7 @@ impl EnumDef {
     /// The indices of `values` sorted by value, equal values in declaration order.
     fn by_value(values: &[(i64, NameAt)]) -> Vec<u32> {
         let mut by_value: Vec<u32> = (0..values.len()).filter_map(|i| u32::try_from(i).ok()).collect();
-        let value = |i: &u32| values.get(*i as usize).map_or(0, |v| v.0);
+        let value = |i: &u32| values.get(to_usize(*i)).map_or(0, |v| v.0);
         // Values are mostly declared in order: then there is nothing to sort.
         if !by_value.is_sorted_by_key(value) {
             by_value.sort_by_key(value);
@@ -386,7 +387,7 @@ impl EnumDef {
 
     /// The name of the value at `i` in `values`.
     fn name_at(&self, i: u32) -> Option<&str> {
-        self.values.get(i as usize).map(|v| self.value_names.get(v.1))
+        self.values.get(to_usize(i)).map(|v| self.value_names.get(v.1))
     }
 
     /// The value named `name`, if the enum has one.
@@ -396,16 +397,16 @@ impl EnumDef {
             let other = self.name_at(i).unwrap_or("");
             (name_key(other), other) < key
         });
-        let (value, at) = self.values.get(*self.by_name.get(at)? as usize)?;
+        let (value, at) = self.values.get(to_usize(*self.by_name.get(at)?))?;
         (self.value_names.get(*at) == name).then_some(*value)
     }
 
     /// The (first declared) name of `value`, if the enum names it.
     pub fn name_of(&self, value: i64) -> Option<&str> {
-        let value_at = |i: &u32| self.values.get(*i as usize).map_or(i64::MAX, |v| v.0);
+        let value_at = |i: &u32| self.values.get(to_usize(*i)).map_or(i64::MAX, |v| v.0);
         let at = self.by_value.partition_point(|i| value_at(i) < value);
         let i = *self.by_value.get(at)?;
-        let (v, _) = self.values.get(i as usize)?;
+        let (v, _) = self.values.get(to_usize(i))?;
         if *v == value {
             self.name_at(i)
         } else {
@@ -477,6 +478,11 @@ pub struct Types {
     pub(crate) identifier: Option<[u8; 4]>,
 }
 
+/// A scalar's size in bytes (1 to 8), as a `u32`.
+fn scalar_size(s: ScalarType) -> u32 {
+    u32::try_from(s.size()).unwrap_or(u32::MAX)
+}
+
 impl Types {
     /// The tables, by index (the order the schema declares them in).
     pub fn tables(&self) -> &[TableDef] {
@@ -501,9 +507,9 @@ impl Types {
     /// The size and alignment of an inline value of `ty`.
     pub(crate) fn inline_size(&self, ty: Inline) -> (u32, u32) {
         match ty {
-            Inline::Scalar(s) => (s.size() as u32, s.size() as u32),
+            Inline::Scalar(s) => (scalar_size(s), scalar_size(s)),
             Inline::Enum(e) => {
-                let size = self.enums.get(usize::from(e)).map_or(1, |e| e.repr.size() as u32);
+                let size = self.enums.get(usize::from(e)).map_or(1, |e| scalar_size(e.repr));
                 (size, size)
             }
             Inline::Struct(s) => self.structs.get(usize::from(s)).map_or((0, 1), |s| (s.size, s.align)),

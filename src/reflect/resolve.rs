@@ -15,6 +15,7 @@ use super::model::{
 };
 use crate::schema::{ScalarType, ScalarValue};
 use crate::verify::layout::MAX_ALIGN;
+use crate::wire::{f32_from_f64, f32_from_int, f64_from_int, to_u64, to_usize};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -113,10 +114,8 @@ pub(crate) fn scalar_value(ty: ScalarType, value: i128) -> Option<ScalarValue> {
         ScalarType::U64 => ScalarValue::u64(u64::try_from(value).ok()?),
         ScalarType::I64 => ScalarValue::i64(i64::try_from(value).ok()?),
         // Integers as float defaults (`= 1`) are exact for every value a schema needs.
-        #[allow(clippy::cast_precision_loss)]
-        ScalarType::F32 => ScalarValue::f32(value as f32),
-        #[allow(clippy::cast_precision_loss)]
-        ScalarType::F64 => ScalarValue::f64(value as f64),
+        ScalarType::F32 => ScalarValue::f32(f32_from_int(value)),
+        ScalarType::F64 => ScalarValue::f64(f64_from_int(value)),
     })
 }
 
@@ -191,7 +190,7 @@ fn first_repeat<'n>(len: usize, name: impl Fn(usize) -> &'n str) -> Option<usize
     let mut set = alloc::vec![(0u64, 0usize); size];
     for i in 0..len {
         let key = name_key(name(i));
-        let mut at = key as usize & mask;
+        let mut at = slot_of(key, mask);
         let mut placed = false;
         for _ in 0..PROBES {
             match set.get_mut(at) {
@@ -390,6 +389,12 @@ struct Resolver<'a> {
 /// How many slots past its own a name may be put in [`Resolver::slots`].
 const PROBES: usize = 8;
 
+/// The slot a hash `key` starts probing at, in a table of `mask + 1` slots (a power of two): the
+/// key's low bits.
+fn slot_of(key: u64, mask: usize) -> usize {
+    usize::try_from(key & to_u64(mask)).unwrap_or(0)
+}
+
 /// What the hash table says of a name.
 enum Probe {
     Found(Option<Named>),
@@ -408,7 +413,7 @@ fn hash_table(index: &[(u64, &str, Option<Named>)]) -> (Vec<u32>, bool) {
             complete = false;
             break;
         };
-        let mut at = key as usize & mask;
+        let mut at = slot_of(key, mask);
         let placed = (0..PROBES).any(|_| match slots.get_mut(at) {
             Some(slot) if *slot == 0 => {
                 *slot = entry;
@@ -473,12 +478,12 @@ impl<'a> Resolver<'a> {
     /// What the hash table says of `prefix.name` (whose [`tail_key`] is `key`).
     fn probe(&self, key: u64, prefix: &str, name: &str) -> Probe {
         let mask = self.slots.len().wrapping_sub(1);
-        let mut at = key as usize & mask;
+        let mut at = slot_of(key, mask);
         for _ in 0..PROBES {
             match self.slots.get(at).copied() {
                 Some(0) | None => return if self.complete { Probe::Absent } else { Probe::Unsure },
                 Some(entry) => {
-                    let found = self.index.get((entry as usize).wrapping_sub(1));
+                    let found = self.index.get(to_usize(entry).wrapping_sub(1));
                     if let Some(&(k, qualified, named)) = found {
                         if k == key && cmp_joined(prefix, name, qualified) == Ordering::Equal {
                             return Probe::Found(named);
@@ -560,7 +565,7 @@ impl<'a> Resolver<'a> {
                 return self.err(d, v.line, v.column, format!("enum value already exists: {name}"));
             }
             // Values of a `ulong` enum past `i64::MAX` keep their bits.
-            let stored = i64::try_from(value).unwrap_or_else(|_| u64::try_from(value).map_or(0, |u| u as i64));
+            let stored = i64::try_from(value).unwrap_or_else(|_| u64::try_from(value).map_or(0, u64::cast_signed));
             out.push((stored, names.push(name)));
         }
         if out.is_empty() {
@@ -646,7 +651,7 @@ impl<'a> Resolver<'a> {
                 _ => None,
             };
             match n {
-                Some(n) if n.is_power_of_two() && n >= align && n <= MAX_ALIGN as u64 => align = n,
+                Some(n) if n.is_power_of_two() && n >= align && n <= to_u64(MAX_ALIGN) => align = n,
                 _ => {
                     return self.err(
                         d,
@@ -817,7 +822,7 @@ impl<'a> Resolver<'a> {
             // A ulong enum's values past i64::MAX are stored by their bits.
             let n = if ty == ScalarType::U64 && n < 0 { n.saturating_add(1i128 << 64) } else { n };
             // (A `ulong` enum's values past `i64::MAX` are stored by their bits.)
-            let stored = i64::try_from(n).ok().or_else(|| u64::try_from(n).ok().map(|u| u as i64));
+            let stored = i64::try_from(n).ok().or_else(|| u64::try_from(n).ok().map(u64::cast_signed));
             if !e.bit_flags && !stored.is_some_and(|v| e.names(v)) {
                 return self.err(
                     d,
@@ -836,13 +841,13 @@ impl<'a> Resolver<'a> {
                 let x = match v {
                     Lit::Num(s) => {
                         let s = p.str(s);
-                        s.parse::<f64>().ok().or_else(|| parse_int(s).map(|n| n as f64))
+                        s.parse::<f64>().ok().or_else(|| parse_int(s).map(f64_from_int))
                     }
                     Lit::Ident(s) => float_word(p.str(s)),
                     Lit::Str(_) => None,
                 };
                 let Some(x) = x else { return self.bad_default(d, f, v) };
-                Ok(Some(if ty == ScalarType::F32 { ScalarValue::f32(x as f32) } else { ScalarValue::f64(x) }))
+                Ok(Some(if ty == ScalarType::F32 { ScalarValue::f32(f32_from_f64(x)) } else { ScalarValue::f64(x) }))
             }
             _ => {
                 let n = match v {

@@ -6,7 +6,7 @@ use super::model::{Elem, FieldDef, FieldType, Inline, Member};
 use super::Schema;
 use crate::dump::read_at as read_inline;
 use crate::schema::{ScalarType, ScalarValue};
-use crate::wire::{self, FromUnion, Seal, Table, UnionValue};
+use crate::wire::{self, f64_from_int, to_usize, FromUnion, Seal, Table, UnionValue};
 
 /// A table of a verified buffer, with its type in the schema.
 #[derive(Clone, Copy)]
@@ -219,11 +219,11 @@ impl<'s, 'b> DynStruct<'s, 'b> {
     pub fn get(&self, name: &str) -> Option<DynValue<'s, 'b>> {
         let schema = self.schema;
         let def = schema.types.structs.get(usize::from(self.ty))?.fields.iter().find(|f| f.name == name)?;
-        let at = self.bytes.get(def.offset as usize..).unwrap_or(&[]);
+        let at = self.bytes.get(to_usize(def.offset)..).unwrap_or(&[]);
         match def.array {
             None => Some(inline_value(schema, at, def.ty)),
             Some(n) => {
-                let n = n as usize;
+                let n = to_usize(n);
                 let bytes = at.get(..n.saturating_mul(inline_size(schema, def.ty))).unwrap_or(&[]);
                 Some(DynValue::Vector(DynVector { schema, len: n, elements: Elements::Inline(bytes, def.ty) }))
             }
@@ -296,7 +296,7 @@ impl DynValue<'_, '_> {
             DynValue::Scalar(ScalarValue::f32(x)) => Some(f64::from(*x)),
             DynValue::Scalar(ScalarValue::f64(x)) => Some(*x),
             #[allow(clippy::cast_precision_loss)]
-            other => other.as_i64().map(|v| v as f64),
+            other => other.as_i64().map(|v| f64_from_int(i128::from(v))),
         }
     }
 
@@ -335,11 +335,11 @@ fn enum_name(schema: &Schema, e: u16, value: ScalarValue) -> Option<&str> {
 }
 
 fn struct_size(schema: &Schema, s: u16) -> usize {
-    schema.types.structs.get(usize::from(s)).map_or(0, |s| s.size as usize)
+    schema.types.structs.get(usize::from(s)).map_or(0, |s| to_usize(s.size))
 }
 
 fn inline_size(schema: &Schema, ty: Inline) -> usize {
-    schema.types.inline_size(ty).0 as usize
+    to_usize(schema.types.inline_size(ty).0)
 }
 
 fn inline_value<'s, 'b>(schema: &'s Schema, at: &'b [u8], ty: Inline) -> DynValue<'s, 'b> {

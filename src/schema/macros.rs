@@ -85,6 +85,8 @@ macro_rules! fb_enum {
         }
 
         impl $crate::schema::EnumType for $name {
+            // Compile time: a value past `i64::MAX` (a `ulong` enum's) keeps its bits.
+            #[allow(clippy::as_conversions)]
             const DESC: &'static $crate::schema::EnumDesc = &$crate::schema::EnumDesc {
                 name: stringify!($name),
                 repr: $crate::__fb_scalar_type!($repr),
@@ -451,7 +453,7 @@ macro_rules! fb_schema {
             use $crate::verify::layout::build;
             use $crate::verify::{FieldLayout, Span, VerifyTable};
             const TABLES: &[&[FieldLayout]] = &[$(<$table<'static> as VerifyTable>::FIELDS),*];
-                        #[allow(clippy::indexing_slicing)] // compile time: a panic is a build error
+                        #[allow(clippy::indexing_slicing, clippy::as_conversions)] // compile time: a panic is a build error
             const _: () = {
                 let ids: &[u16] = &[$(<$table<'static> as VerifyTable>::ID),*];
                 let mut i = 0;
@@ -736,11 +738,15 @@ macro_rules! __fb_field {
     };
     (slot $slot:literal) => {{
         const { assert!($slot <= 255, "a vtable slot past 255") };
-        $slot as u8
+        #[allow(clippy::as_conversions)] // compile time, and asserted to fit just above
+        let slot = $slot as u8;
+        slot
     }};
     (u16 $size:expr) => {{
         const { assert!($size <= 0xffff, "an inline size past 65535 bytes") };
-        $size as u16
+        #[allow(clippy::as_conversions)] // compile time, and asserted to fit just above
+        let size = $size as u16;
+        size
     }};
 
     // ---- descriptors -----------------------------------------------------------------------

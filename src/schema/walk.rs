@@ -7,6 +7,7 @@
 
 use crate::error::{Error, ErrorKind, Location};
 use crate::verify::{Options, VerifyTable};
+use crate::wire::to_u64;
 
 /// Visits every field of a view and everything it reaches, through the typed accessors.
 pub trait Walk {
@@ -30,7 +31,7 @@ pub fn walk_bounded<T: Walk + VerifyTable>(root: &T, len: usize, options: &Optio
     root.walk(&mut w);
     match w.stopped_at {
         None => Ok(w),
-        Some(at) => Err(Error::new(ErrorKind::ApparentSizeLimit, at as u64, Location::at(T::NAME))),
+        Some(at) => Err(Error::new(ErrorKind::ApparentSizeLimit, to_u64(at), Location::at(T::NAME))),
     }
 }
 
@@ -148,32 +149,32 @@ impl Walker {
     #[inline(always)]
     pub fn string(&mut self, s: &str) {
         self.strings = self.strings.wrapping_add(1);
-        self.mix(s.len() as u64 ^ u64::from(s.bytes().next().unwrap_or(0)));
+        self.mix(to_u64(s.len()) ^ u64::from(s.bytes().next().unwrap_or(0)));
     }
 
     /// A scalar or struct vector of `len` elements was read, starting with `first`.
     #[inline(always)]
     pub fn vector<T: Bits>(&mut self, len: usize, first: Option<T>) {
         self.vectors = self.vectors.wrapping_add(1);
-        self.mix(len as u64 ^ first.map_or(0, Bits::bits));
+        self.mix(to_u64(len) ^ first.map_or(0, Bits::bits));
     }
 
     /// Asks to enter a vector of `len` offsets in the table at `pos`: `true` (and counted)
     /// when the budget allows it and its elements.
     #[inline(always)]
     pub fn enter_offsets(&mut self, len: usize, pos: usize) -> bool {
-        if !self.spend((len as u64).saturating_add(1), pos) {
+        if !self.spend(to_u64(len).saturating_add(1), pos) {
             return false;
         }
         self.vectors = self.vectors.wrapping_add(1);
-        self.mix(len as u64);
+        self.mix(to_u64(len));
         true
     }
 
     /// A struct's bytes were read.
     #[inline(always)]
     pub fn bytes(&mut self, bytes: &[u8]) {
-        self.mix(bytes.len() as u64 ^ u64::from(bytes.first().copied().unwrap_or(0)));
+        self.mix(to_u64(bytes.len()) ^ u64::from(bytes.first().copied().unwrap_or(0)));
     }
 
     /// Tables, vectors and strings visited.

@@ -7,6 +7,12 @@
 //! [`Fail`]; each level adds its path segment on the way out, so the hot path returns a
 //! one-byte `Result` and the error still says `Model.subgraphs[0].tensors[12].name`.
 
+// `as` is allowed here and in `wire` alone (the crate denies it): this is the verifier's hot
+// path, counted in flash, and the `const fn` layout builders the schema macros run at compile
+// time, where `From` cannot be called. Each cast widens, keeps the bits a hash shifted down, turns
+// a field kind into its byte, or is checked by an `assert!` (a build error) just before.
+#![allow(clippy::as_conversions)]
+
 mod checks;
 mod inline_cache;
 

@@ -3,7 +3,14 @@
 //! Reads are bounds-checked and never panic. On verified bytes they cannot fail; if one ever
 //! does (a verifier bug), [`broken`] fires a debug assertion and the accessor yields its default.
 
+// `as` is allowed here and in `verify` alone (the crate denies it): these are the views' reads
+// of the wire format, hot and counted in flash, and each cast widens (a `u16` or `u32` offset to
+// `usize`, an `i32` soffset to `isize`) on the 32- and 64-bit targets the crate builds for. The
+// `const fn` helpers the rest of the crate converts with are here too.
+#![allow(clippy::as_conversions)]
+
 mod bytes;
+mod convert;
 mod root;
 mod scalar;
 mod table;
@@ -12,6 +19,9 @@ mod vector;
 
 pub use bytes::{read_scalar, read_u32, read_uoffset};
 pub(crate) use bytes::{voffset, vtable_position};
+#[cfg(feature = "alloc")]
+pub(crate) use convert::{f32_from_f64, f32_from_int, f64_from_int};
+pub(crate) use convert::{to_u64, to_usize};
 pub use root::{has_identifier, root_position, size_prefixed, Identifier};
 pub use scalar::Scalar;
 pub use table::Table;

@@ -271,7 +271,7 @@ mod tests {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
-                *x = (state % 50) as u32;
+                *x = u32::try_from(state % 50).unwrap();
             }
             let mut expected = [0u32; 1000];
             expected[..n].copy_from_slice(v);
@@ -281,7 +281,7 @@ mod tests {
         }
         let mut v = [0u32; 100];
         for (i, x) in v.iter_mut().enumerate() {
-            *x = 100 - i as u32;
+            *x = u32::try_from(100 - i).unwrap();
         }
         let mut calls = 0;
         let r = heapsort(&mut v, |a, b| {

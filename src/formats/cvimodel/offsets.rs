@@ -48,12 +48,12 @@ pub fn decode_tensor_offset(raw: i64) -> Option<TensorAddress> {
     if raw == -1 {
         return None;
     }
-    let bits = raw as u64; // two's complement reinterpretation: the tag lives in the high bits
+    let bits = raw.cast_unsigned(); // two's complement reinterpretation: the tag lives in the high bits
     let region = match (bits >> 40) & 0x7 {
         0 => MemoryRegion::Shared,
         1 => MemoryRegion::Weight,
         2 => MemoryRegion::Private,
-        n => MemoryRegion::Io(n as u8),
+        n => MemoryRegion::Io(u8::try_from(n).unwrap_or(u8::MAX)), // 3 to 7
     };
     Some(TensorAddress { region, offset: bits & OFFSET_MASK })
 }
@@ -70,7 +70,7 @@ pub struct WeightAddress {
 
 /// Decodes a `Weight.offset` value.
 pub fn decode_weight_offset(raw: i64) -> WeightAddress {
-    let bits = raw as u64; // two's complement reinterpretation: the tag lives in the high bits
+    let bits = raw.cast_unsigned(); // two's complement reinterpretation: the tag lives in the high bits
     WeightAddress { offset: bits & OFFSET_MASK, tagged: bits & WEIGHT_TAG != 0 }
 }
 

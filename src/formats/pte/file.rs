@@ -10,6 +10,7 @@ use crate::container::{
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Options, Stats};
 use crate::vkgraph::Blob;
+use crate::wire::to_u64;
 
 /// The root of the paths in rule errors (fields are named by the schema's constants).
 static PROGRAM: &str = "Program";
@@ -164,7 +165,7 @@ impl<'a> PteFile<'a> {
                     return Err(self.delegate_fault(error, delegate, ErrorKind::IndexOutOfRange, true));
                 };
                 let bytes = data.as_slice();
-                Ok(((bytes.as_ptr() as usize).wrapping_sub(self.bytes.as_ptr() as usize), bytes))
+                Ok((bytes.as_ptr().addr().wrapping_sub(self.bytes.as_ptr().addr()), bytes))
             }
             DataLocation::SEGMENT => self.segment_range(index).map_err(|fault| self.segment_fault(error, index, fault)),
             _ => Err(self.delegate_fault(error, delegate, ErrorKind::Rule("unknown DataLocation"), false)),
@@ -195,7 +196,7 @@ impl<'a> PteFile<'a> {
     pub fn vulkan_blob(&self, delegate: &Delegate<'a>) -> Option<Result<Blob<'a>, Error>> {
         delegate.is_vulkan().then(|| {
             let (at, blob) = self.delegate_blob(delegate)?;
-            Blob::parse(blob).map_err(|e| e.shifted(at as u64))
+            Blob::parse(blob).map_err(|e| e.shifted(to_u64(at)))
         })
     }
 
@@ -280,7 +281,7 @@ impl<'a> PteFile<'a> {
             Ok(())
         });
         outcome.map_err(|Fail| {
-            walk.error().shift(at as u64);
+            walk.error().shift(to_u64(at));
             Fail
         })
     }
@@ -333,7 +334,7 @@ impl<'a> PteFile<'a> {
 
     /// The byte offset of the program's root table, where its rule errors are located.
     fn root_offset(&self) -> u64 {
-        self.program.raw().position() as u64
+        to_u64(self.program.raw().position())
     }
 
     /// Fails with an error at `Program.<path>`, at the root table.

@@ -3,6 +3,7 @@
 
 use crate::error::{Error, ErrorKind};
 use crate::verify::Name;
+use crate::wire::to_u64;
 use zerocopy::little_endian::{U32, U64};
 use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 
@@ -67,7 +68,7 @@ impl ExtendedHeader {
             return Ok(None);
         };
         let Ok((wire, after)) = Wire::ref_from_prefix(rest) else {
-            return Err((ErrorKind::Truncated, file.len() as u64, &LENGTH));
+            return Err((ErrorKind::Truncated, to_u64(file.len()), &LENGTH));
         };
         let length = wire.length.get();
         if length < MIN_LENGTH {
@@ -75,7 +76,7 @@ impl ExtendedHeader {
         }
         let segment_data_size = if length >= WITH_DATA_SIZE {
             let Ok((size, _)) = U64::read_from_prefix(after) else {
-                return Err((ErrorKind::Truncated, file.len() as u64, &SEGMENT_DATA_SIZE));
+                return Err((ErrorKind::Truncated, to_u64(file.len()), &SEGMENT_DATA_SIZE));
             };
             Some(size.get())
         } else {
@@ -87,12 +88,12 @@ impl ExtendedHeader {
             segment_base_offset: wire.segment_base_offset.get(),
             segment_data_size,
         };
-        header.check(file.len() as u64)?;
+        header.check(to_u64(file.len()))?;
         Ok(Some(header))
     }
 
     fn check(&self, len: u64) -> Result<(), HeaderFault> {
-        let header_end = (AT as u64).saturating_add(u64::from(self.length));
+        let header_end = to_u64(AT).saturating_add(u64::from(self.length));
         if self.program_size < header_end || self.program_size > len {
             return Err((ErrorKind::OutOfBounds, 16, &PROGRAM_SIZE));
         }

@@ -6,7 +6,7 @@ use super::{BlockwiseQuantization, Model, QuantizationDetails, SubGraph, Tensor,
 use crate::container::path_error;
 use crate::error::{Error, ErrorKind};
 use crate::graph::ModelView;
-use crate::wire::Vector;
+use crate::wire::{to_u64, Vector};
 
 static MODEL: &str = "Model";
 
@@ -172,7 +172,7 @@ impl<'a> Model<'a> {
         }
         let tensor = usize::try_from(index).ok().and_then(|i| subgraph.tensors()?.get(i));
         let Some(tensor) = tensor else {
-            let (at, path) = (of.raw().position() as u64, [(&BlockwiseQuantization::SCALES_NAME, None)]);
+            let (at, path) = (to_u64(of.raw().position()), [(&BlockwiseQuantization::SCALES_NAME, None)]);
             return Err(path_error(ErrorKind::IndexOutOfRange, at, &MODEL, &path, &[]));
         };
         Ok(Some((tensor.type_(), self.tensor_data(&tensor)?)))

@@ -27,6 +27,7 @@ use crate::graph::checker::path::{SUBGRAPHS, TENSORS};
 use crate::graph::scratch::BitSet;
 use crate::graph::{affine_refusal, Checked, Checker, ModelView, Runtime, Site, TensorView, VARIABLE_DATA};
 use crate::verify::Options;
+use crate::wire::to_u64;
 
 impl<'a> Model<'a> {
     /// Whether `runtime` would load this model: `Err` names the first of its own load-time
@@ -148,7 +149,7 @@ fn litert_tensor<'a>(
         return c.refuse(&OVERFLOW, at, each);
     };
     let checked = tensor.sparsity().is_none() && tensor.external_buffer() == 0;
-    if checked && constant.is_some_and(|stored| (stored as u64) < required) {
+    if checked && constant.is_some_and(|stored| to_u64(stored) < required) {
         return c.refuse(&SHORT_DATA, at, each);
     }
     Ok(())
@@ -178,7 +179,7 @@ fn bytes_required(t: TensorType, shape: Option<crate::wire::Vector<'_, i32>>) ->
     }
     let mut count: u64 = 1;
     for d in shape.into_iter().flat_map(|s| s.iter()) {
-        count = multiply(count, i64::from(d) as u64)?;
+        count = multiply(count, i64::from(d).cast_unsigned())?;
     }
     let packed = matches!(t, TensorType::INT4 | TensorType::UINT4 | TensorType::INT2);
     let size = if packed { 1 } else { super::element_size(t).unwrap_or(1) };

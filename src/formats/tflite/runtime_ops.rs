@@ -13,7 +13,7 @@ pub(super) struct OperatorSet([u64; CODES / 64]);
 
 impl OperatorSet {
     /// The set of `ops`.
-    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // compile time: a panic is a build error
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::cast_sign_loss, clippy::as_conversions)] // compile time: a panic (a negative code indexes past the end) is a build error
     const fn of(ops: &[Op]) -> OperatorSet {
         let mut bits = [0u64; CODES / 64];
         let mut i = 0;
@@ -38,7 +38,7 @@ pub(super) struct VersionTable([[u8; 2]; CODES]);
 
 impl VersionTable {
     /// The table of `ops`: each operator with its first and last version.
-    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::cast_sign_loss)] // compile time: a panic is a build error
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::cast_sign_loss, clippy::as_conversions)] // compile time: a panic (a negative code indexes past the end) is a build error
     const fn of(ops: &[(Op, u8, u8)]) -> VersionTable {
         let mut table = [[0u8; 2]; CODES];
         let mut i = 0;

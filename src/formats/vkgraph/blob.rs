@@ -12,7 +12,7 @@ use crate::container::{
 };
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Name, Options, Stats};
-use crate::wire::{has_identifier, TableVector};
+use crate::wire::{has_identifier, to_u64, TableVector};
 
 /// The root of the paths in rule errors (fields are named by the schema's constants), and the
 /// header's field an unrecognised blob is located at.
@@ -168,7 +168,7 @@ impl<'a> Blob<'a> {
         let (kind, tail) = match self.lookup(self.graph.constants(), index) {
             Ok(Constant::Inline(data)) => return Ok(data),
             Ok(Constant::Named { key, length }) => match named(key) {
-                Some(data) if data.len() as u64 == length => return Ok(data),
+                Some(data) if to_u64(data.len()) == length => return Ok(data),
                 Some(_) => (ErrorKind::Rule("named data length differs"), Some(&VkBytes::NAMED_KEY_NAME)),
                 None => (ErrorKind::NotFound, Some(&VkBytes::NAMED_KEY_NAME)),
             },
@@ -241,7 +241,7 @@ impl<'a> Blob<'a> {
     /// The blob offset of the graph's root table, where its errors are located.
     fn root_offset(&self) -> u64 {
         let at = self.header.map_or(0, |h| u64::from(h.flatbuffer_offset));
-        at.saturating_add(self.graph.raw().position() as u64)
+        at.saturating_add(to_u64(self.graph.raw().position()))
     }
 
     /// The graph's index rules: value ids in `input_ids`, `output_ids`, operator arguments and

@@ -3,6 +3,7 @@
 
 use crate::error::{Error, ErrorKind};
 use crate::verify::Name;
+use crate::wire::to_u64;
 use core::ops::Range;
 use zerocopy::little_endian::{U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
@@ -65,7 +66,7 @@ impl Header {
     /// error is built and moved until a caller builds one).
     pub(crate) fn read(blob: &[u8]) -> Result<Header, HeaderFault> {
         let Ok((wire, _)) = Wire::ref_from_prefix(blob) else {
-            return Err((ErrorKind::Truncated, blob.len() as u64, &HEADER_SIZE));
+            return Err((ErrorKind::Truncated, to_u64(blob.len()), &HEADER_SIZE));
         };
         if wire.magic != HEADER_MAGIC {
             return Err((ErrorKind::WrongIdentifier, 4, &MAGIC));
@@ -77,7 +78,7 @@ impl Header {
             bytes_offset: wire.bytes_offset.get(),
             bytes_size: wire.bytes_size.get(),
         };
-        header.check(blob.len() as u64)?;
+        header.check(to_u64(blob.len()))?;
         Ok(header)
     }
 
