@@ -109,7 +109,7 @@ impl Memory {
             return Ok(Memory::Small(vec![0; len]));
         }
         let map = memmap2::MmapOptions::new().len(len.saturating_add(HUGE_PAGE)).map_anon()?;
-        let misaligned = map.as_ptr() as usize % HUGE_PAGE;
+        let misaligned = map.as_ptr().addr() % HUGE_PAGE;
         let start = (HUGE_PAGE - misaligned) % HUGE_PAGE;
         #[cfg(target_os = "linux")]
         let _ = map.advise(memmap2::Advice::HugePage); // advice: without it, ordinary pages

@@ -8,12 +8,16 @@
 //! this file parses the command line; [`commands`] runs one command each; they read a path
 //! through [`open`] (the one way to open a package or a file and verify it) and describe a
 //! file through [`summary`] (what `inspect` says, typed, as text or JSON); below them the
-//! plumbing: [`output`], [`input`], [`budget`], [`suggest`], [`help`], and [`status`] (how a
-//! command ends: its [`Outcome`], or the [`Failure`] that stopped it).
+//! plumbing: [`output`], [`input`], [`budget`], [`suggest`], [`help`], [`convert`] (the number
+//! conversions `as` would make), and [`status`] (how a command ends: its [`Outcome`], or the
+//! [`Failure`] that stopped it).
 #![deny(unsafe_code)]
+// `as` only in `convert.rs`, where each conversion says what it does.
+#![deny(clippy::as_conversions)]
 
 mod budget;
 mod commands;
+mod convert;
 mod help;
 mod input;
 mod open;

@@ -4,6 +4,7 @@
 //! [`flatmodel::File`]); with `--schema`, the schema read at run time and the flatbuffer files
 //! it reads.
 
+use crate::convert::to_u64;
 use crate::input::{Access, Input};
 use crate::output::Out;
 use crate::status::{Failure, Outcome};
@@ -107,7 +108,7 @@ fn read_schema_file(path: &str) -> Result<Vec<u8>, String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
     file.take(MAX_SCHEMA_BYTES + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_SCHEMA_BYTES {
+    if to_u64(bytes.len()) > MAX_SCHEMA_BYTES {
         return Err(format!("larger than {} MiB: not a schema", MAX_SCHEMA_BYTES >> 20));
     }
     Ok(bytes)
@@ -225,6 +226,6 @@ pub fn unknown_format(bytes: &[u8]) -> String {
     }
     let head = bytes.get(..8).unwrap_or(bytes);
     let hex: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
-    let text: String = head.iter().map(|&b| if b.is_ascii_graphic() { b as char } else { '.' }).collect();
+    let text: String = head.iter().map(|&b| if b.is_ascii_graphic() { char::from(b) } else { '.' }).collect();
     format!("not a model flatmodel reads: it starts with {} (\"{text}\"); flatmodel reads {KNOWN}", hex.join(" "))
 }

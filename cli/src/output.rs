@@ -1,6 +1,7 @@
 //! Standard output for every command: one buffered writer, passed down, whose errors (a closed
 //! pipe above all) come back as values instead of the panics of `println!`.
 
+use crate::convert::to_u64;
 use std::io::{self, Write};
 
 /// Buffered standard output.
@@ -58,7 +59,7 @@ pub struct Counter {
 
 impl std::fmt::Write for Counter {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.bytes = self.bytes.saturating_add(s.len() as u64);
+        self.bytes = self.bytes.saturating_add(to_u64(s.len()));
         Ok(())
     }
 }

@@ -9,6 +9,7 @@
 //! offset where it overlaps no placed tensor whose lifetime it shares. The arena is the highest
 //! end. The stored shape is used, so a dynamic dimension counts as its stored size.
 
+use crate::convert::to_u64;
 use crate::summary::facts::TensorFacts;
 use serde::Serialize;
 
@@ -124,7 +125,7 @@ pub fn plan(tensors: &mut [Lifetime], steps_left: &mut u64) -> Option<u64> {
     let mut placed: Vec<(u64, Lifetime)> = Vec::with_capacity(tensors.len());
     let mut arena = 0u64;
     for &t in tensors.iter() {
-        *steps_left = steps_left.checked_sub(placed.len() as u64)?;
+        *steps_left = steps_left.checked_sub(to_u64(placed.len()))?;
         // The placed tensors whose lifetimes meet this one's, by offset.
         let mut live: Vec<(u64, u64)> = placed
             .iter()

@@ -2,6 +2,7 @@
 //! type, file identifier, the objects the verifier visited and its sizes.
 
 use super::weights::grouped;
+use crate::convert::to_u64;
 use flatmodel::reflect::{Schema, TableId};
 use flatmodel::verify::Stats;
 use serde::Serialize;
@@ -93,7 +94,7 @@ impl FlatbufferSummary {
         writeln!(out, "{name}")?;
         writeln!(out, "  format:      flatbuffer")?;
         let declares = [(t.tables, "table"), (t.structs, "struct"), (t.enums, "enum"), (t.unions, "union")];
-        let declares: Vec<String> = declares.iter().map(|&(n, what)| counted(n as u64, what)).collect();
+        let declares: Vec<String> = declares.iter().map(|&(n, what)| counted(to_u64(n), what)).collect();
         writeln!(out, "  schema:      {} ({})", self.schema, declares.join(", "))?;
         writeln!(out, "  root type:   {}", self.root_type)?;
         let found = id.found.as_deref().unwrap_or("-");
@@ -115,7 +116,7 @@ impl FlatbufferSummary {
         writeln!(
             out,
             "  size:        {} bytes; apparent size {}",
-            grouped(self.file_bytes as u64),
+            grouped(to_u64(self.file_bytes)),
             grouped(self.apparent_size)
         )
     }

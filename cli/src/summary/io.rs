@@ -61,7 +61,7 @@ impl Port {
         budget.charge(t.dims().len().saturating_add(scales))?;
         Ok(Port {
             name: budget.text_of(name.or(t.name.as_deref()))?,
-            tensor: t.index as i64,
+            tensor: i64::try_from(t.index).unwrap_or(i64::MAX),
             found: Found::Tensor(PortTensor {
                 tensor_name: budget.text_of(t.name.as_deref())?,
                 dtype: crate::summary::facts::dtype(t.element),

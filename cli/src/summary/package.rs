@@ -1,6 +1,7 @@
 //! The summary of an nnpackage: its manifest, config and models, each flatbuffer model with its
 //! own summary ([`GraphSummary`]).
 
+use crate::convert::to_u64;
 use crate::summary::graph::{GraphSummary, Nested, Rules};
 use crate::summary::io::{Entry, Found, Port, PortTensor, Runs};
 use crate::summary::needs::Need;
@@ -95,7 +96,7 @@ impl PackageSummary {
         let refs = |v: &[nnpackage::IoRef]| -> Vec<String> { v.iter().map(ToString::to_string).collect() };
         let models: Vec<ModelSummary> =
             package.models().iter().enumerate().map(|(i, model)| model_summary(package, i, model)).collect();
-        let file_bytes = models.iter().fold(0u64, |sum, m| sum.saturating_add(m.bytes as u64));
+        let file_bytes = models.iter().fold(0u64, |sum, m| sum.saturating_add(to_u64(m.bytes)));
         let mut weights = Weights::default();
         for model in &models {
             if let Some(Nested::Read(summary)) = &model.summary {

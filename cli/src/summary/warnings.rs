@@ -1,6 +1,7 @@
 //! The warnings of one file, as `verify` and `inspect` list them: every one counted, the first
 //! [`Warnings::SHOWN`] kept as text so a model with thousands of them stays readable and small.
 
+use crate::convert::to_u64;
 use serde::Serialize;
 use std::fmt::Display;
 use std::io::Write;
@@ -30,7 +31,7 @@ impl Warnings {
         for w in &self.shown {
             writeln!(out, "{prefix}{w}")?;
         }
-        let left_out = self.total.saturating_sub(self.shown.len() as u64);
+        let left_out = self.total.saturating_sub(to_u64(self.shown.len()));
         if left_out > 0 {
             writeln!(out, "{prefix}... and {left_out} more")?;
         }

@@ -3,6 +3,7 @@
 //! operator that first reads them.
 
 use crate::budget::{Budget, OverBudget};
+use crate::convert::to_u64;
 use crate::summary::facts::{dtype, operator_name, TensorFacts};
 use flatmodel::graph::{ModelView, OperatorView, SubGraphView, TensorView};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
@@ -55,7 +56,7 @@ impl Weights {
                         &built
                     }
                 };
-                let bytes = data.len() as u64;
+                let bytes = to_u64(data.len());
                 let stored_outside = model
                     .buffer_ref(usize::try_from(t.buffer()).unwrap_or(usize::MAX))
                     .is_some_and(|b| b.data.is_none());

@@ -2,6 +2,7 @@
 //! and shape, then the little-endian elements in C order. Packed 4- and 2-bit integers are
 //! unpacked to one byte per element (`int8`, `uint8`), low bits first, as TFLite packs them.
 
+use crate::convert::to_u64;
 use crate::summary::facts::TensorFacts;
 
 /// How a TFLite or Circle element type is written: NumPy's `descr`, and for packed types the
@@ -53,7 +54,7 @@ pub fn encode(tensor: &TensorFacts, data: &[u8], sparse: bool) -> Result<Vec<u8>
         0 => {
             let size = tensor.element.size.unwrap_or(0);
             let expected = elements.checked_mul(size);
-            if expected != Some(data.len() as u64) {
+            if expected != Some(to_u64(data.len())) {
                 return Err(format!("its data is {} bytes, not the {} its shape needs", data.len(), show(expected)));
             }
             data.to_vec()
@@ -73,7 +74,7 @@ fn show(n: Option<u64>) -> String {
 fn unpack(data: &[u8], bits: u32, signed: bool, elements: u64) -> Result<Vec<u8>, String> {
     let per_byte = u64::from(8 / bits);
     let needed = elements.div_ceil(per_byte);
-    if needed != data.len() as u64 {
+    if needed != to_u64(data.len()) {
         return Err(format!("its data is {} bytes, not the {needed} its shape needs packed", data.len()));
     }
     let mask = (1u8 << bits) - 1;
@@ -83,7 +84,7 @@ fn unpack(data: &[u8], bits: u32, signed: bool, elements: u64) -> Result<Vec<u8>
             let v = (byte >> (k * bits)) & mask;
             // Sign-extend from `bits` bits by moving the field to the top of the byte and back.
             if signed {
-                (((v << shift_back) as i8) >> shift_back) as u8
+                ((v << shift_back).cast_signed() >> shift_back).cast_unsigned()
             } else {
                 v
             }

@@ -4,6 +4,7 @@
 mod text;
 
 use crate::budget::{Budget, OverBudget};
+use crate::convert::{round_to_i64, to_f64};
 use crate::summary::facts::Quant;
 use crate::summary::io::{Entry, Found, Port, PortTensor, Runs};
 use crate::summary::needs::Need;
@@ -328,10 +329,10 @@ impl TensorSummary {
     fn port(&self, element: DType) -> Port {
         let integer =
             [DType::INT8, DType::UINT8, DType::INT16, DType::UINT16, DType::INT32, DType::UINT32].contains(&element);
-        // The zero point is stored as a float; `as` rounds it to the nearest i64, saturating.
+        // The zero point is stored as a float: rounded to the nearest i64, saturating.
         let quantization = self.qscale.filter(|_| integer).map(|scale| Quant::PerTensor {
             scale,
-            zero_point: f64::from(self.zero_point.unwrap_or(0.0)).round() as i64,
+            zero_point: round_to_i64(f64::from(self.zero_point.unwrap_or(0.0))),
         });
         let tensor = PortTensor {
             tensor_name: None,
@@ -527,7 +528,7 @@ impl CvimodelSummary {
                 shared: memory.shared,
                 io: memory.io,
                 total: memory.total(),
-                total_mb: format!("{:.2}", memory.total() as f64 / (1024.0 * 1024.0)),
+                total_mb: format!("{:.2}", to_f64(memory.total()) / (1024.0 * 1024.0)),
             },
             sections,
             weights: weights_summary(&weight_list),

@@ -5,6 +5,7 @@ use super::counts::print_histogram;
 use super::values::ValueRow;
 use super::vulkan::VulkanGraphSummary;
 use crate::budget::{Budget, OverBudget};
+use crate::convert::to_u64;
 use crate::summary::io::{print_indented, Entry, Port, Runs};
 use crate::summary::needs::Need;
 use crate::summary::weights::{grouped, Weights};
@@ -112,7 +113,7 @@ impl ProgramSummary {
         }
         let weights = super::weights::of(file, budget)?;
         let segments = program.segments().map_or(0, |s| s.len());
-        let segment_bytes: u64 = (0..segments).filter_map(|i| file.segment(i).ok()).map(|(_, b)| b.len() as u64).sum();
+        let segment_bytes: u64 = (0..segments).filter_map(|i| file.segment(i).ok()).map(|(_, b)| to_u64(b.len())).sum();
         Ok(ProgramSummary {
             format: "ExecuTorch program (.pte)",
             needs: program_needs(file, &execution_plans, &delegates),
@@ -140,7 +141,7 @@ impl ProgramSummary {
         writeln!(out, "  version:    {}", self.version)?;
         crate::summary::needs::print(out, "  needs:      ", &self.needs)?;
         print_indented(out, &self.io, "  ", 12)?;
-        self.weights.print(out, "  size:       ", &format!("{} bytes", grouped(self.file_bytes as u64)))?;
+        self.weights.print(out, "  size:       ", &format!("{} bytes", grouped(to_u64(self.file_bytes))))?;
         for plan in &self.execution_plans {
             plan.print_text(out)?;
         }

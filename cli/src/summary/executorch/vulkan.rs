@@ -4,6 +4,7 @@
 use super::counts::{operator_list, print_histogram, OperatorCount};
 use super::values::ValueRow;
 use crate::budget::{Budget, OverBudget};
+use crate::convert::to_u64;
 use crate::summary::facts::Named;
 use crate::summary::io::{print_indented, Entry, Port, Runs};
 use crate::summary::weights::{grouped, Weights};
@@ -159,7 +160,7 @@ impl BlobSummary {
     /// The text lines after the file's name.
     pub fn print_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "  format:     {}", self.format)?;
-        let file = format!("{} bytes", grouped(self.file_bytes as u64));
+        let file = format!("{} bytes", grouped(to_u64(self.file_bytes)));
         self.weights.print(out, "  size:       ", &file)?;
         self.graph.print_text(out, "  ")
     }
@@ -288,7 +289,7 @@ impl ConstantSummary {
     ) -> Result<Self, OverBudget> {
         let storage = match blob.constant(index) {
             Ok(Constant::Inline(data)) => {
-                ConstantStorage::Inline { bytes: data.len() as u64, stored: "inline (VH00 raw bytes)" }
+                ConstantStorage::Inline { bytes: to_u64(data.len()), stored: "inline (VH00 raw bytes)" }
             }
             Ok(Constant::Named { key, length }) => {
                 let found = named(key).is_some();

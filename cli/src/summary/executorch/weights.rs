@@ -11,6 +11,7 @@
 
 use super::dtypes::vk_dtype;
 use crate::budget::{Budget, OverBudget};
+use crate::convert::to_u64;
 use crate::summary::facts::elements;
 use crate::summary::weights::{Weights, UNREAD};
 use flatmodel::pte::{
@@ -56,7 +57,7 @@ pub fn of(file: &PteFile<'_>, budget: &mut Budget) -> Result<Weights, OverBudget
             let elements = elements(sizes.into_iter().flat_map(|s| s.iter()));
             let bytes = t.scalar_type().element_size().map_or(0, |size| size.saturating_mul(elements));
             add(&mut w, outside, elements, crate::summary::facts::scalar_dtype(t.scalar_type()), bytes);
-            pending.insert(id as i64, bytes);
+            pending.insert(i64::try_from(id).unwrap_or(i64::MAX), bytes);
         }
         for (caller, args) in calls(&plan, budget)? {
             for arg in args {
@@ -193,14 +194,14 @@ fn graph_constants<'a>(
         let elements = elements(dims.into_iter().flat_map(|d| d.iter()));
         let dtype = vk_dtype(t.datatype());
         typed.entry(index).or_insert((dtype, elements));
-        constant_of.insert(value as i64, index);
+        constant_of.insert(i64::try_from(value).unwrap_or(i64::MAX), index);
     }
     // Constant index -> bytes, for the constants no operator has read yet.
     let mut pending: BTreeMap<usize, u64> = BTreeMap::new();
     for (index, (dtype, elements)) in typed {
         let (bytes, outside) = match blob.constant(index) {
-            Ok(Constant::Inline(data)) => (data.len() as u64, !raw_inside),
-            Ok(Constant::Named { key, length }) => (named(key).map_or(length, |n| n.len() as u64), true),
+            Ok(Constant::Inline(data)) => (to_u64(data.len()), !raw_inside),
+            Ok(Constant::Named { key, length }) => (named(key).map_or(length, |n| to_u64(n.len())), true),
             Err(_) => continue,
         };
         add(w, outside, elements, dtype, bytes);

@@ -9,6 +9,7 @@
 mod text;
 
 use crate::budget::{Budget, OverBudget};
+use crate::convert::to_u64;
 use crate::summary::arena::{Arena, Uses};
 use crate::summary::associated::{self, Appended};
 use crate::summary::conversion::{self, Conversion};
@@ -363,7 +364,7 @@ impl GraphSummary {
         let mut subgraphs = Vec::new();
         let mut all_facts = Vec::new();
         // The arena planner's comparisons, for all subgraphs together: 16 per byte of the file.
-        let mut plan_steps = (model.file().len() as u64).saturating_mul(16).saturating_add(4096);
+        let mut plan_steps = to_u64(model.file().len()).saturating_mul(16).saturating_add(4096);
         for (i, sg) in model.subgraph_list().into_iter().flat_map(|s| s.iter()).enumerate() {
             budget.charge(1)?;
             let mut facts = Vec::new();

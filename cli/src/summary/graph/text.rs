@@ -1,6 +1,7 @@
 //! The text `inspect` prints of a TFLite or Circle model's summary.
 
 use super::{CircleOwn, FormatOwn, GraphSummary, Nested, OperatorCount, Subgraph, TensorName, TensorRow, TfliteOwn};
+use crate::convert::to_u64;
 use crate::summary::facts::{Quant, TensorFacts};
 use crate::summary::weights::grouped;
 use std::io::Write;
@@ -38,7 +39,7 @@ impl GraphSummary {
         self.warnings.print(out, "    ")?;
         crate::summary::needs::print(out, "  needs:               ", &self.needs)?;
         crate::summary::io::print(out, &self.io)?;
-        let file = format!("{} bytes", grouped(self.file_bytes as u64));
+        let file = format!("{} bytes", grouped(to_u64(self.file_bytes)));
         self.weights.print(out, "  size:                ", &file)?;
         writeln!(out, "  subgraphs:           {}", self.subgraphs.len())?;
         for sg in &self.subgraphs {
