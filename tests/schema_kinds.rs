@@ -234,3 +234,66 @@ fn a_shared_vtable_is_rechecked_for_each_alignment_class() {
         .collect();
     assert_eq!(bigs, [7, 7]);
 }
+
+/// Every kind of vector iterates by value (`for x in v`) and by reference (`for x in &v`) as
+/// `v.iter()` does; its default is empty, over no bytes: no element and nothing iterated; its
+/// `Debug` prints its length, not its elements.
+#[test]
+fn vectors_are_iterable_and_default_to_empty() {
+    use flatmodel::wire::{StrVector, StructVector, TableVector, UnionVector, Vector};
+    let bytes = node(Some(b"kid"), &[1]);
+    let n = parse(&bytes).unwrap();
+
+    let pairs = n.pairs().unwrap();
+    let pair = |p: sample::Pair<'_>| (p.id(), p.value());
+    assert_eq!(pairs.iter().map(pair).collect::<Vec<_>>(), [(Color::GREEN, 1 << 40)]);
+    assert_eq!(pairs.into_iter().map(pair).collect::<Vec<_>>(), [(Color::GREEN, 1 << 40)]);
+    assert_eq!((&pairs).into_iter().map(pair).collect::<Vec<_>>(), [(Color::GREEN, 1 << 40)]);
+    assert_eq!(pairs.iter().len(), 1);
+
+    let tags = n.tags().unwrap();
+    assert_eq!(tags.into_iter().collect::<Vec<_>>(), ["a", "bc"]);
+    assert_eq!((&tags).into_iter().collect::<Vec<_>>(), ["a", "bc"]);
+    let mut looped = Vec::new();
+    for t in n.tags().unwrap_or_default() {
+        looped.push(t);
+    }
+    assert_eq!(looped, ["a", "bc"]);
+
+    fn leaf_name(a: Any<'_>) -> Option<&str> {
+        match a {
+            Any::Leaf(l) => Some(l.name()),
+            _ => None,
+        }
+    }
+    let anys = n.anys().unwrap();
+    assert_eq!(anys.into_iter().map(leaf_name).collect::<Vec<_>>(), [Some("y")]);
+    assert_eq!((&anys).into_iter().map(leaf_name).collect::<Vec<_>>(), [Some("y")]);
+    assert_eq!(anys.iter().len(), 1);
+
+    let kids = n.kids().unwrap();
+    assert_eq!(kids.into_iter().map(|k| k.name()).collect::<Vec<_>>(), ["kid"]);
+    assert_eq!((&kids).into_iter().map(|k| k.name()).collect::<Vec<_>>(), ["kid"]);
+    assert_eq!(n.kids().into_iter().flatten().map(|k| k.v()).collect::<Vec<_>>(), [1]);
+
+    assert_eq!(format!("{tags:?}"), "StrVector { len: 2 }");
+    assert_eq!(format!("{kids:?}"), "TableVector { len: 1 }");
+    assert_eq!(format!("{anys:?}"), "UnionVector { len: 1 }");
+    assert_eq!(format!("{pairs:?}"), "StructVector { bytes: 16 }");
+
+    let empty: StructVector<'_, sample::Pair<'_>> = Default::default();
+    assert_eq!((empty.len(), empty.is_empty(), empty.get(0).is_none(), empty.bytes()), (0, true, true, &[][..]));
+    assert_eq!((empty.iter().count(), empty.into_iter().count()), (0, 0));
+    let empty = StrVector::default();
+    assert_eq!((empty.len(), empty.is_empty(), empty.get(0).is_none()), (0, true, true));
+    assert_eq!((empty.iter().count(), empty.into_iter().count()), (0, 0));
+    let empty: UnionVector<'_, Any<'_>> = Default::default();
+    assert_eq!((empty.len(), empty.is_empty(), empty.get(0).is_none()), (0, true, true));
+    assert_eq!((empty.iter().count(), empty.into_iter().count()), (0, 0));
+    let empty: TableVector<'_, sample::Leaf<'_>> = Default::default();
+    assert_eq!((empty.len(), empty.is_empty(), empty.get(0).is_none()), (0, true, true));
+    assert_eq!((empty.iter().count(), empty.into_iter().count()), (0, 0));
+    let empty: Vector<'_, u64> = Default::default();
+    assert_eq!((empty.len(), empty.is_empty(), empty.get(0), empty.as_slice().len()), (0, true, None, 0));
+    assert_eq!((empty.iter().count(), empty.into_iter().count()), (0, 0));
+}

@@ -12,7 +12,7 @@ pub(crate) fn check_ids<T: Scalar>(walk: &mut Walk<'_>, ids: Option<Vector<'_, T
 where
     usize: TryFrom<T>,
 {
-    let ids = ids.unwrap_or(Vector::empty());
+    let ids = ids.unwrap_or_default();
     walk.charge(ids.len())?;
     match ids.iter().position(|id| !in_range(id, n)) {
         Some(i) => Err(walk.fail(ErrorKind::IndexOutOfRange, &[(field, Some(i))])),

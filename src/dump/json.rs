@@ -399,7 +399,7 @@ impl<W: Write, S: Describe> Dumper<'_, W, S> {
     fn scalar_vector(&mut self, t: Table<'_>, slot: u16, ty: ScalarType, e: Option<S::Enum>) -> Result<(), DumpError> {
         macro_rules! each {
             ($t:ty, $variant:ident) => {{
-                let v = t.vector::<$t>(slot).unwrap_or_else(wire::Vector::empty);
+                let v = t.vector::<$t>(slot).unwrap_or_default();
                 self.charge(v.len())?;
                 self.open('[')?;
                 let mut first = true;

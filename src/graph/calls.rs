@@ -10,7 +10,7 @@ use crate::tflite::{BuiltinOptions, BuiltinOptions2, CallOnceOptions, CallOption
 use crate::tflite::{StableHLOCompositeOptions, StablehloCaseOptions, StablehloCustomCallOptions};
 use crate::tflite::{StablehloReduceOptions, StablehloReduceWindowOptions, StablehloScatterOptions};
 use crate::tflite::{StablehloSortOptions, StablehloWhileOptions};
-use crate::wire::{Table, UnionMember, Vector};
+use crate::wire::{Table, UnionMember};
 
 /// Where a called subgraph out of range in `Operator.builtin_options_2` is reported.
 static CALLED_SUBGRAPH_2: Site = Site::new(RANGE, [SUBGRAPHS | OUTER, OPERATORS | INNER, BUILTIN_OPTIONS_2, 0]);
@@ -83,7 +83,7 @@ pub(crate) fn for_each_called_subgraph(op: Table<'_>, tags: [u8; 2], f: &mut dyn
         }
         let Some(options) = op.raw_table(slot) else { continue };
         if call.vector {
-            for index in options.vector::<i32>(call.slot).map_or(Vector::empty(), |v| v).iter() {
+            for index in options.vector::<i32>(call.slot).unwrap_or_default().iter() {
                 f(i64::from(index), site);
             }
         } else {

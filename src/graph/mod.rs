@@ -30,7 +30,7 @@ pub(crate) use rules::VARIABLE_DATA;
 pub(crate) use rules::{affine_refusal, check, details_tensors, runtime_check, warnings, FormatRules};
 pub(crate) use runtime::Refusals;
 pub use runtime::Runtime;
-pub use sparsity::IndexValues;
+pub use sparsity::{IndexIter, IndexValues};
 pub use view::{Blockwise, BufferRef, ElementType, OperatorKind, QuantView};
 
 use crate::container::path_error;

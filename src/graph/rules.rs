@@ -552,15 +552,15 @@ fn dataflow<'a, M: ModelView<'a>>(
                 available.insert(t);
             }
         }
-        for i in sg.inputs().map_or(Vector::empty(), |v| v).iter() {
+        for i in sg.inputs().unwrap_or_default().iter() {
             if let Ok(i) = usize::try_from(i) {
                 available.insert(i);
             }
         }
         for o in 0..ops.len() {
             let Some(op) = ops.get(o) else { continue };
-            let inputs = op.inputs().map_or(Vector::empty(), |v| v);
-            let outputs = op.outputs().map_or(Vector::empty(), |v| v);
+            let inputs = op.inputs().unwrap_or_default();
+            let outputs = op.outputs().unwrap_or_default();
             charge(inputs.len().saturating_add(outputs.len()).saturating_add(1)).map_err(Stop::Budget)?;
             for (j, input) in inputs.iter().enumerate() {
                 let held = input == -1 || usize::try_from(input).is_ok_and(|i| available.contains(i));

@@ -210,12 +210,75 @@ pub(crate) fn index_values(dm: Table<'_>, slot: u16) -> Option<IndexValues<'_>> 
 }
 
 /// The values of a sparse index vector as stored: little-endian `int`s, `ushort`s or `ubyte`s.
+/// `for i in values` reads them widened, as [`IndexValues::get`] does; the default is empty.
 #[derive(Clone, Copy, Debug)]
 pub struct IndexValues<'a> {
     bytes: &'a [u8],
     width: usize,
     len: usize,
 }
+
+/// No values, over no bytes.
+impl Default for IndexValues<'_> {
+    fn default() -> Self {
+        IndexValues { bytes: &[], width: 1, len: 0 }
+    }
+}
+
+impl<'a> IndexValues<'a> {
+    /// The values in order, widened.
+    pub fn iter(&self) -> IndexIter<'a> {
+        IndexIter { values: *self, next: 0 }
+    }
+}
+
+impl<'a> IntoIterator for IndexValues<'a> {
+    type Item = i32;
+    type IntoIter = IndexIter<'a>;
+
+    fn into_iter(self) -> IndexIter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &IndexValues<'a> {
+    type Item = i32;
+    type IntoIter = IndexIter<'a>;
+
+    fn into_iter(self) -> IndexIter<'a> {
+        self.iter()
+    }
+}
+
+/// The values of an [`IndexValues`], widened, in order ([`IndexValues::iter`]).
+#[derive(Clone, Debug)]
+pub struct IndexIter<'a> {
+    values: IndexValues<'a>,
+    /// The index of the next value.
+    next: usize,
+}
+
+impl Iterator for IndexIter<'_> {
+    type Item = i32;
+
+    fn next(&mut self) -> Option<i32> {
+        let i = self.next;
+        if i >= self.values.len {
+            return None;
+        }
+        self.next = i.saturating_add(1);
+        Some(self.values.get(i))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.values.len.saturating_sub(self.next);
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for IndexIter<'_> {}
+
+impl core::iter::FusedIterator for IndexIter<'_> {}
 
 impl IndexValues<'_> {
     /// How many values.

@@ -35,7 +35,7 @@ pub use fbs::{Loader, SchemaError};
 pub use model::{
     Elem, EnumDef, FieldDef, FieldType, Inline, Member, StructDef, StructFieldDef, TableDef, Types, UnionDef,
 };
-pub use view::{DynStruct, DynTable, DynUnion, DynValue, DynVector};
+pub use view::{DynIter, DynStruct, DynTable, DynUnion, DynValue, DynVector};
 
 use crate::dump::{dump_with, DumpError};
 use crate::error::{Error, PathName};

@@ -17,7 +17,7 @@ pub struct DynTable<'s, 'b> {
 }
 
 /// A value read from a field, a vector element or a struct field.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub enum DynValue<'s, 'b> {
     /// A scalar (a field's default when absent).
     Scalar(ScalarValue),
@@ -265,8 +265,87 @@ impl<'s, 'b> DynVector<'s, 'b> {
     }
 
     /// The elements in order.
-    pub fn iter(&self) -> impl Iterator<Item = DynValue<'s, 'b>> + '_ {
-        (0..self.len).filter_map(move |i| self.get(i))
+    pub fn iter(&self) -> DynIter<'s, 'b> {
+        DynIter { vector: *self, next: 0 }
+    }
+}
+
+impl<'s, 'b> IntoIterator for DynVector<'s, 'b> {
+    type Item = DynValue<'s, 'b>;
+    type IntoIter = DynIter<'s, 'b>;
+
+    fn into_iter(self) -> DynIter<'s, 'b> {
+        self.iter()
+    }
+}
+
+impl<'s, 'b> IntoIterator for &DynVector<'s, 'b> {
+    type Item = DynValue<'s, 'b>;
+    type IntoIter = DynIter<'s, 'b>;
+
+    fn into_iter(self) -> DynIter<'s, 'b> {
+        self.iter()
+    }
+}
+
+/// The elements of a [`DynVector`], in order ([`DynVector::iter`]).
+#[derive(Clone, Debug)]
+pub struct DynIter<'s, 'b> {
+    vector: DynVector<'s, 'b>,
+    /// The index of the next element.
+    next: usize,
+}
+
+impl<'s, 'b> Iterator for DynIter<'s, 'b> {
+    type Item = DynValue<'s, 'b>;
+
+    fn next(&mut self) -> Option<DynValue<'s, 'b>> {
+        while self.next < self.vector.len {
+            let i = self.next;
+            self.next = i.saturating_add(1);
+            if let Some(value) = self.vector.get(i) {
+                return Some(value);
+            }
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.vector.len.saturating_sub(self.next)))
+    }
+}
+
+impl core::iter::FusedIterator for DynIter<'_, '_> {}
+
+/// The table's type and position, not its fields.
+impl core::fmt::Debug for DynTable<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DynTable").field("type", &self.type_name()).field("pos", &self.position()).finish()
+    }
+}
+
+/// The struct's type and size, not its fields.
+impl core::fmt::Debug for DynStruct<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DynStruct").field("type", &self.type_name()).field("bytes", &self.bytes.len()).finish()
+    }
+}
+
+/// The vector's length, not its elements.
+impl core::fmt::Debug for DynVector<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DynVector").field("len", &self.len).finish()
+    }
+}
+
+/// The member's tag and name, and its value.
+impl core::fmt::Debug for DynUnion<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DynUnion")
+            .field("tag", &self.tag)
+            .field("name", &self.name)
+            .field("value", &self.get())
+            .finish()
     }
 }
 

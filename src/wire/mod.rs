@@ -26,7 +26,9 @@ pub use root::{has_identifier, root_position, size_prefixed, Identifier};
 pub use scalar::Scalar;
 pub use table::Table;
 pub(crate) use utf8::verified_str;
-pub use vector::{StrVector, StructVector, TableVector, UnionVector, Vector};
+pub use vector::{
+    StrIter, StrVector, StructIter, StructVector, TableIter, TableVector, UnionIter, UnionVector, Vector, VectorIter,
+};
 
 /// The seal on view construction.
 mod seal {

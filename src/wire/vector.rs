@@ -1,8 +1,16 @@
 //! Vectors: scalars as zero-copy slices, and vectors of tables, strings, structs and unions.
+//!
+//! Every vector is a `Copy` view. `for x in v` and `for x in &v` iterate it as `v.iter()` does,
+//! and `Vector::default()` (each kind has one) is an empty vector over no bytes, so an absent
+//! optional field iterates as nothing: `for t in sg.tensors().unwrap_or_default()`, or
+//! `sg.tensors().into_iter().flatten()` in a chain. The iterator types are named here so that
+//! they can be stored and returned.
 
 use super::bytes::read_uoffset;
 use super::utf8::verified_str;
 use super::{broken, FromStruct, FromTable, FromUnion, Scalar, Seal, Table};
+use core::fmt;
+use core::iter::FusedIterator;
 use core::marker::PhantomData;
 use zerocopy::FromBytes;
 
@@ -44,15 +52,77 @@ impl<'a, T: Scalar> Vector<'a, T> {
         self.slice.get(i).map(|w| T::from_wire(*w))
     }
 
-    /// The elements, decoded.
+    /// The elements, decoded (`for x in v` gives the same as a [`VectorIter`]).
     pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + DoubleEndedIterator + 'a {
         self.slice.iter().map(|w| T::from_wire(*w))
     }
 }
 
-impl<T: Scalar> core::fmt::Debug for Vector<'_, T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+impl<T: Scalar> fmt::Debug for Vector<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// An empty vector (over no bytes), as [`Vector::empty`].
+impl<T: Scalar> Default for Vector<'_, T> {
+    fn default() -> Self {
+        Vector::empty()
+    }
+}
+
+impl<'a, T: Scalar> IntoIterator for Vector<'a, T> {
+    type Item = T;
+    type IntoIter = VectorIter<'a, T>;
+
+    fn into_iter(self) -> VectorIter<'a, T> {
+        VectorIter { slice: self.slice.iter() }
+    }
+}
+
+impl<'a, T: Scalar> IntoIterator for &Vector<'a, T> {
+    type Item = T;
+    type IntoIter = VectorIter<'a, T>;
+
+    fn into_iter(self) -> VectorIter<'a, T> {
+        VectorIter { slice: self.slice.iter() }
+    }
+}
+
+/// The elements of a [`Vector`], decoded, in order: what `for x in vector` reads.
+#[derive(Clone)]
+pub struct VectorIter<'a, T: Scalar> {
+    slice: core::slice::Iter<'a, T::Wire>,
+}
+
+impl<T: Scalar> Iterator for VectorIter<'_, T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        self.slice.next().map(|w| T::from_wire(*w))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.slice.size_hint()
+    }
+}
+
+impl<T: Scalar> DoubleEndedIterator for VectorIter<'_, T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        self.slice.next_back().map(|w| T::from_wire(*w))
+    }
+}
+
+impl<T: Scalar> ExactSizeIterator for VectorIter<'_, T> {}
+
+impl<T: Scalar> FusedIterator for VectorIter<'_, T> {}
+
+impl<T: Scalar> fmt::Debug for VectorIter<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VectorIter").field("left", &self.slice.len()).finish()
     }
 }
 
@@ -65,6 +135,9 @@ struct Offsets<'a> {
 }
 
 impl<'a> Offsets<'a> {
+    /// No offsets, over no bytes.
+    const EMPTY: Offsets<'static> = Offsets { buf: &[], pos: 0, len: 0 };
+
     /// The position element `i` points to. The verifier checked the vector lies in the buffer,
     /// so `pos + 4 * i` for `i < len` cannot overflow.
     #[inline]
@@ -118,11 +191,23 @@ impl Iterator for Targets<'_> {
     }
 }
 
-/// The tables of a [`TableVector`], in order.
-struct TableIter<'a, T> {
+/// The tables of a [`TableVector`], in order ([`TableVector::iter`]).
+pub struct TableIter<'a, T> {
     buf: &'a [u8],
     targets: Targets<'a>,
     _t: PhantomData<T>,
+}
+
+impl<T> Clone for TableIter<'_, T> {
+    fn clone(&self) -> Self {
+        TableIter { buf: self.buf, targets: self.targets.clone(), _t: PhantomData }
+    }
+}
+
+impl<T> fmt::Debug for TableIter<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TableIter").field("left", &self.targets.rest.len()).finish()
+    }
 }
 
 impl<'a, T: FromTable<'a>> Iterator for TableIter<'a, T> {
@@ -145,10 +230,19 @@ impl<'a, T: FromTable<'a>> Iterator for TableIter<'a, T> {
     }
 }
 
-/// The strings of a [`StrVector`], in order.
-struct StrIter<'a> {
+impl<'a, T: FromTable<'a>> FusedIterator for TableIter<'a, T> {}
+
+/// The strings of a [`StrVector`], in order ([`StrVector::iter`]).
+#[derive(Clone)]
+pub struct StrIter<'a> {
     buf: &'a [u8],
     targets: Targets<'a>,
+}
+
+impl fmt::Debug for StrIter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StrIter").field("left", &self.targets.rest.len()).finish()
+    }
 }
 
 impl<'a> Iterator for StrIter<'a> {
@@ -170,6 +264,8 @@ impl<'a> Iterator for StrIter<'a> {
         (0, self.targets.size_hint().1)
     }
 }
+
+impl FusedIterator for StrIter<'_> {}
 
 /// A vector of tables of type `T`.
 #[derive(Clone, Copy)]
@@ -202,8 +298,42 @@ impl<'a, T: FromTable<'a>> TableVector<'a, T> {
 
     /// The elements.
     #[inline]
-    pub fn iter(&self) -> impl Iterator<Item = T> + 'a {
+    pub fn iter(&self) -> TableIter<'a, T> {
         TableIter { buf: self.offsets.buf, targets: self.offsets.targets(), _t: PhantomData }
+    }
+}
+
+/// An empty vector over no bytes: it has no element to read.
+impl<T> Default for TableVector<'_, T> {
+    fn default() -> Self {
+        TableVector { offsets: Offsets::EMPTY, _t: PhantomData }
+    }
+}
+
+impl<'a, T: FromTable<'a>> IntoIterator for TableVector<'a, T> {
+    type Item = T;
+    type IntoIter = TableIter<'a, T>;
+
+    #[inline]
+    fn into_iter(self) -> TableIter<'a, T> {
+        self.iter()
+    }
+}
+
+impl<'a, T: FromTable<'a>> IntoIterator for &TableVector<'a, T> {
+    type Item = T;
+    type IntoIter = TableIter<'a, T>;
+
+    #[inline]
+    fn into_iter(self) -> TableIter<'a, T> {
+        self.iter()
+    }
+}
+
+/// The length only: the elements are as many tables as the vector holds.
+impl<T> fmt::Debug for TableVector<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TableVector").field("len", &self.offsets.len).finish()
     }
 }
 
@@ -237,8 +367,42 @@ impl<'a> StrVector<'a> {
 
     /// The elements.
     #[inline]
-    pub fn iter(&self) -> impl Iterator<Item = &'a str> + 'a {
+    pub fn iter(&self) -> StrIter<'a> {
         StrIter { buf: self.offsets.buf, targets: self.offsets.targets() }
+    }
+}
+
+/// An empty vector over no bytes: it has no element to read.
+impl Default for StrVector<'_> {
+    fn default() -> Self {
+        StrVector { offsets: Offsets::EMPTY }
+    }
+}
+
+impl<'a> IntoIterator for StrVector<'a> {
+    type Item = &'a str;
+    type IntoIter = StrIter<'a>;
+
+    #[inline]
+    fn into_iter(self) -> StrIter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &StrVector<'a> {
+    type Item = &'a str;
+    type IntoIter = StrIter<'a>;
+
+    #[inline]
+    fn into_iter(self) -> StrIter<'a> {
+        self.iter()
+    }
+}
+
+/// The length only: the strings can hold as many bytes as the input.
+impl fmt::Debug for StrVector<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StrVector").field("len", &self.offsets.len).finish()
     }
 }
 
@@ -272,13 +436,88 @@ impl<'a, S: FromStruct<'a>> StructVector<'a, S> {
     }
 
     /// The elements.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = S> + 'a {
-        self.bytes.chunks_exact(S::SIZE.max(1)).map(|b| S::from_bytes(b, Seal))
+    pub fn iter(&self) -> StructIter<'a, S> {
+        StructIter { chunks: self.bytes.chunks_exact(S::SIZE.max(1)), _s: PhantomData }
     }
 
     /// The raw bytes of all elements.
     pub fn bytes(&self) -> &'a [u8] {
         self.bytes
+    }
+}
+
+/// An empty vector over no bytes: it has no element to read.
+impl<S> Default for StructVector<'_, S> {
+    fn default() -> Self {
+        StructVector { bytes: &[], _s: PhantomData }
+    }
+}
+
+impl<'a, S: FromStruct<'a>> IntoIterator for StructVector<'a, S> {
+    type Item = S;
+    type IntoIter = StructIter<'a, S>;
+
+    fn into_iter(self) -> StructIter<'a, S> {
+        self.iter()
+    }
+}
+
+impl<'a, S: FromStruct<'a>> IntoIterator for &StructVector<'a, S> {
+    type Item = S;
+    type IntoIter = StructIter<'a, S>;
+
+    fn into_iter(self) -> StructIter<'a, S> {
+        self.iter()
+    }
+}
+
+/// The length in bytes only: the elements can be as many as the input's bytes.
+impl<S> fmt::Debug for StructVector<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StructVector").field("bytes", &self.bytes.len()).finish()
+    }
+}
+
+/// The structs of a [`StructVector`], in order ([`StructVector::iter`]).
+pub struct StructIter<'a, S> {
+    chunks: core::slice::ChunksExact<'a, u8>,
+    _s: PhantomData<S>,
+}
+
+impl<S> Clone for StructIter<'_, S> {
+    fn clone(&self) -> Self {
+        StructIter { chunks: self.chunks.clone(), _s: PhantomData }
+    }
+}
+
+impl<'a, S: FromStruct<'a>> Iterator for StructIter<'a, S> {
+    type Item = S;
+
+    #[inline]
+    fn next(&mut self) -> Option<S> {
+        self.chunks.next().map(|b| S::from_bytes(b, Seal))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.chunks.size_hint()
+    }
+}
+
+impl<'a, S: FromStruct<'a>> DoubleEndedIterator for StructIter<'a, S> {
+    #[inline]
+    fn next_back(&mut self) -> Option<S> {
+        self.chunks.next_back().map(|b| S::from_bytes(b, Seal))
+    }
+}
+
+impl<'a, S: FromStruct<'a>> ExactSizeIterator for StructIter<'a, S> {}
+
+impl<'a, S: FromStruct<'a>> FusedIterator for StructIter<'a, S> {}
+
+impl<S> fmt::Debug for StructIter<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StructIter").field("left", &self.chunks.len()).finish()
     }
 }
 
@@ -313,8 +552,80 @@ impl<'a, U: FromUnion<'a>> UnionVector<'a, U> {
     }
 
     /// The elements.
-    pub fn iter(&self) -> impl Iterator<Item = U> + 'a {
-        let this = *self;
-        (0..self.len()).filter_map(move |i| this.get(i))
+    pub fn iter(&self) -> UnionIter<'a, U> {
+        UnionIter { vector: *self, next: 0 }
+    }
+}
+
+/// An empty vector over no bytes: it has no element to read.
+impl<U> Default for UnionVector<'_, U> {
+    fn default() -> Self {
+        UnionVector { types: &[], values: Offsets::EMPTY, _u: PhantomData }
+    }
+}
+
+impl<'a, U: FromUnion<'a>> IntoIterator for UnionVector<'a, U> {
+    type Item = U;
+    type IntoIter = UnionIter<'a, U>;
+
+    fn into_iter(self) -> UnionIter<'a, U> {
+        self.iter()
+    }
+}
+
+impl<'a, U: FromUnion<'a>> IntoIterator for &UnionVector<'a, U> {
+    type Item = U;
+    type IntoIter = UnionIter<'a, U>;
+
+    fn into_iter(self) -> UnionIter<'a, U> {
+        self.iter()
+    }
+}
+
+/// The length only: the elements are as many tables as the vector holds.
+impl<U> fmt::Debug for UnionVector<'_, U> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnionVector").field("len", &self.types.len()).finish()
+    }
+}
+
+/// The unions of a [`UnionVector`], in order ([`UnionVector::iter`]).
+pub struct UnionIter<'a, U> {
+    vector: UnionVector<'a, U>,
+    /// The index of the next element.
+    next: usize,
+}
+
+impl<U> Clone for UnionIter<'_, U> {
+    fn clone(&self) -> Self {
+        UnionIter { vector: UnionVector { _u: PhantomData, ..self.vector }, next: self.next }
+    }
+}
+
+impl<'a, U: FromUnion<'a>> Iterator for UnionIter<'a, U> {
+    type Item = U;
+
+    #[inline]
+    fn next(&mut self) -> Option<U> {
+        let i = self.next;
+        let element = self.vector.get(i)?;
+        self.next = i.saturating_add(1);
+        Some(element)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.vector.len().saturating_sub(self.next);
+        (left, Some(left))
+    }
+}
+
+impl<'a, U: FromUnion<'a>> ExactSizeIterator for UnionIter<'a, U> {}
+
+impl<'a, U: FromUnion<'a>> FusedIterator for UnionIter<'a, U> {}
+
+impl<U> fmt::Debug for UnionIter<'_, U> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnionIter").field("left", &self.vector.types.len().saturating_sub(self.next)).finish()
     }
 }

@@ -72,7 +72,7 @@ fn unions_of_every_member_kind_dump_the_values_flatc_wrote() {
     let mut bad = bytes.clone();
     bad[at..at + 4].copy_from_slice(&1000u32.to_le_bytes());
     let root = schema.root().unwrap();
-    let e = schema.verify(&bad, root, &Options::default()).err().expect("refused");
+    let e = schema.verify(&bad, root, &Options::default()).expect_err("refused");
     assert_eq!(
         schema.error_text(&e, root).to_string(),
         format!("offset or length out of bounds at byte {at} (Root.many[1])")
@@ -113,6 +113,33 @@ fn dynamic_view_reads_every_kind_of_field() {
     assert_eq!(p.get("b").and_then(|v| v.as_i64()), Some(-2));
     let Some(DynValue::Vector(names)) = m.get("names") else { panic!("names") };
     assert_eq!(names.len(), 2);
+}
+
+/// A dynamic vector iterates by value and by reference as `iter()` does, for inline values,
+/// tables and strings, and prints its length as `Debug`.
+#[test]
+fn dynamic_vectors_are_iterable() {
+    let schema = load("testdata/schemas/features.fbs");
+    let bytes = std::fs::read(root_dir().join("testdata/schemas/features.bin")).unwrap();
+    let m = schema.verify(&bytes, schema.root().unwrap(), &Options::default()).unwrap();
+    let Some(DynValue::Struct(arr)) = m.get("arr") else { panic!("arr") };
+    let Some(DynValue::Vector(v)) = arr.get("v") else { panic!("arr.v") };
+    assert_eq!(v.into_iter().filter_map(|x| x.as_i64()).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!((&v).into_iter().filter_map(|x| x.as_i64()).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(format!("{v:?}"), "DynVector { len: 3 }");
+    let Some(DynValue::Vector(weapons)) = m.get("weapons") else { panic!("weapons") };
+    let position = |w: DynValue<'_, '_>| match w {
+        DynValue::Table(t) => t.position(),
+        other => panic!("a weapon is a table, not {other:?}"),
+    };
+    let by_iter: Vec<_> = weapons.iter().map(position).collect();
+    assert_eq!(by_iter.len(), weapons.len());
+    assert_eq!(weapons.into_iter().map(position).collect::<Vec<_>>(), by_iter);
+    let Some(DynValue::Vector(names)) = m.get("names") else { panic!("names") };
+    let text = |n: DynValue<'_, '_>| n.as_str().map(str::to_owned);
+    let by_iter: Vec<_> = names.iter().map(text).collect();
+    assert_eq!(by_iter.len(), 2);
+    assert_eq!((&names).into_iter().map(text).collect::<Vec<_>>(), by_iter);
 }
 
 /// A format's schema read at run time, and its root.

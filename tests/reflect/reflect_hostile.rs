@@ -427,7 +427,7 @@ fn a_table_nested_100000_deep_is_refused_at_the_depth_limit() {
         .unwrap();
     // 100,000 deep: an error at the limit, not a stack overflow.
     let deep = chain(100_000);
-    let e = schema.verify(&deep, root, &Options::default()).err().expect("verified");
+    let e = schema.verify(&deep, root, &Options::default()).expect_err("verified");
     assert_eq!(e.kind(), ErrorKind::DepthLimit, "{}", schema.error_text(&e, root));
     // The path names the fields, however deep (it keeps the innermost segments).
     assert!(schema.error_text(&e, root).to_string().contains("child"));
@@ -448,7 +448,7 @@ fn flatbuffers_nested_100000_deep_are_refused_at_the_depth_limit() {
     assert_eq!(levels, 31);
     schema.dump(&mut Sink(0), t, &Options::default()).unwrap();
     let deep = nested(100_000);
-    let e = schema.verify(&deep, root, &Options::default()).err().expect("verified");
+    let e = schema.verify(&deep, root, &Options::default()).expect_err("verified");
     assert_eq!(e.kind(), ErrorKind::DepthLimit, "{}", schema.error_text(&e, root));
 }
 
