@@ -140,60 +140,60 @@ impl Sum {
 fn loader_walk(m: Model<'_>) -> u64 {
     let mut s = Sum::default();
     s.mix(u64::from(m.version()));
-    for c in m.operator_codes().into_iter().flat_map(|v| v.iter()) {
+    for c in m.operator_codes().unwrap_or_default() {
         s.mix(c.builtin_code().0 as u64);
         s.mix(c.deprecated_builtin_code() as u64);
         s.mix(c.version() as u64);
         s.mix(c.custom_code().map_or(0, str::len) as u64);
     }
-    for b in m.buffers().into_iter().flat_map(|v| v.iter()) {
+    for b in m.buffers().unwrap_or_default() {
         s.mix(b.data().map_or(0, |d| d.len()) as u64);
         s.mix(b.offset() ^ b.size());
     }
-    for sg in m.subgraphs().into_iter().flat_map(|v| v.iter()) {
-        for t in sg.tensors().into_iter().flat_map(|v| v.iter()) {
-            for d in t.shape().into_iter().flat_map(|v| v.iter()) {
+    for sg in m.subgraphs().unwrap_or_default() {
+        for t in sg.tensors().unwrap_or_default() {
+            for d in t.shape().unwrap_or_default() {
                 s.mix(d as u64);
             }
             s.mix(t.type_().0 as u64);
             s.mix(u64::from(t.buffer()));
             s.mix(t.name().map_or(0, str::len) as u64);
             if let Some(q) = t.quantization() {
-                for x in q.scale().into_iter().flat_map(|v| v.iter()) {
+                for x in q.scale().unwrap_or_default() {
                     s.mix(u64::from(x.to_bits()));
                 }
-                for z in q.zero_point().into_iter().flat_map(|v| v.iter()) {
+                for z in q.zero_point().unwrap_or_default() {
                     s.mix(z as u64);
                 }
             }
         }
-        for op in sg.operators().into_iter().flat_map(|v| v.iter()) {
+        for op in sg.operators().unwrap_or_default() {
             s.mix(u64::from(op.opcode_index()));
-            for i in op.inputs().into_iter().flat_map(|v| v.iter()) {
+            for i in op.inputs().unwrap_or_default() {
                 s.mix(i as u64);
             }
-            for o in op.outputs().into_iter().flat_map(|v| v.iter()) {
+            for o in op.outputs().unwrap_or_default() {
                 s.mix(o as u64);
             }
             s.mix(u64::from(op.builtin_options_type()));
         }
-        for i in sg.inputs().into_iter().flat_map(|v| v.iter()) {
+        for i in sg.inputs().unwrap_or_default() {
             s.mix(i as u64);
         }
-        for o in sg.outputs().into_iter().flat_map(|v| v.iter()) {
+        for o in sg.outputs().unwrap_or_default() {
             s.mix(o as u64);
         }
         s.mix(sg.name().map_or(0, str::len) as u64);
     }
-    for sig in m.signature_defs().into_iter().flat_map(|v| v.iter()) {
+    for sig in m.signature_defs().unwrap_or_default() {
         s.mix(sig.signature_key().map_or(0, str::len) as u64);
         s.mix(u64::from(sig.subgraph_index()));
-        for tm in sig.inputs().into_iter().chain(sig.outputs()).flat_map(|v| v.iter()) {
+        for tm in sig.inputs().into_iter().chain(sig.outputs()).flatten() {
             s.mix(tm.name().map_or(0, str::len) as u64);
             s.mix(u64::from(tm.tensor_index()));
         }
     }
-    for md in m.metadata().into_iter().flat_map(|v| v.iter()) {
+    for md in m.metadata().unwrap_or_default() {
         s.mix(md.name().map_or(0, str::len) as u64);
         s.mix(u64::from(md.buffer()));
     }
@@ -204,60 +204,60 @@ fn loader_walk(m: Model<'_>) -> u64 {
 fn peer_loader_walk(m: fbt::Model<'_>) -> u64 {
     let mut s = Sum::default();
     s.mix(u64::from(m.version()));
-    for c in m.operator_codes().into_iter().flat_map(|v| v.iter()) {
+    for c in m.operator_codes().unwrap_or_default() {
         s.mix(c.builtin_code().0 as u64);
         s.mix(c.deprecated_builtin_code() as u64);
         s.mix(c.version() as u64);
         s.mix(c.custom_code().map_or(0, str::len) as u64);
     }
-    for b in m.buffers().into_iter().flat_map(|v| v.iter()) {
+    for b in m.buffers().unwrap_or_default() {
         s.mix(b.data().map_or(0, |d| d.len()) as u64);
         s.mix(b.offset() ^ b.size());
     }
-    for sg in m.subgraphs().into_iter().flat_map(|v| v.iter()) {
-        for t in sg.tensors().into_iter().flat_map(|v| v.iter()) {
-            for d in t.shape().into_iter().flat_map(|v| v.iter()) {
+    for sg in m.subgraphs().unwrap_or_default() {
+        for t in sg.tensors().unwrap_or_default() {
+            for d in t.shape().unwrap_or_default() {
                 s.mix(d as u64);
             }
             s.mix(t.type_().0 as u64);
             s.mix(u64::from(t.buffer()));
             s.mix(t.name().map_or(0, str::len) as u64);
             if let Some(q) = t.quantization() {
-                for x in q.scale().into_iter().flat_map(|v| v.iter()) {
+                for x in q.scale().unwrap_or_default() {
                     s.mix(u64::from(x.to_bits()));
                 }
-                for z in q.zero_point().into_iter().flat_map(|v| v.iter()) {
+                for z in q.zero_point().unwrap_or_default() {
                     s.mix(z as u64);
                 }
             }
         }
-        for op in sg.operators().into_iter().flat_map(|v| v.iter()) {
+        for op in sg.operators().unwrap_or_default() {
             s.mix(u64::from(op.opcode_index()));
-            for i in op.inputs().into_iter().flat_map(|v| v.iter()) {
+            for i in op.inputs().unwrap_or_default() {
                 s.mix(i as u64);
             }
-            for o in op.outputs().into_iter().flat_map(|v| v.iter()) {
+            for o in op.outputs().unwrap_or_default() {
                 s.mix(o as u64);
             }
             s.mix(u64::from(op.builtin_options_type().0));
         }
-        for i in sg.inputs().into_iter().flat_map(|v| v.iter()) {
+        for i in sg.inputs().unwrap_or_default() {
             s.mix(i as u64);
         }
-        for o in sg.outputs().into_iter().flat_map(|v| v.iter()) {
+        for o in sg.outputs().unwrap_or_default() {
             s.mix(o as u64);
         }
         s.mix(sg.name().map_or(0, str::len) as u64);
     }
-    for sig in m.signature_defs().into_iter().flat_map(|v| v.iter()) {
+    for sig in m.signature_defs().unwrap_or_default() {
         s.mix(sig.signature_key().map_or(0, str::len) as u64);
         s.mix(u64::from(sig.subgraph_index()));
-        for tm in sig.inputs().into_iter().chain(sig.outputs()).flat_map(|v| v.iter()) {
+        for tm in sig.inputs().into_iter().chain(sig.outputs()).flatten() {
             s.mix(tm.name().map_or(0, str::len) as u64);
             s.mix(u64::from(tm.tensor_index()));
         }
     }
-    for md in m.metadata().into_iter().flat_map(|v| v.iter()) {
+    for md in m.metadata().unwrap_or_default() {
         s.mix(md.name().map_or(0, str::len) as u64);
         s.mix(u64::from(md.buffer()));
     }
@@ -440,8 +440,8 @@ fn attacks(c: &mut Criterion) {
         let model = Model::parse_structure_with(bytes, &Options::DEFAULT).expect("a valid attack").value;
         g.bench_function(format!("flatmodel_read_names/{name}"), |b| {
             b.iter(|| {
-                let subgraphs = black_box(model).subgraphs().into_iter().flat_map(|s| s.iter());
-                let tensors = subgraphs.flat_map(|sg| sg.tensors().into_iter().flat_map(|t| t.iter()));
+                let subgraphs = black_box(model).subgraphs().into_iter().flatten();
+                let tensors = subgraphs.flat_map(|sg| sg.tensors().into_iter().flatten());
                 tensors.map(|t| t.name().map_or(0, str::len)).sum::<usize>()
             })
         });

@@ -173,43 +173,43 @@ macro_rules! loader_values {
     ($m:expr, $bytes:expr, $options:expr) => {{
         let (m, bytes, options) = ($m, $bytes, $options);
         let mut v = vec![u64::from(m.version()), text(m.description())];
-        for c in m.operator_codes().into_iter().flat_map(|c| c.iter()) {
+        for c in m.operator_codes().unwrap_or_default() {
             v.extend([c.builtin_code().0 as u64, c.deprecated_builtin_code() as u64, c.version() as u64]);
             v.push(text(c.custom_code()));
         }
-        for b in m.buffers().into_iter().flat_map(|b| b.iter()) {
+        for b in m.buffers().unwrap_or_default() {
             v.extend([b.data().map_or(u64::MAX, &bytes), b.offset(), b.size()]);
         }
-        for sg in m.subgraphs().into_iter().flat_map(|s| s.iter()) {
-            for t in sg.tensors().into_iter().flat_map(|t| t.iter()) {
-                v.extend(t.shape().into_iter().flat_map(|s| s.iter()).map(|d| d as u64));
-                v.extend(t.shape_signature().into_iter().flat_map(|s| s.iter()).map(|d| d as u64));
+        for sg in m.subgraphs().unwrap_or_default() {
+            for t in sg.tensors().unwrap_or_default() {
+                v.extend(t.shape().into_iter().flatten().map(|d| d as u64));
+                v.extend(t.shape_signature().into_iter().flatten().map(|d| d as u64));
                 v.extend([t.type_().0 as u64, u64::from(t.buffer()), text(t.name()), u64::from(t.is_variable())]);
                 if let Some(q) = t.quantization() {
-                    v.extend(q.scale().into_iter().flat_map(|s| s.iter()).map(|x| u64::from(x.to_bits())));
-                    v.extend(q.zero_point().into_iter().flat_map(|z| z.iter()).map(|z| z as u64));
+                    v.extend(q.scale().into_iter().flatten().map(|x| u64::from(x.to_bits())));
+                    v.extend(q.zero_point().into_iter().flatten().map(|z| z as u64));
                     v.push(q.quantized_dimension() as u64);
                 }
             }
-            for op in sg.operators().into_iter().flat_map(|o| o.iter()) {
+            for op in sg.operators().unwrap_or_default() {
                 v.push(u64::from(op.opcode_index()));
-                v.extend(op.inputs().into_iter().flat_map(|i| i.iter()).map(|i| i as u64));
-                v.extend(op.outputs().into_iter().flat_map(|o| o.iter()).map(|o| o as u64));
-                v.extend(op.intermediates().into_iter().flat_map(|o| o.iter()).map(|o| o as u64));
+                v.extend(op.inputs().into_iter().flatten().map(|i| i as u64));
+                v.extend(op.outputs().into_iter().flatten().map(|o| o as u64));
+                v.extend(op.intermediates().into_iter().flatten().map(|o| o as u64));
                 v.push(options(op.builtin_options_type()));
                 v.push(op.custom_options().map_or(u64::MAX, &bytes));
             }
-            v.extend(sg.inputs().into_iter().flat_map(|i| i.iter()).map(|i| i as u64));
-            v.extend(sg.outputs().into_iter().flat_map(|o| o.iter()).map(|o| o as u64));
+            v.extend(sg.inputs().into_iter().flatten().map(|i| i as u64));
+            v.extend(sg.outputs().into_iter().flatten().map(|o| o as u64));
             v.push(text(sg.name()));
         }
-        for sig in m.signature_defs().into_iter().flat_map(|s| s.iter()) {
+        for sig in m.signature_defs().unwrap_or_default() {
             v.extend([text(sig.signature_key()), u64::from(sig.subgraph_index())]);
-            for tm in sig.inputs().into_iter().chain(sig.outputs()).flat_map(|t| t.iter()) {
+            for tm in sig.inputs().into_iter().chain(sig.outputs()).flatten() {
                 v.extend([text(tm.name()), u64::from(tm.tensor_index())]);
             }
         }
-        for md in m.metadata().into_iter().flat_map(|m| m.iter()) {
+        for md in m.metadata().unwrap_or_default() {
             v.extend([text(md.name()), u64::from(md.buffer())]);
         }
         v

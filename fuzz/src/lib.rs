@@ -150,7 +150,7 @@ pub fn cvimodel(data: &[u8]) -> Option<Walker> {
     }
     // Lookups by name scan the sections or weights: only the first few, so the target stays
     // linear in the input (`check` bounds its own lookups by the work budget).
-    for (i, w) in model.weight_map().into_iter().flat_map(|w| w.iter()).enumerate() {
+    for (i, w) in model.weight_map().into_iter().flatten().enumerate() {
         let _ = w.address();
         if i < 16 {
             let _ = file.weight_data(&w);
@@ -159,14 +159,14 @@ pub fn cvimodel(data: &[u8]) -> Option<Walker> {
             }
         }
     }
-    for p in model.programs().into_iter().flat_map(|p| p.iter()).take(16) {
-        for r in p.routines().into_iter().flat_map(|r| r.iter()).take(16) {
+    for p in model.programs().into_iter().flatten().take(16) {
+        for r in p.routines().into_iter().flatten().take(16) {
             let resolved = file.routine_section(&r);
             if valid {
                 debug_assert!(resolved.is_ok(), "a valid model's routines must resolve");
             }
         }
-        for t in p.tensor_map().into_iter().flat_map(|t| t.iter()) {
+        for t in p.tensor_map().unwrap_or_default() {
             let _ = t.address();
         }
     }
@@ -189,7 +189,7 @@ fn graph_helpers<'a, M: ModelView<'a>>(model: M, valid: bool, mut per_op: impl F
     }
     let _ = model.buffer_bytes();
     let mut budget = Options::DEFAULT.apparent_size_budget(model.file().len());
-    for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
+    for sg in model.subgraph_list().unwrap_or_default() {
         let ops = sg.operators();
         let tensors = sg.tensors();
         let visits = ops.map_or(0, |o| o.len()).saturating_add(tensors.map_or(0, |t| t.len()));
@@ -197,7 +197,7 @@ fn graph_helpers<'a, M: ModelView<'a>>(model: M, valid: bool, mut per_op: impl F
             Some(left) => budget = left,
             None => return,
         }
-        for op in ops.into_iter().flat_map(|o| o.iter()) {
+        for op in ops.unwrap_or_default() {
             let options = model.custom_options(&op);
             if valid {
                 debug_assert!(options.is_ok(), "a valid model's custom options must resolve");
@@ -205,7 +205,7 @@ fn graph_helpers<'a, M: ModelView<'a>>(model: M, valid: bool, mut per_op: impl F
             let _ = model.operator_kind(&op);
             per_op(&op);
         }
-        for t in tensors.into_iter().flat_map(|t| t.iter()) {
+        for t in tensors.unwrap_or_default() {
             let _ = model.tensor_data(&t);
         }
     }

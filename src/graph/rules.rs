@@ -239,7 +239,7 @@ pub(crate) fn runtime_check<'a, M: FormatRules<'a>>(
 
 fn all_warnings<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, f: &mut dyn FnMut(Warning)) -> Checked {
     let model = c.model;
-    for (s, sg) in model.subgraph_list().into_iter().flat_map(|v| v.iter()).enumerate() {
+    for (s, sg) in model.subgraph_list().into_iter().flatten().enumerate() {
         let Some(ops) = sg.operators().filter(|o| !o.is_empty()) else { continue };
         let count = sg.tensors().map_or(0, |t| t.len());
         c.charge(count)?;

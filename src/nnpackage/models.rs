@@ -66,7 +66,7 @@ pub fn model_io(bytes: &[u8]) -> Result<ModelIo, Error> {
 /// at most `budget` units (a subgraph or tensor, a byte of its name, a dimension of its shape).
 fn graph_io<'a, M: ModelView<'a>>(model: M, mut budget: Budget) -> Result<ModelIo, Error> {
     let mut subgraphs = Vec::new();
-    for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
+    for sg in model.subgraph_list().unwrap_or_default() {
         let at = to_u64(sg.position());
         let name = sg.name();
         spend(&mut budget, name.map_or(0, str::len), at)?;
@@ -82,7 +82,7 @@ fn graph_io<'a, M: ModelView<'a>>(model: M, mut budget: Budget) -> Result<ModelI
             })
         };
         let mut list = |v: Option<crate::wire::Vector<'_, i32>>| -> Result<Vec<TensorIo>, Error> {
-            v.into_iter().flat_map(|v| v.iter()).map(&mut tensor).collect()
+            v.into_iter().flatten().map(&mut tensor).collect()
         };
         let inputs = list(sg.inputs())?;
         let outputs = list(sg.outputs())?;

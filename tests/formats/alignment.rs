@@ -80,7 +80,7 @@ fn real_int64_vectors_are_aligned_and_checked() {
         let bytes = std::fs::read(&path).unwrap();
         let model = Model::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for sg in model.subgraphs().unwrap().iter() {
-            for t in SubGraphView::tensors(&sg).into_iter().flat_map(|t| t.iter()) {
+            for t in SubGraphView::tensors(&sg).unwrap_or_default() {
                 let Some(zp) = TensorView::quantization(&t).and_then(|q| q.zero_point) else { continue };
                 let start = zp.as_slice().as_ptr() as usize - bytes.as_ptr() as usize;
                 assert_eq!(start % 8, 0, "{}: zero_point data at {start}", path.display());

@@ -195,9 +195,9 @@ fn circle_and_its_tflite_source_read_the_same() {
 fn full_listing<'a, M: ModelView<'a>>(model: M) -> Vec<String> {
     use flatmodel::graph::{DimensionView, MetadataView, SignatureView, SparsityView, TensorMapView};
     let mut out = Vec::new();
-    for sg in model.subgraph_list().into_iter().flat_map(|v| v.iter()) {
+    for sg in model.subgraph_list().unwrap_or_default() {
         out.push(format!("subgraph {:?} {:?} {:?}", sg.name(), ints(sg.inputs()), ints(sg.outputs())));
-        for t in sg.tensors().into_iter().flat_map(|v| v.iter()) {
+        for t in sg.tensors().unwrap_or_default() {
             let data = model.tensor_data(&t).unwrap();
             let q = t.quantization().map(|q| {
                 let floats = |v: Option<flatmodel::wire::Vector<'_, f32>>| v.map(|v| v.iter().collect::<Vec<_>>());
@@ -208,11 +208,10 @@ fn full_listing<'a, M: ModelView<'a>>(model: M) -> Vec<String> {
                 let dims: Vec<_> = s
                     .dim_metadata()
                     .into_iter()
-                    .flat_map(|v| v.iter())
+                    .flatten()
                     .map(|d| {
-                        let values = |v: Option<flatmodel::graph::IndexValues<'_>>| {
-                            v.map(|v| (0..v.len()).map(|i| v.get(i)).collect::<Vec<_>>())
-                        };
+                        let values =
+                            |v: Option<flatmodel::graph::IndexValues<'_>>| v.map(|v| v.into_iter().collect::<Vec<_>>());
                         (d.format(), d.dense_size(), values(d.array_segments()), values(d.array_indices()))
                     })
                     .collect();
@@ -228,16 +227,16 @@ fn full_listing<'a, M: ModelView<'a>>(model: M) -> Vec<String> {
                 t.is_variable()
             ));
         }
-        for op in sg.operators().into_iter().flat_map(|v| v.iter()) {
+        for op in sg.operators().unwrap_or_default() {
             let kind = model.operator_kind(&op).unwrap();
             let custom = model.custom_options(&op).unwrap();
             let tensors = (ints(op.inputs()), ints(op.outputs()), ints(op.intermediates()));
             out.push(format!("operator {kind} {tensors:?} {custom:?}"));
         }
     }
-    for sig in model.signature_list().into_iter().flat_map(|v| v.iter()) {
+    for sig in model.signature_list().unwrap_or_default() {
         let maps = |m: Option<flatmodel::wire::TableVector<'a, <M::Signature as SignatureView<'a>>::TensorMap>>| {
-            m.into_iter().flat_map(|v| v.iter()).map(|t| (t.name(), t.tensor_index())).collect::<Vec<_>>()
+            m.into_iter().flatten().map(|t| (t.name(), t.tensor_index())).collect::<Vec<_>>()
         };
         out.push(format!(
             "signature {:?} {} {:?} {:?}",
@@ -247,7 +246,7 @@ fn full_listing<'a, M: ModelView<'a>>(model: M) -> Vec<String> {
             maps(sig.outputs())
         ));
     }
-    for meta in model.metadata_list().into_iter().flat_map(|v| v.iter()) {
+    for meta in model.metadata_list().unwrap_or_default() {
         out.push(format!("metadata {:?} {:?}", meta.name(), model.buffer_data(meta.buffer()).unwrap()));
     }
     out

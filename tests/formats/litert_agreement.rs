@@ -107,10 +107,9 @@ fn check_file(model_path: &Path, reference: &Value) -> Result<(), String> {
     }
     // Signatures: key -> input and output names.
     let mut ours: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
-    for sig in model.signature_defs().into_iter().flat_map(|s| s.iter()) {
+    for sig in model.signature_defs().unwrap_or_default() {
         let names = |m: Option<flatmodel::wire::TableVector<'_, flatmodel::tflite::TensorMap<'_>>>| {
-            let mut v: Vec<String> =
-                m.into_iter().flat_map(|m| m.iter()).map(|t| t.name().unwrap_or("").to_string()).collect();
+            let mut v: Vec<String> = m.into_iter().flatten().map(|t| t.name().unwrap_or("").to_string()).collect();
             v.sort();
             v
         };

@@ -30,7 +30,7 @@ pub fn of(record: &ConversionMetadata<'_>) -> Conversion {
     let optimizations = options
         .and_then(|o| o.model_optimization_modes())
         .into_iter()
-        .flat_map(|v| v.iter())
+        .flatten()
         .map(|m| Named::new(m.name(), m.0))
         .collect();
     Conversion {

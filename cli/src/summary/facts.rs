@@ -128,8 +128,8 @@ impl Quant {
         let scales = q.scale.map_or(0, |s| s.len());
         let zero_points = q.zero_point.map_or(0, |z| z.len());
         budget.charge(scales.saturating_add(zero_points))?;
-        let scale_list: Vec<f32> = q.scale.into_iter().flat_map(|s| s.iter()).collect();
-        let zero_list: Vec<i64> = q.zero_point.into_iter().flat_map(|z| z.iter()).collect();
+        let scale_list: Vec<f32> = q.scale.into_iter().flatten().collect();
+        let zero_list: Vec<i64> = q.zero_point.into_iter().flatten().collect();
         Ok(match scale_list.as_slice() {
             [] => None,
             [scale] => Some(Quant::PerTensor { scale: *scale, zero_point: zero_list.first().copied().unwrap_or(0) }),
@@ -195,7 +195,7 @@ impl TensorFacts {
         budget: &mut Budget,
     ) -> Result<TensorFacts, OverBudget> {
         budget.charge(1)?;
-        let shape: Vec<i32> = tensor.shape().into_iter().flat_map(|s| s.iter()).collect();
+        let shape: Vec<i32> = tensor.shape().into_iter().flatten().collect();
         let signature: Option<Vec<i32>> = tensor.shape_signature().map(|s| s.iter().collect());
         budget.charge(shape.len().saturating_add(signature.as_ref().map_or(0, Vec::len)))?;
         let quant = match tensor.quantization() {

@@ -150,7 +150,7 @@ pub fn entries<'a, M: ModelView<'a>>(
     budget: &mut Budget,
 ) -> Result<Vec<Entry>, OverBudget> {
     let mut entries = Vec::new();
-    for sig in model.signature_list().into_iter().flat_map(|s| s.iter()) {
+    for sig in model.signature_list().unwrap_or_default() {
         budget.charge(1)?;
         let subgraph = sig.subgraph_index();
         let at = usize::try_from(subgraph).unwrap_or(usize::MAX);
@@ -165,7 +165,7 @@ pub fn entries<'a, M: ModelView<'a>>(
             let listed = facts.first().map(Vec::as_slice);
             let mut ports = |list: Option<Vector<'a, i32>>| -> Result<Vec<Port>, OverBudget> {
                 let mut ports = Vec::new();
-                for index in list.into_iter().flat_map(|v| v.iter()) {
+                for index in list.unwrap_or_default() {
                     ports.push(port(model, Some(sg), listed, i64::from(index), None, budget)?);
                 }
                 Ok(ports)
@@ -186,7 +186,7 @@ fn mapped<'a, M: ModelView<'a>>(
     budget: &mut Budget,
 ) -> Result<Vec<Port>, OverBudget> {
     let mut ports = Vec::new();
-    for m in maps.into_iter().flat_map(|v| v.iter()) {
+    for m in maps.unwrap_or_default() {
         ports.push(port(model, sg, listed, i64::from(m.tensor_index()), m.name(), budget)?);
     }
     Ok(ports)

@@ -72,8 +72,8 @@ pub fn of<'a, M: ModelView<'a>>(
     let (mut options_2, mut large_custom, mut control_flow) = (false, false, false);
     let (mut types, mut sparse, mut blockwise, mut dynamic, mut variable) =
         (BTreeSet::new(), false, false, false, false);
-    for sg in model.subgraph_list().into_iter().flat_map(|l| l.iter()) {
-        for op in sg.operators().into_iter().flat_map(|l| l.iter()) {
+    for sg in model.subgraph_list().unwrap_or_default() {
+        for op in sg.operators().unwrap_or_default() {
             budget.charge(1)?;
             options_2 |= op.options_types()[1] != 0;
             large_custom |= op.large_custom_options().0 > 1;

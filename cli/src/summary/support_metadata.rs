@@ -87,10 +87,10 @@ pub fn of(meta: &ModelMetadata<'_>, budget: &mut Budget) -> Result<SupportMetada
     let subgraphs = meta.subgraph_metadata();
     // The displayer shows the first subgraph's tensors: TFLite models with metadata have one.
     if let Some(sg) = subgraphs.and_then(|s| s.get(0)) {
-        for t in sg.input_tensor_metadata().into_iter().flat_map(|v| v.iter()) {
+        for t in sg.input_tensor_metadata().unwrap_or_default() {
             inputs.push(tensor(&t, budget)?);
         }
-        for t in sg.output_tensor_metadata().into_iter().flat_map(|v| v.iter()) {
+        for t in sg.output_tensor_metadata().unwrap_or_default() {
             outputs.push(tensor(&t, budget)?);
         }
     }
@@ -114,7 +114,7 @@ fn tensor(t: &TensorMetadata<'_>, budget: &mut Budget) -> Result<TensorInfo, Ove
     let kind = content.map(|c| c.content_properties()).filter(|p| p.tag() != 0).map(|p| content_text(&p));
     let range = content.and_then(|c| c.range()).map(|r| Range { min: r.min(), max: r.max() });
     let mut normalization = None;
-    for unit in t.process_units().into_iter().flat_map(|u| u.iter()) {
+    for unit in t.process_units().unwrap_or_default() {
         if let Some(n) = normalization_of(&unit, budget)? {
             normalization = Some(n);
         }
@@ -146,8 +146,8 @@ fn content_text(p: &ContentProperties<'_>) -> String {
 /// A process unit's normalization (mean, std), if it is one.
 fn normalization_of(unit: &ProcessUnit<'_>, budget: &mut Budget) -> Result<Option<Normalization>, OverBudget> {
     let ProcessUnitOptions::NormalizationOptions(n) = unit.options() else { return Ok(None) };
-    let mean: Vec<f32> = n.mean().into_iter().flat_map(|v| v.iter()).collect();
-    let std: Vec<f32> = n.std().into_iter().flat_map(|v| v.iter()).collect();
+    let mean: Vec<f32> = n.mean().into_iter().flatten().collect();
+    let std: Vec<f32> = n.std().into_iter().flatten().collect();
     budget.charge(mean.len().saturating_add(std.len()))?;
     Ok(Some(Normalization { mean, std }))
 }
@@ -155,7 +155,7 @@ fn normalization_of(unit: &ProcessUnit<'_>, budget: &mut Budget) -> Result<Optio
 /// Associated files: name, type, description.
 fn files(list: Option<TableVector<'_, AssociatedFile<'_>>>, budget: &mut Budget) -> Result<Vec<FileInfo>, OverBudget> {
     let mut out = Vec::new();
-    for f in list.into_iter().flat_map(|v| v.iter()) {
+    for f in list.unwrap_or_default() {
         budget.charge(1)?;
         out.push(FileInfo {
             name: budget.text_of(f.name())?,

@@ -40,8 +40,8 @@ impl Weights {
         let mut counted: HashSet<u32> = HashSet::new();
         // Buffer index -> bytes of the constant tensors not yet attributed to an operator.
         let mut constant: BTreeMap<u32, u64> = BTreeMap::new();
-        for (s, sg) in model.subgraph_list().into_iter().flat_map(|s| s.iter()).enumerate() {
-            for (i, t) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
+        for (s, sg) in model.subgraph_list().into_iter().flatten().enumerate() {
+            for (i, t) in sg.tensors().into_iter().flatten().enumerate() {
                 budget.charge(1)?;
                 let Ok(data) = model.tensor_data(&t) else { continue };
                 if data.is_empty() || t.is_variable() || !counted.insert(t.buffer()) {
@@ -70,11 +70,11 @@ impl Weights {
                 constant.insert(t.buffer(), bytes);
             }
         }
-        for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
-            for op in sg.operators().into_iter().flat_map(|o| o.iter()) {
+        for sg in model.subgraph_list().unwrap_or_default() {
+            for op in sg.operators().unwrap_or_default() {
                 budget.charge(1)?;
                 let name = operator_name(model, &op, budget)?;
-                for index in op.inputs().into_iter().flat_map(|v| v.iter()) {
+                for index in op.inputs().unwrap_or_default() {
                     budget.charge(1)?;
                     let Some(t) = sg.tensor(index) else { continue };
                     if let Some(bytes) = constant.remove(&t.buffer()) {

@@ -77,7 +77,7 @@ impl Model<'_> {
     pub fn revision(&self) -> Revision {
         let mut e = Evidence { zero: false, later: false, left: self.raw().buffer().len() / 4 };
         e.fields::<revision0::Model, Model>(self.raw());
-        for code in self.operator_codes().into_iter().flat_map(|v| v.iter()) {
+        for code in self.operator_codes().unwrap_or_default() {
             if !e.visit() {
                 break;
             }
@@ -86,19 +86,19 @@ impl Model<'_> {
                 false => e.zero |= code.deprecated_builtin_code() != 0,
             }
         }
-        for b in self.buffers().into_iter().flat_map(|v| v.iter()) {
+        for b in self.buffers().unwrap_or_default() {
             if !e.visit() {
                 break;
             }
             e.fields::<revision0::Buffer, super::Buffer>(b.raw());
         }
-        'subgraphs: for sg in self.subgraphs().into_iter().flat_map(|v| v.iter()) {
+        'subgraphs: for sg in self.subgraphs().unwrap_or_default() {
             if !e.visit() {
                 break;
             }
             e.zero |= sg.raw().has(DATA_FORMAT);
             e.fields::<revision0::SubGraph, super::SubGraph>(sg.raw());
-            for t in sg.tensors().into_iter().flat_map(|v| v.iter()) {
+            for t in sg.tensors().unwrap_or_default() {
                 if !e.visit() {
                     break 'subgraphs;
                 }
@@ -107,7 +107,7 @@ impl Model<'_> {
                     e.fields::<revision0::QuantizationParameters, super::QuantizationParameters>(q.raw());
                 }
             }
-            for op in sg.operators().into_iter().flat_map(|v| v.iter()) {
+            for op in sg.operators().unwrap_or_default() {
                 if !e.visit() {
                     break 'subgraphs;
                 }

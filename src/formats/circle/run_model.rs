@@ -24,8 +24,8 @@ impl<'a> Model<'a> {
     /// the walk stays linear in the file whatever its offsets share.
     pub fn for_each_run_model(&self, mut f: impl FnMut(RunModelRef<'a>)) {
         let mut left = self.raw().buffer().len() / 4;
-        for (subgraph, sg) in self.subgraphs().into_iter().flat_map(|v| v.iter()).enumerate() {
-            for (operator, op) in sg.operators().into_iter().flat_map(|v| v.iter()).enumerate() {
+        for (subgraph, sg) in self.subgraphs().into_iter().flatten().enumerate() {
+            for (operator, op) in sg.operators().into_iter().flatten().enumerate() {
                 let Some(rest) = left.checked_sub(1) else { return };
                 left = rest;
                 if let BuiltinOptions::RunModelOptions(o) = op.builtin_options() {

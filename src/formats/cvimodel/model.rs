@@ -319,15 +319,15 @@ impl<'a> CviModel<'a> {
     /// out on a file [`CviModel::parse_with`] accepted with the same `options`.
     pub fn memory_usage_with(&self, options: &Options) -> MemoryUsage {
         let mut m = MemoryUsage::default();
-        for s in self.model.sections().into_iter().flat_map(|s| s.iter()) {
+        for s in self.model.sections().unwrap_or_default() {
             m.sections = m.sections.saturating_add(u64::from(s.size()));
         }
         let mut budget = Budget::new(options, self.file.len(), &MODEL);
-        for p in self.model.programs().into_iter().flat_map(|p| p.iter()) {
+        for p in self.model.programs().unwrap_or_default() {
             m.neuron = m.neuron.saturating_add(u64::from(p.neuron_size()));
             m.private = m.private.saturating_add(u64::from(p.private_gmem()));
             m.shared = m.shared.max(u64::from(p.shared_gmem()));
-            for t in p.tensor_map().into_iter().flat_map(|t| t.iter()) {
+            for t in p.tensor_map().unwrap_or_default() {
                 if budget.charge(1, 0).is_err() {
                     return m;
                 }
@@ -379,12 +379,12 @@ impl<'a> CviModel<'a> {
                 f(Warning::ChipMismatch);
             }
         }
-        for (i, s) in self.model.sections().into_iter().flat_map(|s| s.iter()).enumerate() {
+        for (i, s) in self.model.sections().into_iter().flatten().enumerate() {
             if s.encrypt() {
                 f(Warning::EncryptedSection { section: i });
             }
         }
-        for (i, w) in self.model.weight_map().into_iter().flat_map(|w| w.iter()).enumerate() {
+        for (i, w) in self.model.weight_map().into_iter().flatten().enumerate() {
             if !w.address().tagged {
                 f(Warning::UntaggedWeightOffset { weight: i });
             }
@@ -396,8 +396,8 @@ impl<'a> CviModel<'a> {
             let mut room = NameRoom::new();
             let sections = tables(&self.model.raw(), Model::SECTIONS_SLOT);
             let mut names = SectionNames::new(sections, &mut room, &mut work, error)?;
-            for (p, program) in self.model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
-                for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
+            for (p, program) in self.model.programs().into_iter().flatten().enumerate() {
+                for (r, routine) in program.routines().into_iter().flatten().enumerate() {
                     work.charge_into(1, 0, error)?;
                     let Some(tpu) = routine.tpu_routine() else { continue };
                     let mut find = |name: &str, error: &mut Error| names.find(name, &mut work, error);

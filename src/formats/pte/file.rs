@@ -137,8 +137,8 @@ impl<'a> PteFile<'a> {
     /// iteration (`take`) when the program only passed [`PteFile::parse_structure`] ([`PteFile::parse`]
     /// charges this walk to its work budget).
     pub fn delegates(&self) -> impl Iterator<Item = Delegate<'a>> + 'a {
-        self.program.execution_plan().into_iter().flat_map(|plans| plans.iter()).enumerate().flat_map(|(plan, p)| {
-            p.delegates().into_iter().flat_map(|d| d.iter()).enumerate().map(move |(index, view)| Delegate {
+        self.program.execution_plan().into_iter().flatten().enumerate().flat_map(|(plan, p)| {
+            p.delegates().into_iter().flatten().enumerate().map(move |(index, view)| Delegate {
                 plan,
                 index,
                 id: view.id(),

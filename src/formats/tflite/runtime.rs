@@ -178,7 +178,7 @@ fn bytes_required(t: TensorType, shape: Option<crate::wire::Vector<'_, i32>>) ->
         (!overflows).then_some(product)
     }
     let mut count: u64 = 1;
-    for d in shape.into_iter().flat_map(|s| s.iter()) {
+    for d in shape.unwrap_or_default() {
         count = multiply(count, i64::from(d).cast_unsigned())?;
     }
     let packed = matches!(t, TensorType::INT4 | TensorType::UINT4 | TensorType::INT2);

@@ -42,7 +42,7 @@ fn tensor<'a, M: ModelView<'a>>(name: &str, model: M, what: &str, raw: bool) -> 
         Err(_) => model
             .subgraph_list()
             .into_iter()
-            .flat_map(|l| l.iter())
+            .flatten()
             .find_map(|sg| sg.tensors()?.iter().enumerate().find(|(_, t)| t.name() == Some(key))),
     };
     let Some((index, t)) = found else {
@@ -50,8 +50,8 @@ fn tensor<'a, M: ModelView<'a>>(name: &str, model: M, what: &str, raw: bool) -> 
         let names = model
             .subgraph_list()
             .into_iter()
-            .flat_map(|l| l.iter())
-            .flat_map(|sg| sg.tensors().into_iter().flat_map(|t| t.iter()).filter_map(|t| t.name()));
+            .flatten()
+            .flat_map(|sg| sg.tensors().into_iter().flatten().filter_map(|t| t.name()));
         let hint = crate::suggest::hint(key, names);
         return Err(Failure::new(format!("{name}: no tensor '{key}' {place}{hint}")));
     };
@@ -73,7 +73,7 @@ fn tensor<'a, M: ModelView<'a>>(name: &str, model: M, what: &str, raw: bool) -> 
 
 /// The names of `model`'s metadata entries.
 fn metadata_names<'a, M: ModelView<'a>>(model: M) -> Vec<&'a str> {
-    model.metadata_list().into_iter().flat_map(|l| l.iter()).filter_map(|m| m.name()).collect()
+    model.metadata_list().into_iter().flatten().filter_map(|m| m.name()).collect()
 }
 
 /// The associated file `what` (`associated:NAME`) names in the archive appended to a TFLite

@@ -367,9 +367,9 @@ impl CvimodelSummary {
         let h = file.header();
         let version = model.version().map(|v| format!("{}.{}.{}", v.major_(), v.minor_(), v.sub_minor()));
         let md5 = file.md5_check();
-        let sections_by_name = first_by_name(model.sections().into_iter().flat_map(|s| s.iter()).map(|s| s.name()));
+        let sections_by_name = first_by_name(model.sections().into_iter().flatten().map(|s| s.name()));
         let mut sections = Vec::new();
-        for (i, s) in model.sections().into_iter().flat_map(|s| s.iter()).enumerate() {
+        for (i, s) in model.sections().into_iter().flatten().enumerate() {
             let resolved = file.section_at(i);
             // Sections may overlap: the MD5 of each is charged by its length.
             budget.charge(1usize.saturating_add(resolved.as_ref().map_or(0, |r| r.payload.len() / 16)))?;
@@ -388,7 +388,7 @@ impl CvimodelSummary {
             });
         }
         let mut weight_list = Vec::new();
-        for (i, w) in model.weight_map().into_iter().flat_map(|w| w.iter()).enumerate() {
+        for (i, w) in model.weight_map().into_iter().flatten().enumerate() {
             let dims = w.shape().and_then(|s| s.dim());
             budget.charge(1usize.saturating_add(dims.map_or(0, |d| d.len())))?;
             weight_list.push(WeightSummary {
@@ -403,10 +403,10 @@ impl CvimodelSummary {
         }
         let mut programs = Vec::new();
         let mut io = Vec::new();
-        for (p, program) in model.programs().into_iter().flat_map(|p| p.iter()).enumerate() {
+        for (p, program) in model.programs().into_iter().flatten().enumerate() {
             budget.charge(1)?;
             let mut tensors: Vec<cvimodel::Tensor<'_>> = Vec::new();
-            for t in program.tensor_map().into_iter().flat_map(|t| t.iter()) {
+            for t in program.tensor_map().unwrap_or_default() {
                 budget.charge(1usize.saturating_add(t.shape().and_then(|s| s.dim()).map_or(0, |d| d.len())))?;
                 tensors.push(t);
             }
@@ -414,14 +414,14 @@ impl CvimodelSummary {
             let names =
                 |v: Option<flatmodel::wire::StrVector<'_>>, budget: &mut Budget| -> Result<Vec<String>, OverBudget> {
                     let mut listed = Vec::new();
-                    for name in v.into_iter().flat_map(|v| v.iter()) {
+                    for name in v.unwrap_or_default() {
                         budget.charge(1)?;
                         listed.push(budget.text(name)?);
                     }
                     Ok(listed)
                 };
             let mut routines = Vec::new();
-            for (r, routine) in program.routines().into_iter().flat_map(|r| r.iter()).enumerate() {
+            for (r, routine) in program.routines().into_iter().flatten().enumerate() {
                 let kind = routine.type_().name().map_or_else(|| routine.type_().0.to_string(), str::to_lowercase);
                 let (inputs, outputs) = (names(routine.in_tensors(), budget)?, names(routine.out_tensors(), budget)?);
                 // What `routine_section` resolves, through the index of section names.

@@ -101,7 +101,7 @@ impl ProgramSummary {
         let program = file.program();
         let mut execution_plans = Vec::new();
         let mut io = Vec::new();
-        for p in program.execution_plan().into_iter().flat_map(|p| p.iter()) {
+        for p in program.execution_plan().unwrap_or_default() {
             let (plan, entry) = PlanSummary::of(&p, tensors, budget)?;
             execution_plans.push(plan);
             io.push(entry);
@@ -164,7 +164,7 @@ impl PlanSummary {
         let lists = [inputs.map_or(0, |v| v.len()), outputs.map_or(0, |v| v.len())];
         budget.charge(1usize.saturating_add(lists[0]).saturating_add(lists[1]))?;
         let mut operators = Vec::new();
-        for o in p.operators().into_iter().flat_map(|o| o.iter()) {
+        for o in p.operators().unwrap_or_default() {
             budget.charge(1)?;
             let (name, overload) = (o.name().unwrap_or(""), o.overload().filter(|s| !s.is_empty()));
             budget.charge(name.len().saturating_add(overload.map_or(0, str::len)))?;
@@ -174,7 +174,7 @@ impl PlanSummary {
             });
         }
         let ports = |ids: Option<Vector<'_, i32>>| -> Vec<Port> {
-            ids.into_iter().flat_map(|v| v.iter()).map(|id| evalue_port(p, id)).collect()
+            ids.into_iter().flatten().map(|id| evalue_port(p, id)).collect()
         };
         let name = budget.text_of(p.name())?;
         // The io entry's copy.

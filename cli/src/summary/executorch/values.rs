@@ -44,7 +44,7 @@ impl ValueRow {
 /// The rows of `plan`'s values, each charged to `budget` with its dimensions.
 pub fn of_plan(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<ValueRow>, OverBudget> {
     let mut rows = Vec::new();
-    for (index, value) in plan.values().into_iter().flat_map(|v| v.iter()).enumerate() {
+    for (index, value) in plan.values().into_iter().flatten().enumerate() {
         budget.charge(1)?;
         let val = value.val();
         let KernelTypes::Tensor(t) = val else {
@@ -53,7 +53,7 @@ pub fn of_plan(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<Valu
         };
         let sizes = t.sizes();
         budget.charge(sizes.map_or(0, |s| s.len()))?;
-        let shape: Vec<i64> = sizes.into_iter().flat_map(|s| s.iter()).map(i64::from).collect();
+        let shape: Vec<i64> = sizes.into_iter().flatten().map(i64::from).collect();
         let elements = elements(shape.iter().copied());
         let external = t.extra_tensor_info().filter(|e| e.location() == TensorDataLocation::EXTERNAL);
         let data = match (external, t.allocation_info(), t.data_buffer_idx()) {
@@ -82,7 +82,7 @@ pub fn of_plan(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<Valu
 /// The rows of graph `g`'s values, each charged to `budget` with its dimensions.
 pub fn of_graph(g: &VkGraph<'_>, budget: &mut Budget) -> Result<Vec<ValueRow>, OverBudget> {
     let mut rows = Vec::new();
-    for (index, value) in g.values().into_iter().flat_map(|v| v.iter()).enumerate() {
+    for (index, value) in g.values().into_iter().flatten().enumerate() {
         budget.charge(1)?;
         let v = value.value();
         let GraphTypes::VkTensor(t) = v else {
@@ -91,7 +91,7 @@ pub fn of_graph(g: &VkGraph<'_>, budget: &mut Budget) -> Result<Vec<ValueRow>, O
         };
         let dims = t.dims();
         budget.charge(dims.map_or(0, |d| d.len()))?;
-        let shape: Vec<i64> = dims.into_iter().flat_map(|d| d.iter()).map(i64::from).collect();
+        let shape: Vec<i64> = dims.into_iter().flatten().map(i64::from).collect();
         let elements = elements(shape.iter().copied());
         let data = match (t.constant_id(), t.mem_obj_id()) {
             (c, _) if c >= 0 => Some(format!("constant {c}")),

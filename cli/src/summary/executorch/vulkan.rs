@@ -181,14 +181,14 @@ impl VulkanGraphSummary {
         let lists = [ports.0, ports.1, g.values().map(|v| v.len()), g.chain().map(|c| c.len())];
         budget.charge(lists.into_iter().flatten().fold(constant_count, usize::saturating_add))?;
         let mut values: BTreeMap<String, u64> = BTreeMap::new();
-        for v in g.values().into_iter().flat_map(|v| v.iter()) {
+        for v in g.values().unwrap_or_default() {
             let u = v.value();
             let type_name = u.type_name().map_or_else(|| format!("GraphTypes({})", u.tag()), str::to_string);
             let count = values.entry(type_name).or_default();
             *count = count.saturating_add(1);
         }
         let mut operators: BTreeMap<String, u64> = BTreeMap::new();
-        for call in g.chain().into_iter().flat_map(|c| c.iter()) {
+        for call in g.chain().unwrap_or_default() {
             let name = call.name().unwrap_or("");
             match operators.get_mut(name) {
                 Some(count) => *count = count.saturating_add(1),
@@ -245,7 +245,7 @@ fn graph_values(
     budget: &mut Budget,
 ) -> Result<Vec<GraphValue>, OverBudget> {
     let mut listed = Vec::new();
-    for value in ids.into_iter().flat_map(|v| v.iter()) {
+    for value in ids.unwrap_or_default() {
         let found = usize::try_from(value).ok().and_then(|i| g.values()?.get(i)).map(|v| v.value());
         let tensor = match found {
             Some(GraphTypes::VkTensor(t)) => {

@@ -36,10 +36,10 @@ pub fn of(file: &PteFile<'_>, budget: &mut Budget) -> Result<Weights, OverBudget
     let mut w = Weights::default();
     let mut counted: HashSet<Data> = HashSet::new();
     let mut unread = 0u64;
-    for plan in program.execution_plan().into_iter().flat_map(|p| p.iter()) {
+    for plan in program.execution_plan().unwrap_or_default() {
         // Value index -> bytes of the constants no kernel has read yet.
         let mut pending: HashMap<i64, u64> = HashMap::new();
-        for (id, value) in plan.values().into_iter().flat_map(|v| v.iter()).enumerate() {
+        for (id, value) in plan.values().into_iter().flatten().enumerate() {
             budget.charge(1)?;
             let KernelTypes::Tensor(t) = value.val() else { continue };
             let external = t.extra_tensor_info().filter(|e| e.location() == TensorDataLocation::EXTERNAL);
@@ -54,7 +54,7 @@ pub fn of(file: &PteFile<'_>, budget: &mut Budget) -> Result<Weights, OverBudget
             }
             let sizes = t.sizes();
             budget.charge(sizes.map_or(0, |s| s.len()))?;
-            let elements = elements(sizes.into_iter().flat_map(|s| s.iter()));
+            let elements = elements(sizes.into_iter().flatten());
             let bytes = t.scalar_type().element_size().map_or(0, |size| size.saturating_mul(elements));
             add(&mut w, outside, elements, crate::summary::facts::scalar_dtype(t.scalar_type()), bytes);
             pending.insert(i64::try_from(id).unwrap_or(i64::MAX), bytes);
@@ -129,8 +129,8 @@ fn caller_name(plan: &ExecutionPlan<'_>, caller: Caller, budget: &mut Budget) ->
 /// passes.
 fn calls(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<(Caller, Vec<i64>)>, OverBudget> {
     let mut calls = Vec::new();
-    for chain in plan.chains().into_iter().flat_map(|c| c.iter()) {
-        for instruction in chain.instructions().into_iter().flat_map(|i| i.iter()) {
+    for chain in plan.chains().unwrap_or_default() {
+        for instruction in chain.instructions().unwrap_or_default() {
             budget.charge(1)?;
             let (name, args) = match instruction.instr_args() {
                 InstructionArguments::KernelCall(k) => (Caller::Kernel(k.op_index()), k.args()),
@@ -138,7 +138,7 @@ fn calls(plan: &ExecutionPlan<'_>, budget: &mut Budget) -> Result<Vec<(Caller, V
                 _ => continue,
             };
             budget.charge(args.map_or(0, |a| a.len()))?;
-            calls.push((name, args.into_iter().flat_map(|a| a.iter()).map(i64::from).collect()));
+            calls.push((name, args.into_iter().flatten().map(i64::from).collect()));
         }
     }
     Ok(calls)
@@ -185,13 +185,13 @@ fn graph_constants<'a>(
     // tensor naming it.
     let mut constant_of: HashMap<i64, usize> = HashMap::new();
     let mut typed: BTreeMap<usize, (String, u64)> = BTreeMap::new();
-    for (value, v) in g.values().into_iter().flat_map(|v| v.iter()).enumerate() {
+    for (value, v) in g.values().into_iter().flatten().enumerate() {
         budget.charge(1)?;
         let GraphTypes::VkTensor(t) = v.value() else { continue };
         let Ok(index) = usize::try_from(t.constant_id()) else { continue };
         let dims = t.dims();
         budget.charge(dims.map_or(0, |d| d.len()))?;
-        let elements = elements(dims.into_iter().flat_map(|d| d.iter()));
+        let elements = elements(dims.into_iter().flatten());
         let dtype = vk_dtype(t.datatype());
         typed.entry(index).or_insert((dtype, elements));
         constant_of.insert(i64::try_from(value).unwrap_or(i64::MAX), index);
@@ -207,10 +207,10 @@ fn graph_constants<'a>(
         add(w, outside, elements, dtype, bytes);
         pending.insert(index, bytes);
     }
-    for call in g.chain().into_iter().flat_map(|c| c.iter()) {
+    for call in g.chain().unwrap_or_default() {
         let args = call.args();
         budget.charge(args.map_or(0, |a| a.len()).saturating_add(1))?;
-        for arg in args.into_iter().flat_map(|a| a.iter()) {
+        for arg in args.unwrap_or_default() {
             let read = constant_of.get(&i64::from(arg)).and_then(|c| pending.remove(c));
             if let Some(bytes) = read {
                 let name = format!("{} ({backend})", call.name().unwrap_or("-"));

@@ -365,15 +365,15 @@ impl GraphSummary {
         let mut all_facts = Vec::new();
         // The arena planner's comparisons, for all subgraphs together: 16 per byte of the file.
         let mut plan_steps = to_u64(model.file().len()).saturating_mul(16).saturating_add(4096);
-        for (i, sg) in model.subgraph_list().into_iter().flat_map(|s| s.iter()).enumerate() {
+        for (i, sg) in model.subgraph_list().into_iter().flatten().enumerate() {
             budget.charge(1)?;
             let mut facts = Vec::new();
-            for (t, tensor) in sg.tensors().into_iter().flat_map(|v| v.iter()).enumerate() {
+            for (t, tensor) in sg.tensors().into_iter().flatten().enumerate() {
                 facts.push(TensorFacts::of(model, t, &tensor, budget)?);
             }
             let mut uses = Vec::new();
             let mut calls = Vec::new();
-            for (o, op) in sg.operators().into_iter().flat_map(|o| o.iter()).enumerate() {
+            for (o, op) in sg.operators().into_iter().flatten().enumerate() {
                 budget.charge(1)?;
                 let kind = model.operator_kind(&op);
                 let name = operator_name(model, &op, budget)?;
@@ -389,8 +389,7 @@ impl GraphSummary {
                 }
                 let tensors: Vec<i32> = [op.inputs(), op.outputs(), op.intermediates()]
                     .into_iter()
-                    .flatten()
-                    .flat_map(|v| v.iter())
+                    .flat_map(Option::unwrap_or_default)
                     .collect();
                 budget.charge(tensors.len())?;
                 uses.push(tensors);
@@ -414,7 +413,7 @@ impl GraphSummary {
         }
         let signatures = signatures(model, budget)?;
         let mut metadata = Vec::new();
-        for m in model.metadata_list().into_iter().flat_map(|m| m.iter()) {
+        for m in model.metadata_list().unwrap_or_default() {
             budget.charge(1)?;
             metadata.push(Metadata { name: budget.text_of(m.name())?, buffer: m.buffer() });
         }
@@ -476,10 +475,10 @@ fn listed<T: flatmodel::wire::Scalar>(v: Option<Vector<'_, T>>, budget: &mut Bud
 /// Each signature: its key, subgraph, and the names of its inputs and outputs.
 fn signatures<'a, M: ModelView<'a>>(model: M, budget: &mut Budget) -> Result<Vec<Signature>, OverBudget> {
     let mut signatures = Vec::new();
-    for sig in model.signature_list().into_iter().flat_map(|s| s.iter()) {
+    for sig in model.signature_list().unwrap_or_default() {
         budget.charge(1)?;
         let mut maps = |m: Option<TableVector<'a, <M::Signature as SignatureView<'a>>::TensorMap>>| {
-            let m: Vec<_> = m.into_iter().flat_map(|v| v.iter()).collect();
+            let m: Vec<_> = m.into_iter().flatten().collect();
             budget.charge(m.len())?;
             let mut names = Vec::new();
             for t in &m {

@@ -55,7 +55,7 @@ impl Run {
             }
         };
         let (mut tensors, mut operators) = (0, 0);
-        for sg in model.subgraph_list().into_iter().flat_map(|s| s.iter()) {
+        for sg in model.subgraph_list().unwrap_or_default() {
             tensors += sg.tensors().map_or(0, |t| t.len());
             operators += sg.operators().map_or(0, |o| o.len());
         }
@@ -73,8 +73,8 @@ impl Run {
             let uses = model
                 .subgraph_list()
                 .into_iter()
-                .flat_map(|s| s.iter())
-                .flat_map(|sg| sg.operators().into_iter().flat_map(|o| o.iter()))
+                .flatten()
+                .flat_map(|sg| sg.operators().into_iter().flatten())
                 .filter(|op| flatmodel::graph::OperatorView::opcode_index(op) as usize == code)
                 .count();
             if let Some(kind) = model.operator_kind_at(code) {
