@@ -124,7 +124,7 @@ pub use error::{Error, ErrorKind, Location, PathName, Result, MAX_PATH};
 #[cfg(not(flatmodel_bootstrap))]
 pub use formats::{circle, circle_training, conversion_metadata, cvimodel, pte, tflite, tflite_metadata, vkgraph};
 #[cfg(not(flatmodel_bootstrap))]
-pub use formats::{detect, File, Format};
+pub use formats::{detect, File, FileWarning, Format};
 
 /// The README's examples, compiled as doctests so they cannot go stale.
 #[cfg(doctest)]

@@ -1,14 +1,33 @@
 //! Any model file this crate reads: the format recognised from the bytes ([`super::detect`])
-//! and verified, in one call, for tools that take whatever file they are given.
+//! and verified, in one call, for tools that take whatever file they are given. The common
+//! jobs (the bytes, the format, the root to dump, the warnings) need no match on the format.
 
 use super::{circle, cvimodel, detect, pte, tflite, vkgraph, Format};
+use crate::dump::Dumpable;
 use crate::error::{Error, ErrorKind, Location};
+use crate::graph::ModelView;
 use crate::verify::Options;
+use core::fmt;
 
 static FILE: &str = "file";
 
 /// A verified file of one of the formats, as its format's own view.
-#[derive(Clone, Copy)]
+///
+/// What every format has is a method here: [`File::bytes`], [`File::format`],
+/// [`File::dump_root`], [`File::for_each_warning`], [`File::check_rules`]. Match on the
+/// variants for what only one format has (a TFLite model's tensors, a cvimodel's sections).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/tflite/sine_float.tflite"))?;
+/// let file = flatmodel::File::parse(&bytes)?;
+/// assert_eq!(file.format(), flatmodel::Format::Tflite);
+/// assert_eq!(file.bytes().len(), bytes.len());
+/// file.for_each_warning(|w| println!("warning: {w}"))?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub enum File<'a> {
     /// A TFLite model.
@@ -77,6 +96,108 @@ impl<'a> File<'a> {
             File::VkGraph(_) => Format::VkGraph,
             File::Pte(_) => Format::Pte,
             File::Cvimodel(_) => Format::Cvimodel,
+        }
+    }
+
+    /// The whole input the file was parsed from, header and trailing data included (what was
+    /// given to [`File::parse`]).
+    ///
+    /// ```
+    /// # let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/tflite/sine_float.tflite")).unwrap();
+    /// let file = flatmodel::File::parse_structure(&bytes)?;
+    /// assert!(core::ptr::eq(file.bytes(), &bytes[..]));
+    /// # Ok::<(), flatmodel::Error>(())
+    /// ```
+    pub fn bytes(&self) -> &'a [u8] {
+        match self {
+            File::Tflite(m) => ModelView::file(m),
+            File::Circle(m) => ModelView::file(m),
+            File::VkGraph(b) => b.bytes(),
+            File::Pte(p) => p.bytes(),
+            File::Cvimodel(c) => c.file(),
+        }
+    }
+
+    /// The root table [`crate::dump::dump_table`] prints for the file: the model of a TFLite
+    /// or Circle file, the program of a `.pte`, the VkGraph of a Vulkan blob, the body of a
+    /// cvimodel.
+    ///
+    /// A Circle model is dumped by the names of the schema revision its content shows
+    /// ([`circle::Model::dump_root`]); that dump of a revision-0 file verifies the bytes again
+    /// against revision 0's layout, and this is the one error this method can return.
+    ///
+    /// ```
+    /// # let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/tflite/sine_float.tflite")).unwrap();
+    /// let file = flatmodel::File::parse_structure(&bytes)?;
+    /// let mut json = String::new();
+    /// flatmodel::dump::dump_table(&mut json, file.dump_root()?, &Default::default()).unwrap();
+    /// assert!(json.starts_with('{'));
+    /// # Ok::<(), flatmodel::Error>(())
+    /// ```
+    pub fn dump_root(&self) -> Result<Dumpable<'a>, Error> {
+        match self {
+            File::Tflite(m) => Ok(Dumpable::new(*m)),
+            File::Circle(m) => m.dump_root(),
+            File::VkGraph(b) => Ok(Dumpable::new(b.graph())),
+            File::Pte(p) => Ok(Dumpable::new(p.program())),
+            File::Cvimodel(c) => Ok(Dumpable::new(c.model())),
+        }
+    }
+
+    /// Calls `f` for each advisory finding of the file's format, with the default limits: a
+    /// TFLite or Circle model's ([`tflite::Model::for_each_warning`]), a cvimodel's
+    /// ([`cvimodel::CviModel::for_each_warning`]); `.pte` programs and Vulkan blobs have none.
+    /// Each [`FileWarning`] displays as a sentence.
+    ///
+    /// The walk is charged to the default work budget. On a file [`File::parse`] accepted it
+    /// never runs out; after [`File::parse_structure`] alone it may stop with
+    /// [`ErrorKind::ApparentSizeLimit`], the findings before it reported.
+    ///
+    /// ```
+    /// # let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/tflite/sine_float.tflite")).unwrap();
+    /// let file = flatmodel::File::parse(&bytes)?;
+    /// let mut count = 0;
+    /// file.for_each_warning(|w| {
+    ///     eprintln!("{w}");
+    ///     count += 1;
+    /// })?;
+    /// # Ok::<(), flatmodel::Error>(())
+    /// ```
+    pub fn for_each_warning(&self, mut f: impl FnMut(FileWarning)) -> Result<(), Error> {
+        match self {
+            File::Tflite(m) => m.for_each_warning(|w| f(FileWarning::Model(w))),
+            File::Circle(m) => m.for_each_warning(|w| f(FileWarning::Model(w))),
+            File::Cvimodel(c) => c.for_each_warning(|w| f(FileWarning::Cvimodel(w))),
+            File::VkGraph(_) | File::Pte(_) => Ok(()),
+        }
+    }
+
+    /// The file's warnings ([`File::for_each_warning`]) in a vector, or the error that ended
+    /// the list (never on a file [`File::parse`] accepted).
+    #[cfg(feature = "alloc")]
+    pub fn warnings(&self) -> Result<alloc::vec::Vec<FileWarning>, Error> {
+        let mut warnings = alloc::vec::Vec::new();
+        self.for_each_warning(|w| warnings.push(w))?;
+        Ok(warnings)
+    }
+}
+
+/// An advisory finding in a [`File`], as its format reports it: something a runtime tolerates
+/// but a careful writer would not produce. It displays as a sentence naming where it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FileWarning {
+    /// A TFLite or Circle model's ([`crate::graph::Warning`]).
+    Model(crate::graph::Warning),
+    /// A cvimodel's ([`cvimodel::Warning`]).
+    Cvimodel(cvimodel::Warning),
+}
+
+impl fmt::Display for FileWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileWarning::Model(w) => w.fmt(f),
+            FileWarning::Cvimodel(w) => w.fmt(f),
         }
     }
 }

@@ -10,7 +10,7 @@ pub mod tflite;
 pub mod tflite_metadata;
 pub mod vkgraph;
 
-pub use file::File;
+pub use file::{File, FileWarning};
 
 /// A format recognised from its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

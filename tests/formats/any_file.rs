@@ -55,3 +55,98 @@ fn file_gives_each_formats_own_verdict() {
     let unknown = File::parse(b"not a model at all").err().map(|e| e.kind());
     assert_eq!(unknown, Some(ErrorKind::UnknownFormat));
 }
+
+/// What a file's own format type says of it, read without `File`: its root dumped as JSON
+/// (`None` for a file too large to dump twice here), and its warnings as text with the end of
+/// the list.
+type Own = (Option<Result<String, String>>, Vec<String>, Result<(), flatmodel::Error>);
+
+/// The dump of `root`, or why it failed.
+fn dump_of(root: Result<flatmodel::dump::Dumpable<'_>, flatmodel::Error>) -> Result<String, String> {
+    let root = root.map_err(|e| e.to_string())?;
+    let mut json = String::new();
+    flatmodel::dump::dump_table(&mut json, root, &flatmodel::verify::Options::DEFAULT).map_err(|e| e.to_string())?;
+    Ok(json)
+}
+
+/// [`Own`] for the structurally valid `bytes` of `format`, through the format's own type.
+fn own_view(bytes: &[u8], format: Format) -> Own {
+    use flatmodel::dump::Dumpable;
+    let dumpable = bytes.len() <= 2 << 20;
+    let mut texts = Vec::new();
+    let (dump, end) = match format {
+        Format::Tflite => {
+            let m = tflite::Model::parse_structure(bytes).unwrap();
+            (dump_of(Ok(Dumpable::new(m))), m.for_each_warning(|w| texts.push(w.to_string())))
+        }
+        Format::Circle => {
+            let m = circle::Model::parse_structure(bytes).unwrap();
+            (dump_of(m.dump_root()), m.for_each_warning(|w| texts.push(w.to_string())))
+        }
+        Format::VkGraph => (dump_of(Ok(Dumpable::new(vkgraph::Blob::parse_structure(bytes).unwrap().graph()))), Ok(())),
+        Format::Pte => (dump_of(Ok(Dumpable::new(pte::PteFile::parse_structure(bytes).unwrap().program()))), Ok(())),
+        Format::Cvimodel => {
+            let c = cvimodel::CviModel::parse_structure(bytes).unwrap();
+            (dump_of(Ok(Dumpable::new(c.model()))), c.for_each_warning(|w| texts.push(w.to_string())))
+        }
+        other => panic!("no own view for {other:?}"),
+    };
+    (dumpable.then_some(dump), texts, end)
+}
+
+/// `File`'s accessors (the bytes, the format, the dump root, the warnings, `Debug`) agree with
+/// what each format's own type gives, on every structurally valid testdata and corpus file.
+#[test]
+fn file_accessors_agree_with_each_formats_own_view() {
+    let (mut checked, mut dumped) = (0, 0);
+    let (mut formats, mut with_warnings) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+    for path in files() {
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(file) = File::parse_structure(&bytes) else { continue };
+        let name = path.display();
+        assert!(std::ptr::eq(file.bytes(), &bytes[..]), "{name}: bytes() is the whole input");
+        let format = file.format();
+        assert_eq!(Some(format), flatmodel::detect(&bytes), "{name}");
+        let debug = format!("{file:?}");
+        assert!(debug.starts_with(&format!("{format:?}(")), "{name}: {debug}");
+        assert!(debug.len() < 1024, "{name}: Debug prints lengths, not bytes: {} characters", debug.len());
+
+        let (own_dump, own_texts, own_end) = own_view(&bytes, format);
+        if let Some(own_dump) = own_dump {
+            assert_eq!(dump_of(file.dump_root()), own_dump, "{name}: dump_root");
+            dumped += 1;
+        }
+        let mut texts = Vec::new();
+        let end = file.for_each_warning(|w| texts.push(w.to_string()));
+        assert_eq!((&texts, end), (&own_texts, own_end), "{name}: warnings");
+        match file.warnings() {
+            Ok(list) => assert_eq!(list.iter().map(ToString::to_string).collect::<Vec<_>>(), texts, "{name}"),
+            Err(e) => assert_eq!(Err(e), end, "{name}"),
+        }
+        if !texts.is_empty() {
+            with_warnings.insert(format!("{format:?}"));
+        }
+        checked += 1;
+        formats.insert(format!("{format:?}"));
+    }
+    assert_eq!(formats.len(), 5, "every format among the files: {formats:?}");
+    assert!(checked >= 25 && dumped >= 25, "{checked} files checked, {dumped} dumped");
+    assert!(with_warnings.contains("Tflite"), "some TFLite file has warnings: {with_warnings:?}");
+}
+
+/// A cvimodel's warnings come through `File` as the format reports them: a testdata model whose
+/// header MD5 is zeroed gives one warning, naming both digests.
+#[test]
+fn a_cvimodels_warnings_come_through_file() {
+    let path = support::testdata().join("cvimodel/tpumlir_tinycnn_int8_cv181x.cvimodel");
+    let mut bytes = std::fs::read(path).unwrap();
+    let md5 = 14..30; // after the magic, the body size, the major and the minor version
+    let stored: String = bytes[md5.clone()].iter().map(|b| format!("{b:02x}")).collect();
+    bytes[md5].fill(0);
+    let file = File::parse(&bytes).unwrap();
+    let warnings = file.warnings().unwrap();
+    assert!(matches!(warnings[..], [flatmodel::FileWarning::Cvimodel(cvimodel::Warning::Md5Mismatch { .. })]));
+    let zeros = "0".repeat(32);
+    let want = format!("header md5 {zeros} is not the md5 of the file after the header ({stored})");
+    assert_eq!(warnings[0].to_string(), want);
+}

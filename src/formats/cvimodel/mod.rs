@@ -8,7 +8,8 @@
 //! (generated into `generated.rs`); `header.rs` is the container header, `offsets.rs` the tagged
 //! offsets, `model.rs` the file and its section area, `section.rs` a section resolved to its
 //! payload, `rules.rs` the model's rules, `lz4.rs` the LZ4 block check, `names.rs` the sections
-//! indexed by name, `lists.rs` the lists both read by slot.
+//! indexed by name, `lists.rs` the lists both read by slot, `warning_text.rs` how a [`Warning`]
+//! reads.
 //!
 //! - Sections resolve to their stored payload ([`CviModel::section_at`], [`CviModel::section`]).
 //! - Verification checks that every unencrypted LZ4 section decompresses to exactly its
@@ -38,6 +39,7 @@ mod names;
 mod offsets;
 mod rules;
 mod section;
+mod warning_text;
 
 pub use generated::*;
 pub use header::{Header, RawHeader, RawHeaderV1_0, HEADER_SIZE, HEADER_SIZE_V1_0, MAGIC};

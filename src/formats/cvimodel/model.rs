@@ -87,7 +87,7 @@ impl MemoryUsage {
 }
 
 /// A cvimodel file: its header, the verified flatbuffer body and the section area after it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct CviModel<'a> {
     file: &'a [u8],
     header: Header,
@@ -96,6 +96,13 @@ pub struct CviModel<'a> {
     model: Model<'a>,
     /// [`Options::max_inflated_size`] of the parse: what `decompress_section` may allocate.
     max_inflated: u64,
+}
+
+/// The file's length and header, not its bytes.
+impl core::fmt::Debug for CviModel<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CviModel").field("len", &self.file.len()).field("header", &self.header).finish_non_exhaustive()
+    }
 }
 
 crate::container::entry_points!(
