@@ -87,6 +87,7 @@
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
+#![warn(missing_debug_implementations)]
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -117,6 +117,29 @@ impl Memory {
     }
 }
 
+/// How the bytes are held and how many, not the bytes.
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let how = match self {
+            Input::Read(_) => "Read",
+            Input::Mapped(_) => "Mapped",
+            Input::Empty => "Empty",
+        };
+        f.debug_struct("Input").field("how", &how).field("len", &self.bytes().len()).finish()
+    }
+}
+
+/// Where the bytes are and how many, not the bytes.
+impl std::fmt::Debug for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let how = match self {
+            Memory::Small(_) => "Small",
+            Memory::Huge { .. } => "Huge",
+        };
+        f.debug_struct("Memory").field("how", &how).field("len", &self.as_ref().len()).finish()
+    }
+}
+
 impl AsRef<[u8]> for Memory {
     fn as_ref(&self) -> &[u8] {
         match self {

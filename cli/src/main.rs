@@ -14,6 +14,7 @@
 #![deny(unsafe_code)]
 // `as` only in `convert.rs`, where each conversion says what it does.
 #![deny(clippy::as_conversions)]
+#![warn(missing_debug_implementations)]
 
 mod budget;
 mod commands;

@@ -18,6 +18,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// What a path names.
+#[derive(Debug)]
 pub enum Opened {
     /// A checked nnpackage.
     Package(Box<Package>),

@@ -41,6 +41,13 @@ impl<'w, W: Write> FmtWriter<'w, W> {
     }
 }
 
+/// The error kept, not the writer.
+impl<W: Write> std::fmt::Debug for FmtWriter<'_, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FmtWriter").field("error", &self.error).finish_non_exhaustive()
+    }
+}
+
 impl<W: Write> std::fmt::Write for FmtWriter<'_, W> {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
         self.inner.write_all(s.as_bytes()).map_err(|e| {
@@ -51,7 +58,7 @@ impl<W: Write> std::fmt::Write for FmtWriter<'_, W> {
 }
 
 /// A [`std::fmt::Write`] that only counts: a dry run that measures output without holding it.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Counter {
     /// Bytes written so far.
     pub bytes: u64,

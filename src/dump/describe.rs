@@ -7,13 +7,13 @@ use crate::schema::{EnumDesc, FieldKind, ScalarType, ScalarValue, StructDesc, St
 /// A schema's types as handles, and what the dump asks of them.
 pub trait Describe {
     /// A table type.
-    type Table: Copy;
+    type Table: Copy + core::fmt::Debug;
     /// A struct type.
-    type Struct: Copy;
+    type Struct: Copy + core::fmt::Debug;
     /// An enum type.
-    type Enum: Copy;
+    type Enum: Copy + core::fmt::Debug;
     /// A union type.
-    type Union: Copy;
+    type Union: Copy + core::fmt::Debug;
 
     /// The fields of table type `t` in slot order, deprecated ones included.
     fn fields(&self, t: Self::Table) -> impl Iterator<Item = Field<'_, Self>>;
@@ -37,6 +37,7 @@ pub trait Describe {
 }
 
 /// One field of a table, as the dump reads it.
+#[derive(Debug)]
 pub struct Field<'a, S: Describe + ?Sized> {
     /// Its name.
     pub name: &'a str,
@@ -49,6 +50,7 @@ pub struct Field<'a, S: Describe + ?Sized> {
 }
 
 /// What a table field holds.
+#[derive(Debug)]
 pub enum Kind<S: Describe + ?Sized> {
     /// A scalar of this type, with its default (`None`: an optional scalar, `= null`).
     Scalar(ScalarType, Option<ScalarValue>),
@@ -79,6 +81,7 @@ pub enum Kind<S: Describe + ?Sized> {
 }
 
 /// One field of a struct.
+#[derive(Debug)]
 pub struct StructField<'a, S: Describe + ?Sized> {
     /// Its name.
     pub name: &'a str,
@@ -91,6 +94,7 @@ pub struct StructField<'a, S: Describe + ?Sized> {
 }
 
 /// What a struct field (or one element of a fixed-size array) holds.
+#[derive(Debug)]
 pub enum Inline<S: Describe + ?Sized> {
     /// A scalar.
     Scalar(ScalarType),
@@ -101,6 +105,7 @@ pub enum Inline<S: Describe + ?Sized> {
 }
 
 /// What a union member holds.
+#[derive(Debug)]
 pub enum Member<S: Describe + ?Sized> {
     /// A table.
     Table(S::Table),

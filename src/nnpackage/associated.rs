@@ -19,6 +19,13 @@ pub struct AssociatedFiles<'a> {
     archive: Archive,
 }
 
+/// The model's length and the archive's file count, not their bytes.
+impl std::fmt::Debug for AssociatedFiles<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AssociatedFiles").field("len", &self.file.len()).field("files", &self.names().count()).finish()
+    }
+}
+
 impl<'a> AssociatedFiles<'a> {
     /// The archive appended to `file` (a whole TFLite file): `Ok(None)` when the file does not
     /// end with a zip archive's end record, an error when it does but the archive is corrupt.

@@ -105,7 +105,7 @@ macro_rules! fb_union {
     ($(#[$meta:meta])* $name:ident = $id:literal { $($tag:literal => $variant:ident),* $(,)? }) => {
         $(#[$meta])*
         #[doc = concat!("\n\nUnion `", stringify!($name), "`.")]
-        #[derive(Clone, Copy)]
+        #[derive(Clone, Copy, Debug)]
         #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
         pub enum $name<'a> {
             /// No value (type 0).
@@ -207,7 +207,7 @@ macro_rules! fb_struct {
     }) => {
         $(#[$meta])*
         #[doc = concat!("\n\nStruct `", stringify!($name), "`, viewed in place.")]
-        #[derive(Clone, Copy)]
+        #[derive(Clone, Copy, Debug)]
         pub struct $name<'a> {
             bytes: &'a [u8],
         }

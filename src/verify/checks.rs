@@ -13,7 +13,7 @@ use crate::wire;
 
 /// A table being verified: its position and its vtable's field offsets.
 #[doc(hidden)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct TableCheck<'b> {
     pos: usize,
     slots: &'b [u8],

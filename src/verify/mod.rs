@@ -114,6 +114,18 @@ pub struct Verifier<'b> {
 
 static UNKNOWN: &str = "?";
 
+/// The buffer's length and the limits left, not the buffer's bytes nor the memo.
+impl core::fmt::Debug for Verifier<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Verifier")
+            .field("len", &self.buf.len())
+            .field("depth_left", &self.depth_left)
+            .field("tables_left", &self.tables_left)
+            .field("budget_left", &self.budget_left)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'b> Verifier<'b> {
     /// A verifier for `buf` with `opts`.
     pub fn new(buf: &'b [u8], opts: &Options) -> Self {

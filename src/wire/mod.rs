@@ -41,7 +41,7 @@ mod seal {
     /// implement the traits for its own types (nor expand the `fb_*!` macros, which name it).
     /// Every view therefore lies over verified bytes, which is what lets string accessors skip
     /// the UTF-8 check the verifier already made (see `wire/utf8.rs`).
-    #[derive(Clone, Copy)]
+    #[derive(Clone, Copy, Debug)]
     pub struct Seal;
 }
 pub(crate) use seal::Seal;
@@ -86,6 +86,13 @@ pub trait UnionMember<'a, U>: FromTable<'a> {
 pub struct UnionValue<'a> {
     buf: &'a [u8],
     pos: Option<usize>,
+}
+
+/// The value's position only, not the buffer's bytes.
+impl core::fmt::Debug for UnionValue<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("UnionValue").field("pos", &self.pos).finish_non_exhaustive()
+    }
 }
 
 impl<'a> UnionValue<'a> {

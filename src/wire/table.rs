@@ -17,6 +17,13 @@ pub struct Table<'a> {
     slots: &'a [u8],
 }
 
+/// The table's position and vtable length, not the buffer's bytes.
+impl core::fmt::Debug for Table<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Table").field("pos", &self.pos).field("slots", &(self.slots.len() / 2)).finish_non_exhaustive()
+    }
+}
+
 impl<'a> Table<'a> {
     /// The table at `pos` in verified bytes. The verifier checked the vtable lies in the
     /// buffer, so the wrapping arithmetic is exact; the slice bounds checks still guard reads.

@@ -20,6 +20,7 @@ use std::ffi::OsString;
 use std::io::Write;
 
 /// What full verification found in a valid file.
+#[derive(Debug)]
 pub struct Verdict {
     /// A short description: format, version, counts.
     pub summary: String,

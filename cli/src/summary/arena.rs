@@ -43,6 +43,7 @@ pub struct Lifetime {
 
 /// The subgraph's uses of each tensor: for each operator, the tensor indices it reads, writes
 /// or keeps as intermediates.
+#[derive(Debug)]
 pub struct Uses<'s> {
     /// The subgraph's tensors.
     pub tensors: &'s [TensorFacts],

@@ -9,7 +9,7 @@ use serde::Serialize;
 use std::io::Write;
 
 /// The summary of a flatbuffer read by a run-time schema.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub struct FlatbufferSummary {
     /// Always `flatbuffer`.
     format: &'static str,
@@ -30,7 +30,7 @@ pub struct FlatbufferSummary {
     apparent_size: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct SchemaTypes {
     tables: usize,
     structs: usize,
@@ -38,7 +38,7 @@ struct SchemaTypes {
     unions: usize,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct Identifier {
     /// Bytes 4..8 when they are four printable ASCII characters, else `null` (there is none,
     /// or they are not text).
@@ -49,7 +49,7 @@ struct Identifier {
     checked: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct Objects {
     tables: u64,
     vectors: u64,

@@ -31,7 +31,7 @@ use std::io::Write;
 
 /// What `inspect` says of any file: one summary per format, rendered as text or as the JSON
 /// that `inspect.schema.json` describes.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub enum Summary {
     /// A TFLite or Circle model.

@@ -13,7 +13,7 @@ use std::io::Write;
 
 /// What `inspect` says of an nnpackage: the manifest, the config, and each model with its
 /// own summary.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub struct PackageSummary {
     /// `nnpackage`.
     format: &'static str,
@@ -42,7 +42,7 @@ pub struct PackageSummary {
 }
 
 /// The config file: its path and `key=value` entries.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct ConfigSummary {
     /// Its path in the package.
     file: String,
@@ -51,7 +51,7 @@ struct ConfigSummary {
 }
 
 /// One `key=value` entry.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct ConfigEntry {
     /// The key.
     key: String,
@@ -60,7 +60,7 @@ struct ConfigEntry {
 }
 
 /// `from` feeds each of `to`.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct ConnectionSummary {
     /// The output.
     from: String,
@@ -69,7 +69,7 @@ struct ConnectionSummary {
 }
 
 /// One model of the package.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct ModelSummary {
     /// Its position in the manifest.
     index: usize,

@@ -16,7 +16,7 @@ use crate::wire::to_u64;
 static PROGRAM: &str = "Program";
 
 /// One delegate of one execution plan, with where its blob is stored.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct Delegate<'a> {
     /// The execution plan it belongs to.
     pub plan: usize,

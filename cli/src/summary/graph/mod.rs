@@ -29,7 +29,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// What `inspect` says of a TFLite or Circle model.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub struct GraphSummary {
     /// `TFLite` or `Circle`.
     format: &'static str,
@@ -71,7 +71,7 @@ pub struct GraphSummary {
 }
 
 /// One subgraph.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct Subgraph {
     /// Its index.
     index: usize,
@@ -98,7 +98,7 @@ struct Subgraph {
 }
 
 /// A control-flow operator and the subgraphs it calls.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct Call {
     /// The operator's index.
     operator: usize,
@@ -109,7 +109,7 @@ struct Call {
 }
 
 /// How many operators of one name and version.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct OperatorCount {
     /// `CONV_2D`, or a custom operator's name.
     name: String,
@@ -120,7 +120,7 @@ struct OperatorCount {
 }
 
 /// A signature's key, subgraph and the tensors it names.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct Signature {
     /// `signature_key`.
     key: Option<String>,
@@ -133,7 +133,7 @@ struct Signature {
 }
 
 /// A signature's name for a tensor.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct TensorName {
     /// The name.
     name: Option<String>,
@@ -142,7 +142,7 @@ struct TensorName {
 }
 
 /// A `Model.metadata` entry.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct Metadata {
     /// Its name.
     name: Option<String>,
@@ -152,6 +152,7 @@ struct Metadata {
 
 /// One tensor's row with `--tensors`: the listed facts, serialized as `inspect.schema.json`
 /// names them.
+#[derive(Debug)]
 struct TensorRow(TensorFacts);
 
 impl Serialize for TensorRow {
@@ -177,7 +178,7 @@ impl Serialize for TensorRow {
 }
 
 /// What only one of the two formats has.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 #[serde(untagged)]
 enum FormatOwn {
     /// TFLite's readings of its metadata.
@@ -188,7 +189,7 @@ enum FormatOwn {
 
 /// TFLite's readings of its metadata: the minimum runtime version, the support metadata,
 /// associated files and the conversion record.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub struct TfliteOwn {
     /// The `min_runtime_version` metadata entry.
     min_runtime_version: Option<String>,
@@ -205,7 +206,7 @@ pub struct TfliteOwn {
 
 /// Circle's own fields: the metadata buffer indices, the schema revision the content shows,
 /// the model files `RUN_MODEL` operators run and the training parameters.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub struct CircleOwn {
     /// `Model.metadata_buffer`.
     metadata_buffer: Vec<i32>,
@@ -219,7 +220,7 @@ pub struct CircleOwn {
 }
 
 /// A `RUN_MODEL` operator and the model it runs.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct RunModel {
     /// The subgraph holding it.
     subgraph: usize,
@@ -246,7 +247,7 @@ pub enum Nested<T> {
 }
 
 /// Whether a summary checks the model rules.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub enum Rules {
     /// Check them over the verified structure.
     Check,
