@@ -13,7 +13,7 @@ use crate::status::{Failure, Outcome};
 use flatmodel::dump::{dump_table, DumpError, Dumpable};
 use flatmodel::reflect::{Schema, TableId};
 use flatmodel::verify::Options;
-use flatmodel::{circle, File};
+use flatmodel::{circle, File, Format};
 use std::ffi::OsString;
 use std::fmt;
 use std::io::Write;
@@ -32,7 +32,7 @@ pub fn run(
     open::reporting(out, &name, |out| {
         let input = open::model_file(path, "dump", access)?;
         let file = open::file(input.bytes());
-        if revision.is_some() && (what.is_some() || !matches!(file, Ok(File::Circle(_)))) {
+        if revision.is_some() && (what.is_some() || file.as_ref().ok().map(File::format) != Some(Format::Circle)) {
             return Err(Failure::new(format!("{name}: --circle-revision applies to the model of a Circle file")));
         }
         let file = file?;
@@ -86,18 +86,11 @@ fn stream(
 /// The file's root table (a Circle model's by `revision`'s names, when given), or why the
 /// file cannot be dumped so ([`Failure::Invalid`]).
 fn whole(file: File<'_>, revision: Option<circle::Revision>) -> Result<Dumpable<'_>, Failure> {
-    match file {
-        File::Tflite(m) => Ok(Dumpable::new(m)),
-        File::Circle(m) => match revision {
-            Some(revision) => m.dump_root_as(revision),
-            None => m.dump_root(),
-        }
-        .map_err(|e| Failure::Invalid(e.to_string())),
-        File::Pte(p) => Ok(Dumpable::new(p.program())),
-        File::VkGraph(b) => Ok(Dumpable::new(b.graph())),
-        File::Cvimodel(c) => Ok(Dumpable::new(c.model())),
-        other => Err(Failure::Invalid(format!("dump does not read {:?} files", other.format()))),
+    match (file, revision) {
+        (File::Circle(m), Some(revision)) => m.dump_root_as(revision),
+        _ => file.dump_root(),
     }
+    .map_err(|e| Failure::Invalid(e.to_string()))
 }
 
 /// The verified root of the flatbuffer `what` (`metadata:NAME`) names in the model, why it is

@@ -15,7 +15,7 @@ use flatmodel::pte::PteFile;
 use flatmodel::reflect::{Schema, TableId};
 use flatmodel::verify::Options;
 use flatmodel::vkgraph::Blob;
-use flatmodel::{tflite, File};
+use flatmodel::{tflite, File, Format};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -118,23 +118,38 @@ fn one(
 /// checks of a TFLite model: what it is, or why it is invalid ([`Failure::Invalid`]); a usage
 /// error when `--runtime` is given for another format.
 fn check(file: File<'_>, runtime: Option<Runtime>) -> Result<Verdict, Failure> {
-    if !matches!(file, File::Tflite(_)) && runtime.is_some() {
+    if file.format() != Format::Tflite && runtime.is_some() {
         return Err(not_tflite(runtime, &format!("a {:?} file", file.format())));
     }
     if let Err(e) = file.check_rules(&Options::DEFAULT) {
         return Err(Failure::Invalid(e.to_string()));
     }
+    let summary = match (file, runtime) {
+        (File::Tflite(model), Some(runtime)) => check_for(model, runtime)?,
+        _ => summary_of(file)?,
+    };
+    let mut warnings = Warnings::collect(|f| file.for_each_warning(f));
+    if let Some(w) = associated_warning(file) {
+        warnings.push(w);
+    }
+    Ok(Verdict { summary, warnings })
+}
+
+/// What a valid file is, in a few words: format, version, counts.
+fn summary_of(file: File<'_>) -> Result<String, Failure> {
     Ok(match file {
-        File::Tflite(model) => match runtime {
-            Some(runtime) => check_for(model, runtime)?,
-            None => tflite_verdict(model),
-        },
-        File::Circle(model) => describe("Circle", model, |f| model.for_each_warning(f)),
-        File::Pte(program) => program_verdict(&program),
-        File::VkGraph(blob) => blob_verdict(&blob),
-        File::Cvimodel(cvimodel) => cvimodel_verdict(&cvimodel),
+        File::Tflite(model) => describe("TFLite", model),
+        File::Circle(model) => describe("Circle", model),
+        File::Pte(program) => program_summary(&program),
+        File::VkGraph(blob) => blob_summary(&blob),
+        File::Cvimodel(cvimodel) => cvimodel_summary(&cvimodel),
         other => return Err(Failure::Invalid(format!("verify does not read {:?} files", other.format()))),
     })
+}
+
+/// The warning of a corrupt archive of associated files appended to a TFLite model.
+fn associated_warning(file: File<'_>) -> Option<String> {
+    (file.format() == Format::Tflite).then(|| crate::summary::associated::warning(file.bytes())).flatten()
 }
 
 /// `PATH: ok (nnpackage 1.3, N model(s))` and each model's warnings, read from the views the
@@ -146,8 +161,7 @@ fn verify_package(out: &mut Out, name: &str, package: &Package, quiet: bool) -> 
     }
     for (i, model) in package.models().iter().enumerate() {
         let warnings = match package.model_file(i) {
-            Some(Ok(File::Tflite(m))) => Warnings::collect(|f| m.for_each_warning(f)),
-            Some(Ok(File::Circle(m))) => Warnings::collect(|f| m.for_each_warning(f)),
+            Some(Ok(file)) => Warnings::collect(|f| file.for_each_warning(f)),
             _ => Warnings::default(),
         };
         warnings.print(out, &format!("{name}: warning: model {i} ({}): ", model.path))?;
@@ -155,38 +169,35 @@ fn verify_package(out: &mut Out, name: &str, package: &Package, quiet: bool) -> 
     Ok(Outcome::Ok)
 }
 
-/// A valid program's verdict: its version, plans and delegates.
-fn program_verdict(file: &PteFile<'_>) -> Verdict {
+/// A valid program's summary: its version, plans and delegates.
+fn program_summary(file: &PteFile<'_>) -> String {
     let delegates: Vec<_> = file.delegates().collect();
     let vulkan = delegates.iter().filter(|d| d.is_vulkan()).count();
     let plans = file.program().execution_plan().map_or(0, |p| p.len());
-    let summary = format!(
+    format!(
         "ExecuTorch program v{}, {plans} execution plan(s), {} delegate(s) ({vulkan} Vulkan)",
         file.program().version(),
         delegates.len()
-    );
-    Verdict { summary, warnings: Warnings::default() }
+    )
 }
 
-/// A valid Vulkan blob's verdict: its values, operators and constants.
-fn blob_verdict(blob: &Blob<'_>) -> Verdict {
+/// A valid Vulkan blob's summary: its values, operators and constants.
+fn blob_summary(blob: &Blob<'_>) -> String {
     let what = if blob.header().is_some() { "Vulkan delegate blob (VH00)" } else { "bare VkGraph (VK00)" };
     let g = blob.graph();
-    let summary = format!(
+    format!(
         "{what}, {} value(s), {} operator(s), {} constant(s)",
         g.values().map_or(0, |v| v.len()),
         g.chain().map_or(0, |c| c.len()),
         g.constants().map_or(0, |c| c.len())
-    );
-    Verdict { summary, warnings: Warnings::default() }
+    )
 }
 
-/// A valid cvimodel's verdict (header, body, rules and every LZ4 section checked without
-/// inflating it): version, chip, programs, sections, the MD5 check, and the warnings.
-fn cvimodel_verdict(file: &CviModel<'_>) -> Verdict {
-    let warnings = Warnings::collect(|f| file.for_each_warning(|w| f(crate::summary::cvimodel::warning_text(w))));
+/// A valid cvimodel's summary (header, body, rules and every LZ4 section checked without
+/// inflating it): version, chip, programs, sections, the MD5 check.
+fn cvimodel_summary(file: &CviModel<'_>) -> String {
     let h = file.header();
-    let summary = format!(
+    format!(
         "cvimodel v{}.{}, chip {}, {} program(s), {} section(s), md5 {}",
         h.major,
         h.minor,
@@ -194,8 +205,7 @@ fn cvimodel_verdict(file: &CviModel<'_>) -> Verdict {
         file.model().programs().map_or(0, |p| p.len()),
         file.model().sections().map_or(0, |s| s.len()),
         if file.md5_check().matches() { "ok" } else { "mismatch" },
-    );
-    Verdict { summary, warnings }
+    )
 }
 
 /// The error of `--runtime` on a file of another format, `what`.
@@ -204,16 +214,14 @@ fn not_tflite(runtime: Option<Runtime>, what: &str) -> Failure {
     Failure::Message(format!("--runtime {key} applies to TFLite models, and this is {what}"))
 }
 
-/// Checks a valid TFLite model against `runtime`'s own checks: the verdict, or why that
+/// Checks a valid TFLite model against `runtime`'s own checks: its summary, or why that
 /// runtime refuses it ([`Failure::Invalid`]). The warnings leave out that runtime's refusals
 /// (there are none).
-fn check_for(model: tflite::Model<'_>, runtime: Runtime) -> Result<Verdict, Failure> {
+fn check_for(model: tflite::Model<'_>, runtime: Runtime) -> Result<String, Failure> {
     if let Err(e) = model.check_runtime(runtime) {
         return Err(Failure::Invalid(format!("{runtime} refuses the model: {e}{}", operator_of(model, runtime, e))));
     }
-    let mut verdict = tflite_verdict(model);
-    verdict.summary.push_str(&format!(", {runtime} loads it"));
-    Ok(verdict)
+    Ok(format!("{}, {runtime} loads it", describe("TFLite", model)))
 }
 
 /// `: NAME` for the operator `runtime`'s refusal `error` of `model` is about, if it is about one.
@@ -228,22 +236,8 @@ fn operator_of(model: tflite::Model<'_>, runtime: Runtime, error: flatmodel::Err
     name.map(|n| format!(": {n}")).unwrap_or_default()
 }
 
-/// A valid TFLite model's verdict: its warnings, and a corrupt archive of associated files.
-fn tflite_verdict(model: tflite::Model<'_>) -> Verdict {
-    let mut verdict = describe("TFLite", model, |f| model.for_each_warning(f));
-    if let Some(w) = crate::summary::associated::warning(model.file()) {
-        verdict.warnings.push(w);
-    }
-    verdict
-}
-
-/// `<format> v<version>, N subgraph(s)`, and the model's warnings.
-fn describe<'a, M: ModelView<'a>>(
-    format: &str,
-    model: M,
-    for_each: impl FnOnce(&mut dyn FnMut(Warning)) -> Result<(), flatmodel::Error>,
-) -> Verdict {
+/// `<format> v<version>, N subgraph(s)`.
+fn describe<'a, M: ModelView<'a>>(format: &str, model: M) -> String {
     let subgraphs = model.subgraph_list().map_or(0, |s| s.len());
-    let summary = format!("{format} v{}, {subgraphs} subgraph(s)", model.schema_version());
-    Verdict { summary, warnings: Warnings::collect(for_each) }
+    format!("{format} v{}, {subgraphs} subgraph(s)", model.schema_version())
 }

@@ -10,9 +10,8 @@ use crate::input::Access;
 use crate::open;
 use crate::output::Out;
 use crate::status::{Failure, Outcome};
-use flatmodel::graph::ModelView;
 use flatmodel::verify::Options;
-use flatmodel::File;
+use flatmodel::{File, Format};
 use std::borrow::Cow;
 use std::ffi::OsString;
 use std::io::Write;
@@ -45,13 +44,13 @@ pub fn run(
 /// as their sections are located through them; a TFLite or Circle model's data is reached
 /// through its verified structure alone.
 fn bytes<'a>(name: &str, file: File<'a>, what: &str, raw: bool) -> Result<Cow<'a, [u8]>, Failure> {
-    if !matches!(file, File::Tflite(_) | File::Circle(_)) {
+    if !matches!(file.format(), Format::Tflite | Format::Circle) {
         if let Err(e) = file.check_rules(&Options::DEFAULT) {
             return Err(Failure::Invalid(e.to_string()));
         }
     }
     match file {
-        File::Tflite(m) if what.starts_with("associated:") => model::associated(name, ModelView::file(&m), what),
+        File::Tflite(_) if what.starts_with("associated:") => model::associated(name, file.bytes(), what),
         File::Tflite(m) => model::bytes(name, m, what, raw),
         File::Circle(m) => model::bytes(name, m, what, raw),
         File::Pte(p) => executorch::from_program(name, &p, what).map(Cow::Borrowed),

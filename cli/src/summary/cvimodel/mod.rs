@@ -10,7 +10,7 @@ use crate::summary::io::{Entry, Found, Port, PortTensor, Runs};
 use crate::summary::needs::Need;
 use crate::summary::warnings::Warnings;
 use crate::summary::weights::Weights;
-use flatmodel::cvimodel::{self, CviModel, DType, MemoryRegion, SectionType, Warning};
+use flatmodel::cvimodel::{self, CviModel, DType, MemoryRegion, SectionType};
 use flatmodel::verify::Options;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -42,22 +42,6 @@ fn region_name(r: MemoryRegion) -> &'static str {
         MemoryRegion::Weight => "weight",
         MemoryRegion::Private => "private",
         MemoryRegion::Io(_) => "io_mem",
-    }
-}
-
-pub fn warning_text(w: Warning) -> String {
-    match w {
-        Warning::Md5Mismatch { stored, computed } => {
-            format!("header md5 {} is not the md5 of the file after the header ({})", hex(&stored), hex(&computed))
-        }
-        Warning::UntaggedWeightOffset { weight } => format!("weight_map[{weight}].offset lacks the bit-40 tag"),
-        Warning::VersionMismatch => "the header's version is not Model.version".into(),
-        Warning::ChipMismatch => "the header's chip is not Model.target".into(),
-        Warning::RoutineSectionType { program, routine } => {
-            format!("programs[{program}].routines[{routine}] names a section of another type")
-        }
-        Warning::EncryptedSection { section } => format!("sections[{section}] is encrypted (not interpreted)"),
-        other => format!("{other:?}"),
     }
 }
 
@@ -535,7 +519,7 @@ impl CvimodelSummary {
             weight_list,
             programs,
             model_rules: file.check(&Options::DEFAULT).err().map_or_else(|| "ok".to_string(), |e| e.to_string()),
-            warnings: Warnings::collect(|f| file.for_each_warning(|w| f(warning_text(w)))),
+            warnings: Warnings::collect(|f| file.for_each_warning(f)),
         })
     }
 }
