@@ -4,7 +4,7 @@
 use crate::wire::Vector;
 
 /// A `Buffer` table as stored: inline data, or a range of the file after the flatbuffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct BufferRef<'a> {
     /// `Buffer.data`, when present.
     pub data: Option<&'a [u8]>,
@@ -12,6 +12,17 @@ pub struct BufferRef<'a> {
     pub offset: u64,
     /// `Buffer.size`, with `offset`.
     pub size: u64,
+}
+
+/// The inline data's length, not its bytes (a model's weights).
+impl core::fmt::Debug for BufferRef<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("BufferRef")
+            .field("data_len", &self.data.map(<[u8]>::len))
+            .field("offset", &self.offset)
+            .field("size", &self.size)
+            .finish()
+    }
 }
 
 /// A tensor's element type: the code the file stores and the format's name for it.

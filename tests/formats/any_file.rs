@@ -150,3 +150,24 @@ fn a_cvimodels_warnings_come_through_file() {
     let want = format!("header md5 {zeros} is not the md5 of the file after the header ({stored})");
     assert_eq!(warnings[0].to_string(), want);
 }
+
+/// The views that hold a model's data (a buffer's, a section's payload) print its length as
+/// `Debug`, not its bytes.
+#[test]
+fn data_views_print_their_length_not_their_bytes() {
+    use flatmodel::graph::ModelView;
+    let bytes = std::fs::read(support::testdata().join("tflite/tf_convnet_int8_full.tflite")).unwrap();
+    let model = tflite::Model::parse(&bytes).unwrap();
+    let count = model.buffer_count().unwrap();
+    let buffer = (0..count).filter_map(|i| model.buffer_ref(i)).find(|b| b.data.is_some_and(|d| d.len() > 64)).unwrap();
+    let text = format!("{buffer:?}");
+    assert!(text.contains(&format!("data_len: Some({})", buffer.data.unwrap().len())), "{text}");
+    assert!(text.len() < 100, "{text}");
+
+    let bytes = std::fs::read(support::testdata().join("cvimodel/tpumlir_tinycnn_int8_cv181x.cvimodel")).unwrap();
+    let file = cvimodel::CviModel::parse(&bytes).unwrap();
+    let section = file.sections().map(Result::unwrap).max_by_key(|s| s.payload.len()).unwrap();
+    let text = format!("{section:?}");
+    assert!(text.contains(&format!("payload_len: {}", section.payload.len())), "{text}");
+    assert!(text.len() < 200 && section.payload.len() > 200, "{text}");
+}

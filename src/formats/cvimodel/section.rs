@@ -20,7 +20,7 @@ impl Section<'_> {
 }
 
 /// A section of the file: its table and its stored payload.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct SectionRef<'a> {
     /// The section's index in `Model.sections`.
     pub index: usize,
@@ -30,4 +30,16 @@ pub struct SectionRef<'a> {
     pub payload: &'a [u8],
     /// Where the payload starts in the file.
     pub file_offset: usize,
+}
+
+/// The payload's length, not its bytes.
+impl core::fmt::Debug for SectionRef<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SectionRef")
+            .field("index", &self.index)
+            .field("section", &self.section)
+            .field("payload_len", &self.payload.len())
+            .field("file_offset", &self.file_offset)
+            .finish()
+    }
 }
