@@ -144,14 +144,8 @@ impl<'a> File<'a> {
         }
     }
 
-    /// Calls `f` for each advisory finding of the file's format, with the default limits: a
-    /// TFLite or Circle model's ([`tflite::Model::for_each_warning`]), a cvimodel's
-    /// ([`cvimodel::CviModel::for_each_warning`]); `.pte` programs and Vulkan blobs have none.
-    /// Each [`FileWarning`] displays as a sentence.
-    ///
-    /// The walk is charged to the default work budget. On a file [`File::parse`] accepted it
-    /// never runs out; after [`File::parse_structure`] alone it may stop with
-    /// [`ErrorKind::ApparentSizeLimit`], the findings before it reported.
+    /// Calls `f` for each advisory finding of the file's format: [`File::for_each_warning_with`]
+    /// with the default limits. Each [`FileWarning`] displays as a sentence.
     ///
     /// ```
     /// # let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/tflite/sine_float.tflite")).unwrap();
@@ -163,11 +157,24 @@ impl<'a> File<'a> {
     /// })?;
     /// # Ok::<(), flatmodel::Error>(())
     /// ```
-    pub fn for_each_warning(&self, mut f: impl FnMut(FileWarning)) -> Result<(), Error> {
+    pub fn for_each_warning(&self, f: impl FnMut(FileWarning)) -> Result<(), Error> {
+        self.for_each_warning_with(&Options::DEFAULT, f)
+    }
+
+    /// Calls `f` for each advisory finding of the file's format: a TFLite or Circle model's
+    /// ([`tflite::Model::for_each_warning_with`]), a cvimodel's
+    /// ([`cvimodel::CviModel::for_each_warning_with`]); `.pte` programs and Vulkan blobs have
+    /// none.
+    ///
+    /// The walk is charged to the apparent-size budget of `options`. On a file
+    /// [`File::check_rules`] accepted with the same `options` it never runs out; after
+    /// [`File::parse_structure`] alone it may stop with [`ErrorKind::ApparentSizeLimit`], the
+    /// findings before it reported.
+    pub fn for_each_warning_with(&self, options: &Options, mut f: impl FnMut(FileWarning)) -> Result<(), Error> {
         match self {
-            File::Tflite(m) => m.for_each_warning(|w| f(FileWarning::Model(w))),
-            File::Circle(m) => m.for_each_warning(|w| f(FileWarning::Model(w))),
-            File::Cvimodel(c) => c.for_each_warning(|w| f(FileWarning::Cvimodel(w))),
+            File::Tflite(m) => m.for_each_warning_with(options, |w| f(FileWarning::Model(w))),
+            File::Circle(m) => m.for_each_warning_with(options, |w| f(FileWarning::Model(w))),
+            File::Cvimodel(c) => c.for_each_warning_with(options, |w| f(FileWarning::Cvimodel(w))),
             File::VkGraph(_) | File::Pte(_) => Ok(()),
         }
     }

@@ -4,6 +4,7 @@
 
 use crate::support;
 
+use flatmodel::verify::Options;
 use flatmodel::{circle, cvimodel, pte, tflite, vkgraph, ErrorKind, File, Format};
 use std::path::PathBuf;
 
@@ -132,6 +133,51 @@ fn file_accessors_agree_with_each_formats_own_view() {
     assert_eq!(formats.len(), 5, "every format among the files: {formats:?}");
     assert!(checked >= 25 && dumped >= 25, "{checked} files checked, {dumped} dumped");
     assert!(with_warnings.contains("Tflite"), "some TFLite file has warnings: {with_warnings:?}");
+}
+
+/// The warnings of structurally valid `bytes` of `format` through the format's own type,
+/// charged to `options`: their text and the end of the list.
+fn own_warnings_with(bytes: &[u8], format: Format, options: &Options) -> (Vec<String>, Result<(), flatmodel::Error>) {
+    let mut texts = Vec::new();
+    let end = match format {
+        Format::Tflite => {
+            tflite::Model::parse_structure(bytes).unwrap().for_each_warning_with(options, |w| texts.push(w.to_string()))
+        }
+        Format::Circle => {
+            circle::Model::parse_structure(bytes).unwrap().for_each_warning_with(options, |w| texts.push(w.to_string()))
+        }
+        Format::Cvimodel => cvimodel::CviModel::parse_structure(bytes)
+            .unwrap()
+            .for_each_warning_with(options, |w| texts.push(w.to_string())),
+        _ => Ok(()),
+    };
+    (texts, end)
+}
+
+/// `File::for_each_warning_with` charges the caller's budget as each format's own does: with no
+/// work allowed, the TFLite, Circle and cvimodel walks stop with `ApparentSizeLimit`, where the
+/// defaults pass.
+#[test]
+fn file_warnings_charge_the_callers_options() {
+    let none = Options { apparent_size_per_byte: 0, max_apparent_size: 0, ..Options::DEFAULT };
+    let mut stopped = std::collections::BTreeSet::new();
+    for path in support::model_files(&support::testdata()) {
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(file) = File::parse(&bytes) else { continue };
+        let name = path.display();
+        for options in [&Options::DEFAULT, &none] {
+            let mut texts = Vec::new();
+            let end = file.for_each_warning_with(options, |w| texts.push(w.to_string()));
+            assert_eq!((texts, end), own_warnings_with(&bytes, file.format(), options), "{name}");
+            if options == &none && end.is_err() {
+                assert_eq!(end.map_err(|e| e.kind()), Err(ErrorKind::ApparentSizeLimit), "{name}");
+                stopped.insert(format!("{:?}", file.format()));
+            } else {
+                assert_eq!(end, Ok(()), "{name}: a file File::parse accepted never runs out with the defaults");
+            }
+        }
+    }
+    assert_eq!(stopped.into_iter().collect::<Vec<_>>(), ["Circle", "Cvimodel", "Tflite"]);
 }
 
 /// A cvimodel's warnings come through `File` as the format reports them: a testdata model whose
