@@ -3,6 +3,7 @@
 //! jobs (the bytes, the format, the root to dump, the warnings) need no match on the format.
 
 use super::{circle, cvimodel, detect, pte, tflite, vkgraph, Format};
+use crate::container::Parsed;
 use crate::dump::Dumpable;
 use crate::error::{Error, ErrorKind, Location};
 use crate::graph::ModelView;
@@ -51,15 +52,31 @@ impl<'a> File<'a> {
         Ok(file)
     }
 
+    /// [`File::parse`] with explicit limits (for the structure and the rules), also returning
+    /// the verifier's counts: the same verdict as the format's own `parse_with`.
+    pub fn parse_with(bytes: &'a [u8], options: &Options) -> Result<Parsed<Self>, Error> {
+        let parsed = Self::parse_structure_with(bytes, options)?;
+        parsed.value.check_rules(options)?;
+        Ok(parsed)
+    }
+
     /// Recognises `bytes` and verifies their structure only (each format's `parse_structure`),
     /// for tools that show a file whose rules fail; [`File::check_rules`] gives the rest.
     pub fn parse_structure(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::parse_structure_with(bytes, &Options::DEFAULT).map(|p| p.value)
+    }
+
+    /// [`File::parse_structure`] with explicit limits, also returning the verifier's counts.
+    pub fn parse_structure_with(bytes: &'a [u8], options: &Options) -> Result<Parsed<Self>, Error> {
+        fn wrap<'a, T>(parsed: Parsed<T>, variant: fn(T) -> File<'a>) -> Parsed<File<'a>> {
+            Parsed { value: variant(parsed.value), stats: parsed.stats }
+        }
         Ok(match detect(bytes) {
-            Some(Format::Tflite) => File::Tflite(tflite::Model::parse_structure(bytes)?),
-            Some(Format::Circle) => File::Circle(circle::Model::parse_structure(bytes)?),
-            Some(Format::VkGraph) => File::VkGraph(vkgraph::Blob::parse_structure(bytes)?),
-            Some(Format::Pte) => File::Pte(pte::PteFile::parse_structure(bytes)?),
-            Some(Format::Cvimodel) => File::Cvimodel(cvimodel::CviModel::parse_structure(bytes)?),
+            Some(Format::Tflite) => wrap(tflite::Model::parse_structure_with(bytes, options)?, File::Tflite),
+            Some(Format::Circle) => wrap(circle::Model::parse_structure_with(bytes, options)?, File::Circle),
+            Some(Format::VkGraph) => wrap(vkgraph::Blob::parse_structure_with(bytes, options)?, File::VkGraph),
+            Some(Format::Pte) => wrap(pte::PteFile::parse_structure_with(bytes, options)?, File::Pte),
+            Some(Format::Cvimodel) => wrap(cvimodel::CviModel::parse_structure_with(bytes, options)?, File::Cvimodel),
             None => return Err(Error::new(ErrorKind::UnknownFormat, 0, Location::at(&FILE))),
         })
     }
