@@ -7,7 +7,7 @@
 //! Everything else is checked here: NULL pointers, lengths past `isize::MAX`, misalignment.
 
 use core::ffi::{c_char, c_void};
-use core::mem::{align_of, size_of};
+use core::mem::{align_of, size_of, MaybeUninit};
 
 use flatmodel::verify::Options;
 use flatmodel::Error;
@@ -147,8 +147,9 @@ pub unsafe fn text_buffer<'a>(text: *mut c_char, cap: usize) -> &'a mut [u8] {
 }
 
 /// The opaque words and tag of a report that holds `error`.
-pub fn stash(error: &Error) -> ([u64; FM_REPORT_OPAQUE_WORDS], u32) {
-    let mut words = [0u64; FM_REPORT_OPAQUE_WORDS];
+pub fn stash(error: &Error) -> ([MaybeUninit<u64>; FM_REPORT_OPAQUE_WORDS], u32) {
+    // Words of any bytes: `Error` has padding, which a typed write leaves uninitialized.
+    let mut words = [MaybeUninit::new(0u64); FM_REPORT_OPAQUE_WORDS];
     // SAFETY: `words` is at least `size_of::<Error>()` bytes and aligned at least as `Error`
     // requires (both asserted at compile time above), so it can hold one; `write` does not read
     // or drop what was there.

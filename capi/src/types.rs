@@ -4,6 +4,8 @@
 //! code passes or stores is read as a number, so no bit pattern it writes can be undefined
 //! behaviour on this side.
 
+use core::mem::MaybeUninit;
+
 use flatmodel::verify::Options;
 use flatmodel::{ErrorKind, Format};
 
@@ -157,7 +159,9 @@ pub struct fm_report {
     /// The byte, counted from the start of `data`, where the fault was found (0 when none).
     pub offset: u64,
     /// Private: the library's error. Not to be read or written by C code.
-    pub opaque: [u64; FM_REPORT_OPAQUE_WORDS],
+    // `MaybeUninit`: the error's padding bytes are not initialized, so to Rust these are words
+    // that may hold any bytes (C sees `uint64_t`).
+    pub opaque: [MaybeUninit<u64>; FM_REPORT_OPAQUE_WORDS],
 }
 
 /// The `fm_format` of a library [`Format`].

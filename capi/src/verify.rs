@@ -2,6 +2,7 @@
 //! `fm_options_default`.
 
 use core::ffi::c_void;
+use core::mem::MaybeUninit;
 
 use flatmodel::graph::Runtime;
 use flatmodel::verify::Options;
@@ -205,7 +206,7 @@ unsafe fn run(
         kind: FM_ERROR_NONE,
         opaque_tag: 0,
         offset: 0,
-        opaque: [0; FM_REPORT_OPAQUE_WORDS],
+        opaque: [MaybeUninit::new(0); FM_REPORT_OPAQUE_WORDS],
     };
     if let Err(error) = verdict {
         (value.status, value.kind, value.offset) = (FM_INVALID, kind_number(error.kind()), error.offset());
@@ -230,7 +231,7 @@ unsafe fn refuse(report: *mut fm_report, bad: BadArgument) -> fm_status {
         kind: FM_ERROR_NONE,
         opaque_tag: bad as u32,
         offset: 0,
-        opaque: [0; FM_REPORT_OPAQUE_WORDS],
+        opaque: [MaybeUninit::new(0); FM_REPORT_OPAQUE_WORDS],
     };
     // SAFETY: the caller's promise on `report`, forwarded. A misaligned report stays unwritten.
     let _ = unsafe { raw::write_report(report, &value) };
