@@ -6,8 +6,9 @@
 //!   generated code does not build); `codegen --check` fails when one is stale.
 //! - `features`: the library checked with no feature, each feature alone, and all of them, on
 //!   the host; and on `thumbv7em-none-eabihf` with each feature that builds without `std`.
-//! - `msrv`: the library checked with the toolchain its `rust-version` names (installed with
-//!   rustup when missing), on the host and on `thumbv7em-none-eabihf`.
+//! - `msrv`: the library and the C ABI (`capi/`) checked with the toolchain the library's
+//!   `rust-version` names (installed with rustup when missing), on the host and on
+//!   `thumbv7em-none-eabihf`.
 //! - `footprint`: the Cortex-M4 flash table (`examples/cortex-m4/footprint.sh`).
 
 use serde_json::Value;
@@ -160,6 +161,15 @@ fn msrv() -> Result<(), String> {
     let toolchain = format!("+{version}");
     check(Some(&toolchain), None, Some("std,specialize,nested-metadata,nnpackage,lz4,md5"))?;
     check(Some(&toolchain), Some(EMBEDDED), None)?;
-    println!("msrv: the library builds with Rust {version}");
+    // The C ABI declares the same rust-version: its host build and its firmware build.
+    for extra in [&[][..], &["--no-default-features", "--target", EMBEDDED][..]] {
+        let mut capi = Command::new("cargo");
+        capi.current_dir(root())
+            .arg(&toolchain)
+            .args(["check", "--quiet", "-p", "flatmodel-capi", "--lib"])
+            .args(extra);
+        run(capi)?;
+    }
+    println!("msrv: the library and the C ABI build with Rust {version}");
     Ok(())
 }
