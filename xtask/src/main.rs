@@ -10,6 +10,10 @@
 //!   `rust-version` names (installed with rustup when missing), on the host and on
 //!   `thumbv7em-none-eabihf`.
 //! - `footprint`: the Cortex-M4 flash table (`examples/cortex-m4/footprint.sh`).
+//! - `install-c [--prefix DIR]`: the C ABI (`capi/`) built in release and installed with its
+//!   header, pkg-config file and CMake package (`install_c.rs`; `DESTDIR` honoured).
+
+mod install_c;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -30,6 +34,7 @@ fn main() -> ExitCode {
         ["features"] => features(),
         ["msrv"] => msrv(),
         ["footprint"] => run(Command::new(root().join("examples/cortex-m4/footprint.sh"))),
+        ["install-c", rest @ ..] => install_c::task(rest),
         [] | ["help" | "--help" | "-h"] => {
             println!("{}", usage());
             Ok(())
@@ -46,7 +51,7 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> &'static str {
-    "usage: cargo xtask codegen [--check] | features | msrv | footprint\n\
+    "usage: cargo xtask codegen [--check] | features | msrv | footprint | install-c [--prefix DIR]\n\
      (each task's description: xtask/src/main.rs)"
 }
 
@@ -88,13 +93,18 @@ fn codegen(write: bool) -> Result<(), String> {
 
 /// The library package's `cargo metadata` entry.
 fn library() -> Result<Value, String> {
+    package("flatmodel")
+}
+
+/// The `cargo metadata` entry of the workspace's package `name`.
+fn package(name: &str) -> Result<Value, String> {
     let out = cargo()
         .args(["metadata", "--format-version", "1", "--no-deps"])
         .output()
         .map_err(|e| format!("cargo metadata: {e}"))?;
     let metadata: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: {e}"))?;
     let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
-    packages.into_iter().find(|p| p["name"] == "flatmodel").ok_or_else(|| "no flatmodel package".to_string())
+    packages.into_iter().find(|p| p["name"] == name).ok_or_else(|| format!("no {name} package"))
 }
 
 /// The library's features but `default`, by name.
