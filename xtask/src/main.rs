@@ -12,7 +12,10 @@
 //! - `footprint`: the Cortex-M4 flash table (`examples/cortex-m4/footprint.sh`).
 //! - `install-c [--prefix DIR]`: the C ABI (`capi/`) built in release and installed with its
 //!   header, pkg-config file and CMake package (`install_c.rs`; `DESTDIR` honoured).
+//! - `c-check [--prefix DIR]`: `install-c` into a scratch prefix, then the C and C++ examples
+//!   built against it and run, and the C test under AddressSanitizer and UBSan (`c_check.rs`).
 
+mod c_check;
 mod install_c;
 
 use serde_json::Value;
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         ["msrv"] => msrv(),
         ["footprint"] => run(Command::new(root().join("examples/cortex-m4/footprint.sh"))),
         ["install-c", rest @ ..] => install_c::task(rest),
+        ["c-check", rest @ ..] => c_check::task(rest),
         [] | ["help" | "--help" | "-h"] => {
             println!("{}", usage());
             Ok(())
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
 
 fn usage() -> &'static str {
     "usage: cargo xtask codegen [--check] | features | msrv | footprint | install-c [--prefix DIR]\n\
+     \x20      | c-check [--prefix DIR]\n\
      (each task's description: xtask/src/main.rs)"
 }
 
