@@ -55,7 +55,9 @@ typedef struct fm_report {
      */
     uint32_t opaque_tag;
     /**
-     * The byte, counted from the start of `data`, where the fault was found (0 when none).
+     * The byte, counted from the start of `data`, where the fault was found (0 when none). For
+     * an offset or length that points outside the input, the byte it points to, which may lie
+     * past `len`.
      */
     uint64_t offset;
     /**

@@ -156,7 +156,9 @@ pub struct fm_report {
     pub kind: fm_error_kind,
     /// Private: whether `opaque` holds an error, or which bad argument (set by the library only).
     pub opaque_tag: u32,
-    /// The byte, counted from the start of `data`, where the fault was found (0 when none).
+    /// The byte, counted from the start of `data`, where the fault was found (0 when none). For
+    /// an offset or length that points outside the input, the byte it points to, which may lie
+    /// past `len`.
     pub offset: u64,
     /// Private: the library's error. Not to be read or written by C code.
     // `MaybeUninit`: the error's padding bytes are not initialized, so to Rust these are words
