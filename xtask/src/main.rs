@@ -14,8 +14,15 @@
 //!   header, pkg-config file and CMake package (`install_c.rs`; `DESTDIR` honoured).
 //! - `c-check [--prefix DIR]`: `install-c` into a scratch prefix, then the C and C++ examples
 //!   built against it and run, and the C test under AddressSanitizer and UBSan (`c_check.rs`).
+//! - `c-firmware-libs [--build-only] [TARGET...]`: the C ABI (`capi/`) as a static library for
+//!   each embedded target of [`FIRMWARE_TARGETS`] (or those named; rustup adds the missing
+//!   ones), built with no default features in the `firmware` profile (`Cargo.toml`). Prints each
+//!   library's path and size, and the flash `fm_verify_tflite` takes: the library's code it
+//!   pulls in (linked alone by rust-lld), and on the Arm targets a C firmware that calls it,
+//!   linked by `arm-none-eabi-gcc` when installed (`examples/c-firmware`, `make footprint`).
 
 mod c_check;
+mod c_firmware;
 mod install_c;
 
 use serde_json::Value;
@@ -29,6 +36,11 @@ const EMBEDDED: &str = "thumbv7em-none-eabihf";
 /// embedded matrix.
 const NEEDS_STD: &[&str] = &["std", "nnpackage"];
 
+/// The embedded targets the C ABI's static library is built for (`c-firmware-libs`): Cortex-M0+,
+/// Cortex-M4F, Cortex-M33 and a 32-bit RISC-V core.
+const FIRMWARE_TARGETS: &[&str] =
+    &["thumbv6m-none-eabi", "thumbv7em-none-eabihf", "thumbv8m.main-none-eabihf", "riscv32imac-unknown-none-elf"];
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
@@ -39,6 +51,7 @@ fn main() -> ExitCode {
         ["footprint"] => run(Command::new(root().join("examples/cortex-m4/footprint.sh"))),
         ["install-c", rest @ ..] => install_c::task(rest),
         ["c-check", rest @ ..] => c_check::task(rest),
+        ["c-firmware-libs", rest @ ..] => c_firmware::c_firmware_libs(rest),
         [] | ["help" | "--help" | "-h"] => {
             println!("{}", usage());
             Ok(())
@@ -57,6 +70,7 @@ fn main() -> ExitCode {
 fn usage() -> &'static str {
     "usage: cargo xtask codegen [--check] | features | msrv | footprint | install-c [--prefix DIR]\n\
      \x20      | c-check [--prefix DIR]\n\
+     \x20      | c-firmware-libs [--build-only] [TARGET...]\n\
      (each task's description: xtask/src/main.rs)"
 }
 
@@ -96,6 +110,15 @@ fn codegen(write: bool) -> Result<(), String> {
     run(command)
 }
 
+/// The workspace's `cargo metadata`.
+fn metadata() -> Result<Value, String> {
+    let out = cargo()
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .output()
+        .map_err(|e| format!("cargo metadata: {e}"))?;
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: {e}"))
+}
+
 /// The library package's `cargo metadata` entry.
 fn library() -> Result<Value, String> {
     package("flatmodel")
@@ -103,11 +126,7 @@ fn library() -> Result<Value, String> {
 
 /// The `cargo metadata` entry of the workspace's package `name`.
 fn package(name: &str) -> Result<Value, String> {
-    let out = cargo()
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .output()
-        .map_err(|e| format!("cargo metadata: {e}"))?;
-    let metadata: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: {e}"))?;
+    let metadata = metadata()?;
     let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
     packages.into_iter().find(|p| p["name"] == name).ok_or_else(|| format!("no {name} package"))
 }

@@ -1,0 +1,149 @@
+//! `cargo xtask c-firmware-libs`: the C ABI (`capi/`) as static libraries for firmware, and the
+//! flash `fm_verify_tflite` takes on each target.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::{cargo, metadata, root, run, FIRMWARE_TARGETS};
+
+/// The Arm targets the C firmware example builds for (`examples/c-firmware/Makefile`'s `TARGET`).
+const C_TARGETS: &[&str] = &["thumbv6m-none-eabi", "thumbv7em-none-eabihf", "thumbv8m.main-none-eabihf"];
+
+/// Builds the libraries of `args` (all of [`FIRMWARE_TARGETS`] when none are named) and, unless
+/// `--build-only` comes first, prints their sizes and what `fm_verify_tflite` costs on each.
+pub fn c_firmware_libs(args: &[&str]) -> Result<(), String> {
+    let (build_only, named) = match args {
+        ["--build-only", rest @ ..] => (true, rest),
+        rest => (false, rest),
+    };
+    let targets: Vec<&str> = if named.is_empty() { FIRMWARE_TARGETS.to_vec() } else { named.to_vec() };
+    if let Some(unknown) = targets.iter().find(|t| !FIRMWARE_TARGETS.contains(t)) {
+        return Err(format!("{unknown} is not one of the firmware targets: {}", FIRMWARE_TARGETS.join(", ")));
+    }
+    add_targets(&targets)?;
+    let target_dir = metadata()?["target_directory"].as_str().map(PathBuf::from).ok_or("no target_directory")?;
+    let mut rows = Vec::new();
+    for target in &targets {
+        let mut build = cargo();
+        build.args(["rustc", "--quiet", "-p", "flatmodel-capi", "--lib", "--profile", "firmware"]);
+        build.args(["--no-default-features", "--target", target, "--crate-type", "staticlib"]);
+        run(build)?;
+        let library = target_dir.join(target).join("firmware/libflatmodel_c.a");
+        if !build_only {
+            rows.push(Row::measure(target, &library, &target_dir)?);
+        }
+    }
+    if build_only {
+        return Ok(());
+    }
+    println!();
+    println!("| target | static library | `fm_verify_tflite`, the library's code alone | a C firmware calling it |");
+    println!("|---|---|---:|---:|");
+    for row in &rows {
+        println!("| `{}` | {} ({} bytes) | {} | {} |", row.target, row.library.display(), row.size, row.alone, row.c);
+    }
+    println!(
+        "(flash: bytes of .text + .rodata. The library's code alone: fm_verify_tflite and what it calls in the \
+         library, linked by rust-lld with --gc-sections. A C firmware: examples/c-firmware/footprint.c linked by \
+         arm-none-eabi-gcc -Os --gc-sections with newlib-nano and libgcc, less the same firmware calling nothing.)"
+    );
+    Ok(())
+}
+
+/// One target's figures.
+struct Row {
+    target: String,
+    library: PathBuf,
+    /// The library file's size, in bytes.
+    size: u64,
+    /// The flash `fm_verify_tflite` pulls from the library alone.
+    alone: u64,
+    /// The flash a C caller of `fm_verify_tflite` costs, or why it was not measured.
+    c: String,
+}
+
+impl Row {
+    fn measure(target: &str, library: &Path, target_dir: &Path) -> Result<Row, String> {
+        let size = std::fs::metadata(library).map_err(|e| format!("{}: {e}", library.display()))?.len();
+        let linked = target_dir.join(target).join("firmware/fm_verify_tflite.elf");
+        let mut link = Command::new(rust_lld()?);
+        link.args(["-flavor", "gnu", "--gc-sections", "--unresolved-symbols=ignore-all"]);
+        link.args(["-e", "fm_verify_tflite", "-u", "fm_verify_tflite", "-o"]).arg(&linked).arg(library);
+        run(link)?;
+        let alone = code_and_constants(&linked)?;
+        let c = if !C_TARGETS.contains(&target) {
+            "not measured (no C cross-compiler here)".to_string()
+        } else if Command::new("arm-none-eabi-gcc").arg("--version").output().is_err() {
+            "not measured (no arm-none-eabi-gcc)".to_string()
+        } else {
+            let example = root().join("examples/c-firmware");
+            let mut make = Command::new("make");
+            make.current_dir(&example).args(["--quiet", "footprint"]).arg(format!("TARGET={target}"));
+            make.env("CARGO_TARGET_DIR", target_dir);
+            run(make)?;
+            let out = example.join("build").join(target);
+            let caller = code_and_constants(&out.join("footprint-tflite.elf"))?;
+            let empty = code_and_constants(&out.join("footprint-empty.elf"))?;
+            caller.checked_sub(empty).ok_or("the empty C firmware is the larger")?.to_string()
+        };
+        Ok(Row { target: target.to_string(), library: library.to_path_buf(), size, alone, c })
+    }
+}
+
+/// `rustup target add` for those of `targets` the toolchain does not have yet.
+fn add_targets(targets: &[&str]) -> Result<(), String> {
+    let listed = Command::new("rustup")
+        .current_dir(root())
+        .args(["target", "list", "--installed"])
+        .output()
+        .map_err(|e| format!("rustup: {e}"))?;
+    let installed = String::from_utf8_lossy(&listed.stdout).lines().map(str::to_string).collect::<Vec<_>>();
+    let missing: Vec<&&str> = targets.iter().filter(|t| !installed.iter().any(|i| i == **t)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let mut add = Command::new("rustup");
+    add.current_dir(root()).args(["target", "add"]).args(missing);
+    run(add)
+}
+
+/// The linker that ships with the Rust toolchain (`lib/rustlib/HOST/bin/rust-lld`).
+fn rust_lld() -> Result<PathBuf, String> {
+    let rustc = |args: &[&str]| -> Result<String, String> {
+        let out = Command::new("rustc").current_dir(root()).args(args).output().map_err(|e| format!("rustc: {e}"))?;
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let sysroot = rustc(&["--print", "sysroot"])?;
+    let version = rustc(&["-vV"])?;
+    let host = version.lines().find_map(|l| l.strip_prefix("host: ")).ok_or("rustc -vV names no host")?;
+    Ok(Path::new(sysroot.trim()).join("lib/rustlib").join(host).join("bin/rust-lld"))
+}
+
+/// The flash an ELF file's code and constants take, as `examples/cortex-m4/footprint.sh` counts
+/// it: the bytes of its `.text` and `.rodata` sections (and RISC-V's `.srodata`, small constants).
+/// A 32-bit little-endian file, as every firmware target's is.
+fn code_and_constants(path: &Path) -> Result<u64, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bad = || format!("{}: not a 32-bit little-endian ELF file", path.display());
+    if bytes.get(..6) != Some(b"\x7fELF\x01\x01") {
+        return Err(bad());
+    }
+    let u16_at = |at: usize| bytes.get(at..at + 2).map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])));
+    let u32_at = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    let header = |i: usize| -> Option<(u32, u32, u32)> {
+        let at = usize::try_from(u32_at(0x20)?).ok()? + i * u16_at(0x2E)?;
+        Some((u32_at(at)?, u32_at(at + 16)?, u32_at(at + 20)?))
+    };
+    let (count, names_index) = u16_at(0x30).zip(u16_at(0x32)).ok_or_else(bad)?;
+    let (_, names_offset, _) = header(names_index).ok_or_else(bad)?;
+    let mut total = 0u64;
+    for i in 0..count {
+        let (name, _, size) = header(i).ok_or_else(bad)?;
+        let start = names_offset as usize + name as usize;
+        let name = bytes.get(start..).and_then(|b| b.split(|&c| c == 0).next()).ok_or_else(bad)?;
+        if matches!(name, b".text" | b".rodata" | b".srodata") {
+            total += u64::from(size);
+        }
+    }
+    Ok(total)
+}
