@@ -5,7 +5,11 @@
 # less the empty firmware (vector table and start-up). Where arm-none-eabi-g++ and flatc are
 # installed (Debian: gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib flatbuffers-compiler
 # libflatbuffers-dev), the rows with a C++ peer also show flatbuffers' generated verifier for
-# the same schema (cpp/peer.cpp, -Os, --gc-sections), measured the same way.
+# the same schema (cpp/peer.cpp, -Os, --gc-sections), measured the same way. With
+# arm-none-eabi-gcc, one more row: a C firmware calling fm_verify_tflite, the C ABI's entry
+# that wraps tflite::Model::parse (../c-firmware/footprint.c, linked with -Os --gc-sections
+# against the C ABI's firmware library), less the same C firmware calling nothing. It must link
+# no other format's code.
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")"
@@ -62,14 +66,45 @@ row() {
   if $have_cpp && [ -n "${3:-}" ]; then
     peer=$(($(cpp "$3" "$4") - cpp_base))
   fi
-  printf '| `%s` | %s | %s |\n' "$2" "$((bytes - base))" "$peer"
+  last=$((bytes - base))
+  printf '| `%s` | %s | %s |\n' "$2" "$last" "$peer"
 }
 row tflite-structure tflite::Model::parse_structure tflite tflite::VerifyModelBuffer
 row tflite-structure,numeric-paths "tflite::Model::parse_structure (numeric-paths)"
 row tflite-parse tflite::Model::parse
+tflite_parse=$last
+c_bytes=
+c_elf=../c-firmware/build/thumbv7em-none-eabihf/footprint-tflite.elf
+if command -v arm-none-eabi-gcc >/dev/null; then
+  make --quiet -C ../c-firmware footprint >/dev/null
+  c_bytes=$(($(flash "$c_elf") - $(flash "${c_elf%-tflite.elf}-empty.elf")))
+  printf '| `%s` from C (`arm-none-eabi-gcc -Os`) | %s | - |\n' fm_verify_tflite "$c_bytes"
+fi
 row circle-structure circle::Model::parse_structure circle circle::VerifyModelBuffer
 row circle-parse circle::Model::parse
 row vkgraph-structure vkgraph::Blob::parse_structure vkgraph vkgraph::VerifyVkGraphBuffer
 row pte-parse pte::PteFile::parse
 row cvimodel-parse cvimodel::CviModel::parse
 echo "(bytes of .text + .rodata less the empty firmware: $base for Rust${cpp_base:+, $cpp_base for C++})"
+
+if [ -z "$c_bytes" ]; then
+  echo "(no fm_verify_tflite row: it needs arm-none-eabi-gcc)"
+  exit 0
+fi
+# No other format's verifier: none of the other C entry points, no other schema's layout or
+# names (read-only data), no other format's entry, container or rules code. A few functions may
+# carry another format's name: LLVM merges functions whose code is identical, and a TFLite view
+# accessor or graph trait method can be the twin of Circle's or ExecuTorch's, keeping either name.
+symbols=$(arm-none-eabi-nm -C "$c_elf")
+if ! grep -q ' T fm_verify_tflite$' <<<"$symbols" || ! grep -q 'flatmodel::formats::tflite::' <<<"$symbols"; then
+  echo "the C firmware's symbols do not show fm_verify_tflite and TFLite's code: the check below would prove nothing" >&2
+  exit 1
+fi
+others=$(grep -E ' (T fm_verify|T fm_verify_(circle|pte|vkgraph|cvimodel)|T fm_check_runtime)$|flatmodel::formats::(circle|circle_training|pte|vkgraph|cvimodel)::' <<<"$symbols" |
+  grep -vE ' [tT] flatmodel::formats::[a-z_]+::(generated::[A-Za-z0-9_]+::[a-z0-9_]+|graph::<impl flatmodel::graph::[a-z:]*[A-Za-z]+ for [^>]*>::[a-z_]+)$' || true)
+if [ -n "$others" ]; then
+  printf 'the C firmware calling only fm_verify_tflite links other formats:\n%s\n' "$others" >&2
+  exit 1
+fi
+echo "fm_verify_tflite from C links no other format's entry points, schema data or rules"
+echo "fm_verify_tflite from C: $((c_bytes - tflite_parse)) bytes over tflite::Model::parse"
