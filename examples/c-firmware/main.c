@@ -1,4 +1,4 @@
-/* flatmodel from C on QEMU's Cortex-M4 board (mps2-an386): verify the models in flash, reject
+/* flatmodel from C on QEMU's Cortex-M boards (Makefile): verify the models in flash, reject
  * corrupted copies, print each verdict and its reason over semihosting, measure the stack each
  * call used by painting it, and exit 0 only when every verdict is the expected one. */
 #include <stddef.h>
