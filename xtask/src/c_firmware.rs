@@ -9,6 +9,21 @@ use crate::{cargo, metadata, root, run, FIRMWARE_TARGETS};
 /// The Arm targets the C firmware example builds for (`examples/c-firmware/Makefile`'s `TARGET`).
 const C_TARGETS: &[&str] = &["thumbv6m-none-eabi", "thumbv7em-none-eabihf", "thumbv8m.main-none-eabihf"];
 
+/// Every function of `flatmodel.h`.
+const C_ABI: &[&str] = &[
+    "fm_verify",
+    "fm_verify_tflite",
+    "fm_verify_circle",
+    "fm_verify_pte",
+    "fm_verify_vkgraph",
+    "fm_verify_cvimodel",
+    "fm_check_runtime",
+    "fm_options_default",
+    "fm_report_message",
+    "fm_report_path",
+    "fm_format_name",
+];
+
 /// Builds the libraries of `args` (all of [`FIRMWARE_TARGETS`] when none are named) and, unless
 /// `--build-only` comes first, prints their sizes and what `fm_verify_tflite` costs on each.
 pub fn c_firmware_libs(args: &[&str]) -> Result<(), String> {
@@ -37,14 +52,19 @@ pub fn c_firmware_libs(args: &[&str]) -> Result<(), String> {
         return Ok(());
     }
     println!();
-    println!("| target | static library | `fm_verify_tflite`, the library's code alone | a C firmware calling it |");
-    println!("|---|---|---:|---:|");
+    println!(
+        "| target | static library | `fm_verify_tflite`, the library's code alone | a C firmware calling it | \
+         every function |"
+    );
+    println!("|---|---|---:|---:|---:|");
     for row in &rows {
-        println!("| `{}` | {} ({} bytes) | {} | {} |", row.target, row.library.display(), row.size, row.alone, row.c);
+        let (target, library) = (&row.target, row.library.display());
+        println!("| `{target}` | {library} ({} bytes) | {} | {} | {} |", row.size, row.alone, row.c, row.whole);
     }
     println!(
         "(flash: bytes of .text + .rodata. The library's code alone: fm_verify_tflite and what it calls in the \
-         library, linked by rust-lld with --gc-sections. A C firmware: examples/c-firmware/footprint.c linked by \
+         library, linked by rust-lld with --gc-sections; every function: the same for all of flatmodel.h. The \
+         library needs nothing else: it carries its compiler helpers. A C firmware: examples/c-firmware/footprint.c linked by \
          arm-none-eabi-gcc -Os --gc-sections with newlib-nano and libgcc, less the same firmware calling nothing.)"
     );
     Ok(())
@@ -60,17 +80,15 @@ struct Row {
     alone: u64,
     /// The flash a C caller of `fm_verify_tflite` costs, or why it was not measured.
     c: String,
+    /// The flash every function of the C ABI takes together.
+    whole: u64,
 }
 
 impl Row {
     fn measure(target: &str, library: &Path, target_dir: &Path) -> Result<Row, String> {
         let size = std::fs::metadata(library).map_err(|e| format!("{}: {e}", library.display()))?.len();
-        let linked = target_dir.join(target).join("firmware/fm_verify_tflite.elf");
-        let mut link = Command::new(rust_lld()?);
-        link.args(["-flavor", "gnu", "--gc-sections", "--unresolved-symbols=ignore-all"]);
-        link.args(["-e", "fm_verify_tflite", "-u", "fm_verify_tflite", "-o"]).arg(&linked).arg(library);
-        run(link)?;
-        let alone = code_and_constants(&linked)?;
+        let alone = linked_alone(library, &["fm_verify_tflite"])?;
+        let whole = linked_alone(library, C_ABI)?;
         let c = if !C_TARGETS.contains(&target) {
             "not measured (no C cross-compiler here)".to_string()
         } else if Command::new("arm-none-eabi-gcc").arg("--version").output().is_err() {
@@ -86,8 +104,24 @@ impl Row {
             let empty = code_and_constants(&out.join("footprint-empty.elf"))?;
             caller.checked_sub(empty).ok_or("the empty C firmware is the larger")?.to_string()
         };
-        Ok(Row { target: target.to_string(), library: library.to_path_buf(), size, alone, c })
+        Ok(Row { target: target.to_string(), library: library.to_path_buf(), size, alone, c, whole })
     }
+}
+
+/// The flash the functions `entries` take with what they call, linked from `library` alone by
+/// rust-lld with `--gc-sections` (written beside the library, as `ENTRY.elf` for the first).
+fn linked_alone(library: &Path, entries: &[&str]) -> Result<u64, String> {
+    let first = entries.first().ok_or("no entry point to link")?;
+    let name = if entries.len() == 1 { format!("{first}.elf") } else { "c-abi.elf".to_string() };
+    let linked = library.with_file_name(name);
+    let mut link = Command::new(rust_lld()?);
+    link.args(["-flavor", "gnu", "--gc-sections", "-e", first]);
+    for entry in entries {
+        link.args(["-u", entry]);
+    }
+    link.arg("-o").arg(&linked).arg(library);
+    run(link)?;
+    code_and_constants(&linked)
 }
 
 /// `rustup target add` for those of `targets` the toolchain does not have yet.

@@ -18,8 +18,9 @@
 //!   each embedded target of [`FIRMWARE_TARGETS`] (or those named; rustup adds the missing
 //!   ones), built with no default features in the `firmware` profile (`Cargo.toml`). Prints each
 //!   library's path and size, and the flash `fm_verify_tflite` takes: the library's code it
-//!   pulls in (linked alone by rust-lld), and on the Arm targets a C firmware that calls it,
-//!   linked by `arm-none-eabi-gcc` when installed (`examples/c-firmware`, `make footprint`).
+//!   pulls in (linked alone by rust-lld, which fails if the library needs anything it does not
+//!   carry), and on the Arm targets a C firmware that calls it, linked by `arm-none-eabi-gcc`
+//!   when installed (`examples/c-firmware`, `make footprint`); and the flash of every function.
 
 mod c_check;
 mod c_firmware;
