@@ -7,8 +7,9 @@
 //! trait, so that `tflite::Model::parse(bytes)` needs no `use` of a trait and the docs show them
 //! on each type; the trait stays inside the crate.
 
+use super::walk::Checked;
 use crate::error::Error;
-use crate::verify::{Options, Stats};
+use crate::verify::{Fail, Options, Stats};
 
 /// A parsed file (or root view) together with what the structural verification counted: what
 /// every format's `parse_with` and `parse_structure_with` return.
@@ -28,6 +29,25 @@ pub(crate) trait Container<'a>: Sized {
 
     /// Checks the format's rules over a file whose structure is verified.
     fn rules(&self, options: &Options) -> Result<(), Error>;
+
+    /// [`Container::structure`], writing a failure into `error` in place. A format whose
+    /// errors can be built in the caller's slot overrides it (see [`parse_into`]).
+    #[inline(always)]
+    fn structure_into(bytes: &'a [u8], options: &Options, error: &mut Error) -> Checked<(Self, Stats)> {
+        Self::structure(bytes, options).map_err(|e| {
+            error.copy_from(&e);
+            Fail
+        })
+    }
+
+    /// [`Container::rules`], writing a failure into `error` in place.
+    #[inline(always)]
+    fn rules_into(&self, options: &Options, error: &mut Error) -> Checked {
+        self.rules(options).map_err(|e| {
+            error.copy_from(&e);
+            Fail
+        })
+    }
 }
 
 /// The structure of `bytes` as a `T`, then its rules, with the verifier's counts.
@@ -35,6 +55,20 @@ pub(crate) fn parse_with<'a, T: Container<'a>>(bytes: &'a [u8], options: &Option
     let (value, stats) = T::structure(bytes, options)?;
     value.rules(options)?;
     Ok(Parsed { value, stats })
+}
+
+/// [`parse_with`], writing a failure's error into `error` rather than returning it: an `Error`
+/// returned through a few calls is copied at each (a `memcpy` on small targets), where one
+/// written in place is built once. `error` is left as it was when the bytes are valid.
+#[inline(always)]
+pub(crate) fn parse_into<'a, T: Container<'a>>(
+    bytes: &'a [u8],
+    options: &Options,
+    error: &mut Error,
+) -> Option<Parsed<T>> {
+    let (value, stats) = T::structure_into(bytes, options, error).ok()?;
+    value.rules_into(options, error).ok()?;
+    Some(Parsed { value, stats })
 }
 
 /// `parse`, `parse_with`, `parse_structure` and `parse_structure_with` for `$ty<'a>`, which
@@ -58,6 +92,20 @@ macro_rules! entry_points {
                 options: &$crate::verify::Options,
             ) -> Result<$crate::Parsed<Self>, $crate::Error> {
                 $crate::container::parse_with(bytes, options)
+            }
+
+            #[doc = concat!("[`", stringify!($ty), "::parse_with`], writing a failure's error into `error` (and returning `None`)")]
+            /// rather than returning it; `error` is left as it was when the bytes are valid.
+            ///
+            /// For callers that keep the error in memory of their own, such as the C ABI's
+            /// report: an `Error` returned through a few calls is copied at each, which on a
+            /// microcontroller links `memcpy`; one written in place is built once.
+            pub fn parse_into(
+                bytes: &'a [u8],
+                options: &$crate::verify::Options,
+                error: &mut $crate::Error,
+            ) -> Option<$crate::Parsed<Self>> {
+                $crate::container::parse_into(bytes, options, error)
             }
 
             #[doc = concat!("Verifies only the structure of `bytes` as ", $what, ": its header, if the format has")]

@@ -13,7 +13,7 @@ mod walk;
 
 pub(crate) use budget::Budget;
 pub use entry::Parsed;
-pub(crate) use entry::{entry_points, parse_with, Container};
+pub(crate) use entry::{entry_points, parse_into, parse_with, Container};
 pub(crate) use ids::{check_ids, in_range};
 pub(crate) use path::{path_error, Fault, Segment};
 #[cfg(feature = "nnpackage")]

@@ -60,6 +60,26 @@ impl<'a> File<'a> {
         Ok(parsed)
     }
 
+    /// [`File::parse_with`], writing a failure's error into `error` (and returning `None`) rather
+    /// than returning it, as each format's `parse_into` does; `error` is left as it was when the
+    /// bytes are valid.
+    pub fn parse_into(bytes: &'a [u8], options: &Options, error: &mut Error) -> Option<Parsed<Self>> {
+        fn wrap<'a, T>(parsed: Option<Parsed<T>>, variant: fn(T) -> File<'a>) -> Option<Parsed<File<'a>>> {
+            parsed.map(|p| Parsed { value: variant(p.value), stats: p.stats })
+        }
+        match detect(bytes) {
+            Some(Format::Tflite) => wrap(tflite::Model::parse_into(bytes, options, error), File::Tflite),
+            Some(Format::Circle) => wrap(circle::Model::parse_into(bytes, options, error), File::Circle),
+            Some(Format::VkGraph) => wrap(vkgraph::Blob::parse_into(bytes, options, error), File::VkGraph),
+            Some(Format::Pte) => wrap(pte::PteFile::parse_into(bytes, options, error), File::Pte),
+            Some(Format::Cvimodel) => wrap(cvimodel::CviModel::parse_into(bytes, options, error), File::Cvimodel),
+            None => {
+                error.copy_from(&Error::new(ErrorKind::UnknownFormat, 0, Location::at(&FILE)));
+                None
+            }
+        }
+    }
+
     /// Recognises `bytes` and verifies their structure only (each format's `parse_structure`),
     /// for tools that show a file whose rules fail; [`File::check_rules`] gives the rest.
     pub fn parse_structure(bytes: &'a [u8]) -> Result<Self, Error> {

@@ -235,6 +235,14 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         outcome.map_err(|Failed| self.kept_error())
     }
 
+    /// [`Checker::finish`], writing a failure's error into `error` in place.
+    pub(crate) fn finish_into(&self, outcome: Checked, error: &mut Error) -> crate::container::Checked {
+        outcome.map_err(|Failed| {
+            self.write_error(error);
+            crate::verify::Fail
+        })
+    }
+
     /// A runtime's refusal at `site` and byte `at`: the walk's failure when `each` is `None`
     /// (the first refusal is the verdict), else reported to `each` as an error, the walk going
     /// on.

@@ -20,6 +20,22 @@ macro_rules! model_container {
             fn rules(&self, options: &$crate::verify::Options) -> Result<(), $crate::Error> {
                 $crate::graph::check(*self, options)
             }
+
+            fn structure_into(
+                bytes: &'a [u8],
+                options: &$crate::verify::Options,
+                error: &mut $crate::Error,
+            ) -> $crate::container::Checked<(Self, $crate::verify::Stats)> {
+                $crate::container::verified_root_in(bytes, Some(IDENTIFIER), options, 0, error)
+            }
+
+            fn rules_into(
+                &self,
+                options: &$crate::verify::Options,
+                error: &mut $crate::Error,
+            ) -> $crate::container::Checked {
+                $crate::graph::check_into(*self, options, error)
+            }
         }
 
         impl<'a> Model<'a> {

@@ -27,7 +27,7 @@ pub(crate) use checker::{Checked, Checker, Site};
 pub(crate) use impls::{graph_views, model_container};
 pub use rules::Warning;
 pub(crate) use rules::VARIABLE_DATA;
-pub(crate) use rules::{affine_refusal, check, details_tensors, runtime_check, warnings, FormatRules};
+pub(crate) use rules::{affine_refusal, check, check_into, details_tensors, runtime_check, warnings, FormatRules};
 pub(crate) use runtime::Refusals;
 pub use runtime::Runtime;
 pub use sparsity::{IndexIter, IndexValues};

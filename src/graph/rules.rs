@@ -605,3 +605,19 @@ fn string_layout_ok(data: &[u8]) -> bool {
     }
     previous == to_u64(data.len())
 }
+
+/// [`check`], writing a failure into `error` in place (the rules' error is built there, never
+/// returned through a call: see [`crate::container::parse_into`]).
+pub(crate) fn check_into<'a, M: FormatRules<'a>>(
+    model: M,
+    options: &Options,
+    error: &mut Error,
+) -> crate::container::Checked {
+    let mut c = Checker::new(model, options);
+    let outcome = check_all(&mut c);
+    c.finish_into(outcome, error)?;
+    model.nested_rules(options).map_err(|e| {
+        error.copy_from(&e);
+        crate::verify::Fail
+    })
+}
