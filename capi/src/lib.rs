@@ -34,10 +34,7 @@ mod verify;
 
 pub use message::{fm_format_name, fm_report_message, fm_report_path};
 pub use types::*;
-pub use verify::{
-    fm_check_runtime, fm_options_default, fm_verify, fm_verify_circle, fm_verify_cvimodel, fm_verify_pte,
-    fm_verify_tflite, fm_verify_vkgraph,
-};
+pub use verify::*;
 
 /// Without `std` (firmware): the library never panics on any input, so this is never reached;
 /// a C firmware has no Rust runtime to bring one.

@@ -12,12 +12,12 @@ use core::mem::{align_of, size_of, MaybeUninit};
 use flatmodel::verify::Options;
 use flatmodel::Error;
 
-use crate::types::{fm_options, fm_report, FM_REPORT_OPAQUE_WORDS};
+use crate::types::{fm_error_kind, fm_format, fm_options, fm_report, fm_status, FM_REPORT_OPAQUE_WORDS};
 
-/// `fm_report.opaque_tag` when `opaque` holds an [`Error`] written by [`stash`].
+/// `fm_report.opaque_tag` when `opaque` holds an [`Error`] placed by [`error_slot`].
 const ERROR_TAG: u32 = 0x464D_4552; // "FMER"
 
-// The error fits in the report's opaque words, aligned: what `stash` and `unstash` rely on.
+// The error fits in the report's opaque words, aligned: what `error_slot` and `unstash` rely on.
 const _: () = assert!(size_of::<Error>() <= size_of::<[u64; FM_REPORT_OPAQUE_WORDS]>());
 const _: () = assert!(align_of::<Error>() <= align_of::<u64>());
 
@@ -78,14 +78,15 @@ pub unsafe fn bytes<'a>(data: *const c_void, len: usize) -> Result<&'a [u8], Bad
     Ok(unsafe { core::slice::from_raw_parts(data.cast::<u8>(), len) })
 }
 
-/// The limits `options` holds, or the defaults for NULL.
+/// The limits `options` holds (converted into `storage`), or the defaults for NULL (a static,
+/// not a copy: a copy of `Options::DEFAULT` is a `memcpy` on small targets).
 ///
 /// # Safety
 ///
 /// Unless it is NULL, `options` points to a readable `fm_options`.
-pub unsafe fn options(options: *const fm_options) -> Result<Options, BadArgument> {
+pub unsafe fn options(options: *const fm_options, storage: &mut MaybeUninit<Options>) -> Result<&Options, BadArgument> {
     if options.is_null() {
-        return Ok(Options::DEFAULT);
+        return Ok(&Options::DEFAULT);
     }
     if !options.is_aligned() {
         return Err(BadArgument::MisalignedOptions);
@@ -93,26 +94,89 @@ pub unsafe fn options(options: *const fm_options) -> Result<Options, BadArgument
     // SAFETY: not NULL and aligned (checked above), and by the caller's promise readable as an
     // `fm_options`. Every bit pattern is a valid `fm_options` (integers only), so whatever the
     // caller wrote there is read without undefined behaviour.
-    Ok(Options::from(unsafe { &*options }))
+    Ok(storage.write(Options::from(unsafe { &*options })))
 }
 
-/// Writes `value` to `report`, unless it is NULL; refuses a misaligned one.
+/// What a report's opaque words hold, as `fm_report.opaque_tag` records it.
+#[derive(Clone, Copy, Debug)]
+pub enum Holds {
+    /// Nothing to print (the bytes were valid).
+    Nothing,
+    /// The error [`error_slot`] placed there, which the check filled in.
+    Error,
+    /// Nothing; the call refused this argument.
+    Refusal(BadArgument),
+}
+
+/// The error of a call that writes `report`: a blank [`Error`] placed in the report's opaque
+/// words, for the check to fill in place (`parse_into`), so that the error is built once, where
+/// it stays, with no copy of it on the way (a copy of an `Error` is a `memcpy` on small
+/// targets). `None` for a NULL report; refuses a misaligned one.
 ///
 /// # Safety
 ///
-/// Unless it is NULL, `report` points to an `fm_report` the caller lets this call write.
-pub unsafe fn write_report(report: *mut fm_report, value: &fm_report) -> Result<(), BadArgument> {
+/// Unless it is NULL, `report` points to an `fm_report` the caller lets this call write, and
+/// which nothing else reads or writes until the call returns.
+pub unsafe fn error_slot<'r>(report: *mut fm_report) -> Result<Option<&'r mut Error>, BadArgument> {
     if report.is_null() {
-        return Ok(());
+        return Ok(None);
     }
     if !report.is_aligned() {
         return Err(BadArgument::MisalignedReport);
     }
-    // SAFETY: not NULL and aligned (checked above), and by the caller's promise writable as an
-    // `fm_report`; `write` does not read (or drop) the previous contents, which may be
-    // uninitialized.
-    unsafe { report.write(*value) };
-    Ok(())
+    // SAFETY: `report` is not NULL and aligned (checked above), so its field `opaque` is at an
+    // 8-aligned address inside the report, without reading the report (which may be
+    // uninitialized).
+    let words = unsafe { core::ptr::addr_of_mut!((*report).opaque) }.cast::<Error>();
+    // SAFETY: the words are at least `size_of::<Error>()` bytes and aligned at least as `Error`
+    // requires (both asserted at compile time above), writable by the caller's promise, and
+    // nothing else uses them during the call; `write` neither reads nor drops what was there,
+    // and leaves a valid `Error`, which the `&mut` then borrows for the call.
+    unsafe {
+        words.write(blank_error());
+        Ok(Some(&mut *words))
+    }
+}
+
+/// A valid error to be overwritten: what [`error_slot`] places in a report.
+pub fn blank_error() -> Error {
+    static REPORT: &str = "report";
+    Error::header(flatmodel::ErrorKind::Truncated, 0, &REPORT)
+}
+
+/// Writes the report's public fields and its tag, unless `report` is NULL or misaligned; the
+/// opaque words are left as they are.
+///
+/// # Safety
+///
+/// Unless it is NULL, `report` points to an `fm_report` the caller lets this call write, and
+/// no reference to its fields but the opaque words is live.
+pub unsafe fn write_fields(
+    report: *mut fm_report,
+    status: fm_status,
+    format: fm_format,
+    kind: fm_error_kind,
+    offset: u64,
+    holds: Holds,
+) {
+    if report.is_null() || !report.is_aligned() {
+        return;
+    }
+    let tag = match holds {
+        Holds::Nothing => 0,
+        Holds::Error => ERROR_TAG,
+        Holds::Refusal(bad) => bad as u32,
+    };
+    // SAFETY: not NULL and aligned (checked above), writable by the caller's promise; each
+    // write goes to one integer field through a place that reads nothing, and none of these
+    // fields is borrowed (an error slot borrows only `opaque`).
+    unsafe {
+        core::ptr::addr_of_mut!((*report).status).write(status);
+        core::ptr::addr_of_mut!((*report).format).write(format);
+        core::ptr::addr_of_mut!((*report).kind).write(kind);
+        core::ptr::addr_of_mut!((*report).opaque_tag).write(tag);
+        core::ptr::addr_of_mut!((*report).offset).write(offset);
+    }
 }
 
 /// The report `report` points to, or `None` for NULL or a misaligned pointer.
@@ -146,20 +210,9 @@ pub unsafe fn text_buffer<'a>(text: *mut c_char, cap: usize) -> &'a mut [u8] {
     unsafe { core::slice::from_raw_parts_mut(text.cast::<u8>(), cap) }
 }
 
-/// The opaque words and tag of a report that holds `error`.
-pub fn stash(error: &Error) -> ([MaybeUninit<u64>; FM_REPORT_OPAQUE_WORDS], u32) {
-    // Words of any bytes: `Error` has padding, which a typed write leaves uninitialized.
-    let mut words = [MaybeUninit::new(0u64); FM_REPORT_OPAQUE_WORDS];
-    // SAFETY: `words` is at least `size_of::<Error>()` bytes and aligned at least as `Error`
-    // requires (both asserted at compile time above), so it can hold one; `write` does not read
-    // or drop what was there.
-    unsafe { words.as_mut_ptr().cast::<Error>().write(*error) };
-    (words, ERROR_TAG)
-}
-
-/// The error a report holds, if [`stash`] put one there.
+/// The error a report holds, if [`error_slot`] placed one there and the check filled it.
 ///
-/// Sound as long as a report tagged `ERROR_TAG` holds words `stash` wrote (or a copy of them),
+/// Sound as long as a report tagged `ERROR_TAG` holds words `error_slot` wrote (or a copy of them),
 /// which `flatmodel.h` asks of C code: a report is written by the library only. A report that C
 /// code zeroed, left uninitialized by a call that never ran, or that a call refused with
 /// `FM_BAD_ARGUMENT`, does not carry the tag.
@@ -167,7 +220,8 @@ pub fn unstash(report: &fm_report) -> Option<Error> {
     if report.opaque_tag != ERROR_TAG {
         return None;
     }
-    // SAFETY: the tag says `stash` wrote an `Error` into these words, in a report C code only
+    // SAFETY: the tag says `error_slot` placed an `Error` in these words (which the check may have
+    // overwritten with another whole `Error`), in a report C code only
     // copies; the words are large and aligned enough (asserted above); `Error` is `Copy`, so
     // reading it out leaves the report as it was.
     Some(unsafe { report.opaque.as_ptr().cast::<Error>().read() })

@@ -4,11 +4,10 @@
 use core::ffi::c_void;
 use core::mem::MaybeUninit;
 
-use flatmodel::graph::Runtime;
 use flatmodel::verify::Options;
-use flatmodel::{circle, cvimodel, pte, tflite, vkgraph, Error, File};
+use flatmodel::Error;
 
-use crate::raw::{self, BadArgument};
+use crate::raw::{self, BadArgument, Holds};
 use crate::types::*;
 
 /// The default limits: depth 64, 16 Mi table visits, 16 units of work per byte, no absolute
@@ -30,6 +29,7 @@ pub extern "C" fn fm_options_default() -> fm_options {
 /// `data` is NULL (with `len` 0) or points to `len` readable bytes that nothing writes until the
 /// call returns; `options` is NULL or points to an `fm_options`; `report` is NULL or points to
 /// an `fm_report` this call may write.
+#[cfg(all(feature = "tflite", feature = "circle", feature = "pte", feature = "vkgraph", feature = "cvimodel"))]
 #[no_mangle]
 pub unsafe extern "C" fn fm_verify(
     data: *const c_void,
@@ -39,9 +39,9 @@ pub unsafe extern "C" fn fm_verify(
 ) -> fm_status {
     // SAFETY: the caller's promises, forwarded.
     unsafe {
-        run(data, len, options, report, |bytes, options| {
+        run(data, len, options, report, |bytes, options, error| {
             let format = flatmodel::detect(bytes).map_or(FM_FORMAT_UNKNOWN, format_number);
-            (format, File::parse_with(bytes, options).map(drop))
+            (format, flatmodel::File::parse_into(bytes, options, error).is_some())
         })
     }
 }
@@ -52,6 +52,7 @@ pub unsafe extern "C" fn fm_verify(
 /// # Safety
 ///
 /// As for `fm_verify`.
+#[cfg(feature = "tflite")]
 #[no_mangle]
 pub unsafe extern "C" fn fm_verify_tflite(
     data: *const c_void,
@@ -61,8 +62,8 @@ pub unsafe extern "C" fn fm_verify_tflite(
 ) -> fm_status {
     // SAFETY: the caller's promises, forwarded.
     unsafe {
-        run(data, len, options, report, |bytes, options| {
-            (FM_FORMAT_TFLITE, tflite::Model::parse_with(bytes, options).map(drop))
+        run(data, len, options, report, |bytes, options, error| {
+            (FM_FORMAT_TFLITE, flatmodel::tflite::Model::parse_into(bytes, options, error).is_some())
         })
     }
 }
@@ -72,6 +73,7 @@ pub unsafe extern "C" fn fm_verify_tflite(
 /// # Safety
 ///
 /// As for `fm_verify`.
+#[cfg(feature = "circle")]
 #[no_mangle]
 pub unsafe extern "C" fn fm_verify_circle(
     data: *const c_void,
@@ -81,8 +83,8 @@ pub unsafe extern "C" fn fm_verify_circle(
 ) -> fm_status {
     // SAFETY: the caller's promises, forwarded.
     unsafe {
-        run(data, len, options, report, |bytes, options| {
-            (FM_FORMAT_CIRCLE, circle::Model::parse_with(bytes, options).map(drop))
+        run(data, len, options, report, |bytes, options, error| {
+            (FM_FORMAT_CIRCLE, flatmodel::circle::Model::parse_into(bytes, options, error).is_some())
         })
     }
 }
@@ -92,6 +94,7 @@ pub unsafe extern "C" fn fm_verify_circle(
 /// # Safety
 ///
 /// As for `fm_verify`.
+#[cfg(feature = "pte")]
 #[no_mangle]
 pub unsafe extern "C" fn fm_verify_pte(
     data: *const c_void,
@@ -101,8 +104,8 @@ pub unsafe extern "C" fn fm_verify_pte(
 ) -> fm_status {
     // SAFETY: the caller's promises, forwarded.
     unsafe {
-        run(data, len, options, report, |bytes, options| {
-            (FM_FORMAT_PTE, pte::PteFile::parse_with(bytes, options).map(drop))
+        run(data, len, options, report, |bytes, options, error| {
+            (FM_FORMAT_PTE, flatmodel::pte::PteFile::parse_into(bytes, options, error).is_some())
         })
     }
 }
@@ -112,6 +115,7 @@ pub unsafe extern "C" fn fm_verify_pte(
 /// # Safety
 ///
 /// As for `fm_verify`.
+#[cfg(feature = "vkgraph")]
 #[no_mangle]
 pub unsafe extern "C" fn fm_verify_vkgraph(
     data: *const c_void,
@@ -121,8 +125,8 @@ pub unsafe extern "C" fn fm_verify_vkgraph(
 ) -> fm_status {
     // SAFETY: the caller's promises, forwarded.
     unsafe {
-        run(data, len, options, report, |bytes, options| {
-            (FM_FORMAT_VKGRAPH, vkgraph::Blob::parse_with(bytes, options).map(drop))
+        run(data, len, options, report, |bytes, options, error| {
+            (FM_FORMAT_VKGRAPH, flatmodel::vkgraph::Blob::parse_into(bytes, options, error).is_some())
         })
     }
 }
@@ -132,6 +136,7 @@ pub unsafe extern "C" fn fm_verify_vkgraph(
 /// # Safety
 ///
 /// As for `fm_verify`.
+#[cfg(feature = "cvimodel")]
 #[no_mangle]
 pub unsafe extern "C" fn fm_verify_cvimodel(
     data: *const c_void,
@@ -141,8 +146,8 @@ pub unsafe extern "C" fn fm_verify_cvimodel(
 ) -> fm_status {
     // SAFETY: the caller's promises, forwarded.
     unsafe {
-        run(data, len, options, report, |bytes, options| {
-            (FM_FORMAT_CVIMODEL, cvimodel::CviModel::parse_with(bytes, options).map(drop))
+        run(data, len, options, report, |bytes, options, error| {
+            (FM_FORMAT_CVIMODEL, flatmodel::cvimodel::CviModel::parse_into(bytes, options, error).is_some())
         })
     }
 }
@@ -155,6 +160,7 @@ pub unsafe extern "C" fn fm_verify_cvimodel(
 /// # Safety
 ///
 /// As for `fm_verify`.
+#[cfg(feature = "runtime")]
 #[no_mangle]
 pub unsafe extern "C" fn fm_check_runtime(
     data: *const c_void,
@@ -164,22 +170,27 @@ pub unsafe extern "C" fn fm_check_runtime(
     report: *mut fm_report,
 ) -> fm_status {
     let runtime = match runtime {
-        FM_RUNTIME_LITERT => Runtime::LiteRt,
-        FM_RUNTIME_TFLM => Runtime::Tflm,
+        FM_RUNTIME_LITERT => flatmodel::graph::Runtime::LiteRt,
+        FM_RUNTIME_TFLM => flatmodel::graph::Runtime::Tflm,
         // SAFETY: the caller's promise on `report`, forwarded.
         _ => return unsafe { refuse(report, BadArgument::UnknownRuntime) },
     };
     // SAFETY: the caller's promises, forwarded.
     unsafe {
-        run(data, len, options, report, |bytes, options| {
-            let verdict = tflite::Model::parse_with(bytes, options)
-                .and_then(|parsed| parsed.value.check_runtime_with(runtime, options));
-            (FM_FORMAT_TFLITE, verdict)
+        run(data, len, options, report, |bytes, options, error| {
+            let valid = match flatmodel::tflite::Model::parse_into(bytes, options, error) {
+                None => false,
+                Some(parsed) => parsed.value.check_runtime_with(runtime, options).map_err(|e| *error = e).is_ok(),
+            };
+            (FM_FORMAT_TFLITE, valid)
         })
     }
 }
 
-/// Reads the caller's arguments, runs `check` and writes its verdict to `report`.
+/// Reads the caller's arguments, runs `check` and writes its verdict to `report`. `check` gets
+/// the bytes, the limits and the error to fill in place when it fails (the report's own, or a
+/// local one for a NULL report), and says which format it checked the bytes as and whether they
+/// are valid.
 ///
 /// # Safety
 ///
@@ -190,33 +201,26 @@ unsafe fn run(
     len: usize,
     options: *const fm_options,
     report: *mut fm_report,
-    check: impl FnOnce(&[u8], &Options) -> (fm_format, Result<(), Error>),
+    check: impl FnOnce(&[u8], &Options, &mut Error) -> (fm_format, bool),
 ) -> fm_status {
-    // SAFETY: the caller's promises on `data` and `options`, forwarded.
-    let arguments = unsafe { (raw::bytes(data, len), raw::options(options)) };
-    let (bytes, options) = match arguments {
-        (Ok(bytes), Ok(options)) => (bytes, options),
+    let mut converted = MaybeUninit::<Options>::uninit();
+    // SAFETY: the caller's promises on `data`, `options` and `report`, forwarded.
+    let arguments = unsafe { (raw::bytes(data, len), raw::options(options, &mut converted), raw::error_slot(report)) };
+    let mut local = MaybeUninit::<Error>::uninit();
+    let (bytes, options, error) = match arguments {
+        (Ok(bytes), Ok(options), Ok(Some(slot))) => (bytes, options, slot),
+        (Ok(bytes), Ok(options), Ok(None)) => (bytes, options, local.write(raw::blank_error())),
         // SAFETY: the caller's promise on `report`, forwarded.
-        (Err(bad), _) | (_, Err(bad)) => return unsafe { refuse(report, bad) },
+        (Err(bad), _, _) | (_, Err(bad), _) | (_, _, Err(bad)) => return unsafe { refuse(report, bad) },
     };
-    let (format, verdict) = check(bytes, &options);
-    let mut value = fm_report {
-        status: FM_OK,
-        format,
-        kind: FM_ERROR_NONE,
-        opaque_tag: 0,
-        offset: 0,
-        opaque: [MaybeUninit::new(0); FM_REPORT_OPAQUE_WORDS],
+    let (format, valid) = check(bytes, options, error);
+    let (status, kind, offset, holds) = match valid {
+        true => (FM_OK, FM_ERROR_NONE, 0, Holds::Nothing),
+        false => (FM_INVALID, kind_number(error.kind()), error.offset(), Holds::Error),
     };
-    if let Err(error) = verdict {
-        (value.status, value.kind, value.offset) = (FM_INVALID, kind_number(error.kind()), error.offset());
-        (value.opaque, value.opaque_tag) = raw::stash(&error);
-    }
-    // SAFETY: the caller's promise on `report`, forwarded.
-    match unsafe { raw::write_report(report, &value) } {
-        Ok(()) => value.status,
-        Err(_) => FM_BAD_ARGUMENT,
-    }
+    // SAFETY: the caller's promise on `report`, forwarded; `error` is not used again.
+    unsafe { raw::write_fields(report, status, format, kind, offset, holds) };
+    status
 }
 
 /// Writes a report of `bad` (when `report` can hold one) and returns `FM_BAD_ARGUMENT`.
@@ -225,15 +229,7 @@ unsafe fn run(
 ///
 /// `report` is NULL or points to an `fm_report` this call may write.
 unsafe fn refuse(report: *mut fm_report, bad: BadArgument) -> fm_status {
-    let value = fm_report {
-        status: FM_BAD_ARGUMENT,
-        format: FM_FORMAT_UNKNOWN,
-        kind: FM_ERROR_NONE,
-        opaque_tag: bad as u32,
-        offset: 0,
-        opaque: [MaybeUninit::new(0); FM_REPORT_OPAQUE_WORDS],
-    };
     // SAFETY: the caller's promise on `report`, forwarded. A misaligned report stays unwritten.
-    let _ = unsafe { raw::write_report(report, &value) };
+    unsafe { raw::write_fields(report, FM_BAD_ARGUMENT, FM_FORMAT_UNKNOWN, FM_ERROR_NONE, 0, Holds::Refusal(bad)) };
     FM_BAD_ARGUMENT
 }

@@ -8,7 +8,8 @@
 # the same schema (cpp/peer.cpp, -Os, --gc-sections), measured the same way. With
 # arm-none-eabi-gcc, one more row: a C firmware calling fm_verify_tflite, the C ABI's entry
 # that wraps tflite::Model::parse (../c-firmware/footprint.c, linked with -Os --gc-sections
-# against the C ABI's firmware library), less the same C firmware calling nothing. It must be
+# against the C ABI's firmware library of TFLite's functions, libflatmodel_c_tflite.a), less the
+# same C firmware calling nothing. It must be
 # at most C_BUDGET bytes over the tflite::Model::parse row, and link no other format's code.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -79,7 +80,7 @@ c_elf=../c-firmware/build/thumbv7em-none-eabihf/footprint-tflite.elf
 if command -v arm-none-eabi-gcc >/dev/null; then
   make --quiet -C ../c-firmware footprint >/dev/null
   c_bytes=$(($(flash "$c_elf") - $(flash "${c_elf%-tflite.elf}-empty.elf")))
-  printf '| `%s` from C (`arm-none-eabi-gcc -Os`) | %s | - |\n' fm_verify_tflite "$c_bytes"
+  printf '| `%s` from C (`arm-none-eabi-gcc -Os`, `--features tflite`) | %s | - |\n' fm_verify_tflite "$c_bytes"
 fi
 row circle-structure circle::Model::parse_structure circle circle::VerifyModelBuffer
 row circle-parse circle::Model::parse

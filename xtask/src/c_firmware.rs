@@ -1,5 +1,7 @@
 //! `cargo xtask c-firmware-libs`: the C ABI (`capi/`) as static libraries for firmware, and the
-//! flash `fm_verify_tflite` takes on each target.
+//! flash `fm_verify_tflite` takes on each target. For each target, `libflatmodel_c.a` exports
+//! every function (`--features all-formats`) and `libflatmodel_c_tflite.a` TFLite's alone
+//! (`--features tflite`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,11 +41,27 @@ pub fn c_firmware_libs(args: &[&str]) -> Result<(), String> {
     let target_dir = metadata()?["target_directory"].as_str().map(PathBuf::from).ok_or("no target_directory")?;
     let mut rows = Vec::new();
     for target in &targets {
-        let mut build = cargo();
-        build.args(["rustc", "--quiet", "-p", "flatmodel-capi", "--lib", "--profile", "firmware"]);
-        build.args(["--no-default-features", "--target", target, "--crate-type", "staticlib"]);
-        run(build)?;
+        // First the library of TFLite's functions alone (what a TFLite-only firmware links, and
+        // the flash table's C row), kept under its own name; then the one of every function.
+        let build = |features: &str| {
+            let mut build = cargo();
+            build.args(["rustc", "--quiet", "-p", "flatmodel-capi", "--lib", "--profile", "firmware"]);
+            build.args([
+                "--no-default-features",
+                "--features",
+                features,
+                "--target",
+                target,
+                "--crate-type",
+                "staticlib",
+            ]);
+            run(build)
+        };
         let library = target_dir.join(target).join("firmware/libflatmodel_c.a");
+        build("tflite")?;
+        let tflite_only = target_dir.join(target).join("firmware/libflatmodel_c_tflite.a");
+        std::fs::copy(&library, &tflite_only).map_err(|e| format!("{}: {e}", tflite_only.display()))?;
+        build("all-formats")?;
         if !build_only {
             rows.push(Row::measure(target, &library, &target_dir)?);
         }
@@ -53,8 +71,8 @@ pub fn c_firmware_libs(args: &[&str]) -> Result<(), String> {
     }
     println!();
     println!(
-        "| target | static library | `fm_verify_tflite`, the library's code alone | a C firmware calling it | \
-         every function |"
+        "| target | static library | `fm_verify_tflite`, the library's code alone | a C firmware calling it, \
+         TFLite's library | every function |"
     );
     println!("|---|---|---:|---:|---:|");
     for row in &rows {
@@ -63,9 +81,11 @@ pub fn c_firmware_libs(args: &[&str]) -> Result<(), String> {
     }
     println!(
         "(flash: bytes of .text + .rodata. The library's code alone: fm_verify_tflite and what it calls in the \
-         library, linked by rust-lld with --gc-sections; every function: the same for all of flatmodel.h. The \
+         library of every function, linked by rust-lld with --gc-sections; every function: the same for all \
+         of flatmodel.h. The \
          library needs nothing else: it carries its compiler helpers. A C firmware: examples/c-firmware/footprint.c linked by \
-         arm-none-eabi-gcc -Os --gc-sections with newlib-nano and libgcc, less the same firmware calling nothing.)"
+         arm-none-eabi-gcc -Os --gc-sections with newlib-nano and libgcc against libflatmodel_c_tflite.a \
+         (--features tflite), less the same firmware calling nothing.)"
     );
     Ok(())
 }
