@@ -321,6 +321,9 @@ struct fm_options fm_options_default(void);
  * `FM_INVALID` (the report says why) or `FM_BAD_ARGUMENT` (a NULL `data` with a non-zero `len`,
  * a misaligned `options` or `report`; nothing was read).
  *
+ * In a library built with every format (the default; a firmware library of one format exports
+ * that format's function alone).
+ *
  * # Safety
  *
  * `data` is NULL (with `len` 0) or points to `len` readable bytes that nothing writes until the
@@ -397,7 +400,7 @@ fm_status fm_verify_cvimodel(const void *data,
  * Verifies a TFLite model as `fm_verify_tflite` does, then the load checks of `runtime`
  * (`FM_RUNTIME_LITERT` or `FM_RUNTIME_TFLM`): what that runtime refuses while building its
  * interpreter or allocating tensors, as the command line's `verify --runtime`. Any other
- * `runtime` is `FM_BAD_ARGUMENT`.
+ * `runtime` is `FM_BAD_ARGUMENT`. In a library built with the `runtime` feature (the default).
  *
  * # Safety
  *

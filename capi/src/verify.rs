@@ -1,5 +1,9 @@
 //! The verdict functions: `fm_verify`, one per format, `fm_check_runtime`, and
 //! `fm_options_default`.
+//!
+//! The per-format functions are written out, not made by a macro: cbindgen reads this source as
+//! it is (it does not expand macros on stable), and each needs its own doc comment in the header.
+//! What they share is `run`.
 
 use core::ffi::c_void;
 use core::mem::MaybeUninit;
@@ -23,6 +27,9 @@ pub extern "C" fn fm_options_default() -> fm_options {
 /// `options` may be NULL for the default limits; `report` may be NULL. Returns `FM_OK`,
 /// `FM_INVALID` (the report says why) or `FM_BAD_ARGUMENT` (a NULL `data` with a non-zero `len`,
 /// a misaligned `options` or `report`; nothing was read).
+///
+/// In a library built with every format (the default; a firmware library of one format exports
+/// that format's function alone).
 ///
 /// # Safety
 ///
@@ -155,7 +162,7 @@ pub unsafe extern "C" fn fm_verify_cvimodel(
 /// Verifies a TFLite model as `fm_verify_tflite` does, then the load checks of `runtime`
 /// (`FM_RUNTIME_LITERT` or `FM_RUNTIME_TFLM`): what that runtime refuses while building its
 /// interpreter or allocating tensors, as the command line's `verify --runtime`. Any other
-/// `runtime` is `FM_BAD_ARGUMENT`.
+/// `runtime` is `FM_BAD_ARGUMENT`. In a library built with the `runtime` feature (the default).
 ///
 /// # Safety
 ///
