@@ -217,3 +217,62 @@ fn data_views_print_their_length_not_their_bytes() {
     assert!(text.contains(&format!("payload_len: {}", section.payload.len())), "{text}");
     assert!(text.len() < 200 && section.payload.len() > 200, "{text}");
 }
+
+/// `parse_into` (each format's and `File`'s) writes the error `parse_with` returns, and leaves
+/// the caller's error untouched on valid bytes.
+#[test]
+fn parse_into_writes_the_error_parse_with_returns() {
+    use flatmodel::Error;
+    static UNTOUCHED: &str = "untouched";
+    let o = &Options::DEFAULT;
+    let untouched = || Error::header(ErrorKind::NotFound, 7, &UNTOUCHED);
+    fn into<T>(f: impl FnOnce(&mut Error) -> Option<T>, start: Error) -> Result<(), Error> {
+        let mut error = start;
+        match f(&mut error) {
+            Some(_) => {
+                assert_eq!(error, start, "a valid file leaves the error as it was");
+                Ok(())
+            }
+            None => Err(error),
+        }
+    }
+    let (mut valid, mut invalid) = (0, 0);
+    for path in files() {
+        let whole = std::fs::read(&path).unwrap();
+        for bytes in [&whole[..], &whole[..whole.len() / 2]] {
+            let name = path.display();
+            let own = File::parse_with(bytes, o).map(drop);
+            assert_eq!(into(|e| File::parse_into(bytes, o, e), untouched()), own, "File: {name}");
+            let pairs = [
+                (
+                    into(|e| tflite::Model::parse_into(bytes, o, e), untouched()),
+                    tflite::Model::parse_with(bytes, o).map(drop),
+                ),
+                (
+                    into(|e| circle::Model::parse_into(bytes, o, e), untouched()),
+                    circle::Model::parse_with(bytes, o).map(drop),
+                ),
+                (
+                    into(|e| vkgraph::Blob::parse_into(bytes, o, e), untouched()),
+                    vkgraph::Blob::parse_with(bytes, o).map(drop),
+                ),
+                (
+                    into(|e| pte::PteFile::parse_into(bytes, o, e), untouched()),
+                    pte::PteFile::parse_with(bytes, o).map(drop),
+                ),
+                (
+                    into(|e| cvimodel::CviModel::parse_into(bytes, o, e), untouched()),
+                    cvimodel::CviModel::parse_with(bytes, o).map(drop),
+                ),
+            ];
+            for (i, (written, returned)) in pairs.into_iter().enumerate() {
+                assert_eq!(written, returned, "format {i}: {name}");
+            }
+            match own {
+                Ok(()) => valid += 1,
+                Err(_) => invalid += 1,
+            }
+        }
+    }
+    assert!(valid >= 25 && invalid >= 25, "{valid} valid, {invalid} invalid");
+}
