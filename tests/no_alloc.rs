@@ -1,47 +1,14 @@
 //! Verification, the full walk and the model rules run without touching the heap: a counting
 //! global allocator, armed only on this test's thread, sees no allocation.
 
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 mod support;
+
+use counting_alloc::allocations;
 
 use flatmodel::schema::{Walk, Walker};
 use flatmodel::tflite::Model;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-struct Counting;
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-// SAFETY: forwards every call to the system allocator unchanged; it only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if ARMED.with(Cell::get) {
-            COUNT.with(|c| c.set(c.get() + 1));
-        }
-        // SAFETY: the caller's contract is passed on as is.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// How many allocations `f` makes on this thread.
-fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    COUNT.with(|c| c.set(0));
-    ARMED.with(|a| a.set(true));
-    let out = f();
-    ARMED.with(|a| a.set(false));
-    (out, COUNT.with(Cell::get))
-}
 
 #[test]
 fn counting_allocator_sees_allocations() {

@@ -12,6 +12,8 @@ use flatmodel::verify::Options;
 use flatmodel::{circle, cvimodel, pte, tflite, vkgraph, Error, File, Format};
 use flatmodel_c::*;
 
+mod support;
+
 type VerifyFn = unsafe extern "C" fn(*const c_void, usize, *const fm_options, *mut fm_report) -> fm_status;
 
 /// What a C caller sees of one call: the status, the report's public fields, the message and
@@ -147,30 +149,11 @@ fn agree(name: &str, bytes: &[u8]) -> bool {
     any.status == FM_OK
 }
 
-/// The files to check: every file below `dir` but text (JSON, listings, schemas, docs) and
-/// compressed references.
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("readable directory").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if !["json", "txt", "md", "gz", "fbs"].iter().any(|e| path.extension().is_some_and(|x| x == *e)) {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Each file, then copies of it with one byte changed at 16 places spread over it and cut at
 /// 6 lengths; larger files only as they are.
 fn check_tree(dir: &Path) -> (usize, usize, usize) {
     let (mut checked, mut accepted, mut copies) = (0, 0, 0);
-    for path in files(dir) {
+    for path in support::files(dir) {
         let name = path.display().to_string();
         let bytes = std::fs::read(&path).expect("readable file");
         checked += 1;

@@ -8,8 +8,6 @@
 //! only in builds with `alloc` (the host library; the firmware library has none): no file here
 //! is that large.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
@@ -17,40 +15,11 @@ use std::ptr::null;
 
 use flatmodel_c::*;
 
-struct Counting;
+#[path = "../../tests/support/counting_alloc.rs"]
+mod counting_alloc;
+mod support;
 
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-// SAFETY: forwards every call to the system allocator unchanged; it only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if ARMED.with(Cell::get) {
-            COUNT.with(|c| c.set(c.get() + 1));
-        }
-        // SAFETY: the caller's contract is passed on as is.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// How many allocations `f` makes on this thread.
-fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    COUNT.with(|c| c.set(0));
-    ARMED.with(|a| a.set(true));
-    let out = f();
-    ARMED.with(|a| a.set(false));
-    (out, COUNT.with(Cell::get))
-}
+use counting_alloc::allocations;
 
 type VerifyFn = unsafe extern "C" fn(*const c_void, usize, *const fm_options, *mut fm_report) -> fm_status;
 
@@ -80,23 +49,6 @@ fn allocations_of_every_call(bytes: &[u8]) -> (usize, usize) {
     (n, invalid)
 }
 
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("readable directory").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if !["json", "txt", "md", "gz", "fbs"].iter().any(|e| path.extension().is_some_and(|x| x == *e)) {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn counting_allocator_sees_allocations() {
     let (_, n) = allocations(|| vec![1u8; 10]);
@@ -112,7 +64,7 @@ fn no_call_allocates() {
     }
     let (mut checked, mut rejections) = (0, 0);
     for dir in dirs {
-        for path in files(&dir) {
+        for path in support::files(&dir) {
             let bytes = std::fs::read(&path).expect("readable file");
             let (n, invalid) = allocations_of_every_call(&bytes);
             assert_eq!(n, 0, "{}: {n} allocations", path.display());
