@@ -17,12 +17,12 @@
 //! - **Any input is safe.** Every byte string yields an [`Error`] (its kind, byte offset and
 //!   schema path such as `Model.subgraphs[0].tensors[12].name`) or a valid model. No input makes
 //!   the library panic, hang or recurse without bound.
-//! - **No heap.** Verification, the views and the dump never allocate (cvimodel LZ4 sections
-//!   are checked without being inflated). The model rules keep their working memory on the
-//!   stack for subgraphs of up to 4096 tensors, models of up to 256 subgraphs and cvimodels of
-//!   up to 256 sections; beyond that they use the heap with the `alloc` feature, and without it
-//!   skip the two checks that need it (dataflow order, call cycles) and resolve each cvimodel
-//!   routine's section by a scan.
+//! - **No heap.** Verification, the model rules, the views and the dump never allocate, in any
+//!   build (cvimodel LZ4 sections are checked without being inflated). The rules' working
+//!   memory is a few fixed-size sets on the stack: a subgraph of more than 4,096 tensors is
+//!   walked once per 4,096 of them, a model's first 4,096 subgraphs are checked for call cycles
+//!   (one past them may call no other), and a cvimodel of more than 256 sections resolves each
+//!   routine's section by a scan; all of it charged to the work budget.
 //! - **Bounded work.** Verification, the model rules, the warnings
 //!   (`Model::for_each_warning`), the runtime profiles (`tflite::Model::check_runtime`),
 //!   [`schema::walk_bounded`] and the dump each charge their work

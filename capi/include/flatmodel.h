@@ -324,10 +324,8 @@ struct fm_options fm_options_default(void);
  * In a library built with every format (the default; a firmware library of one format exports
  * that format's function alone).
  *
- * No call allocates, but for one case in host builds: the model rules' working memory past its
- * stack size (a subgraph of more than 4,096 tensors, a model of more than 256 subgraphs) goes on
- * the heap, bounded by `len`. Firmware builds have no heap and skip those two checks past that
- * size.
+ * No call allocates, whatever the model's size: the model rules work in fixed-size sets on the
+ * stack.
  *
  * # Safety
  *

@@ -2,11 +2,8 @@
 //!
 //! Every function checks its arguments (a NULL `data` with a non-zero length is
 //! `FM_BAD_ARGUMENT`, never a crash), keeps no state (so each is thread-safe and reentrant) and
-//! writes its verdict to a caller's `fm_report`. None allocates (`tests/no_alloc.rs`), with one
-//! exception in host builds: the model rules' working memory past its stack size (a subgraph of
-//! more than 4,096 tensors, a model of more than 256 subgraphs) goes on the heap, bounded by the
-//! input. Firmware builds have no heap; they skip those two checks past that size. The library never panics on
-//! any input; were it to, the panic could not cross into C: an `extern "C"` function aborts
+//! writes its verdict to a caller's `fm_report`. None allocates (`tests/no_alloc.rs`), in host
+//! and firmware builds alike, whatever the model's size. The library never panics on any input; were it to, the panic could not cross into C: an `extern "C"` function aborts
 //! instead of unwinding.
 //!
 //! - `types.rs`: the header's types and constants, and their conversions from the library's.

@@ -1,12 +1,8 @@
 //! The C ABI allocates nothing: a counting global allocator, armed only on this test's thread
 //! around each call, sees no allocation in any function of `flatmodel.h`, on every file of
 //! testdata and of the corpus (`FLATMODEL_CORPUS`; skipped when unset), valid or not, and on
-//! their messages.
-//!
-//! The one place the library may take heap memory is the model rules' working memory past its
-//! stack size (a subgraph of more than 4,096 tensors, a model of more than 256 subgraphs), and
-//! only in builds with `alloc` (the host library; the firmware library has none): no file here
-//! is that large.
+//! their messages. (The library's own tests show the model rules allocate nothing on models past
+//! the size of their working memory either: `tests/rules/large_graphs.rs`.)
 
 use std::ffi::c_void;
 use std::mem::MaybeUninit;

@@ -16,11 +16,11 @@ use super::checker::path::{DETAILS, ELEMENT, INNER, OPERATOR_INPUTS, OPERATOR_OU
 use super::checker::path::{QUANTIZED_DIMENSION, SCALE, SUBGRAPHS, TENSORS, VERSION, ZERO_POINT};
 use super::checker::{Checked, Checker, Failed, Site};
 use super::runtime::Refusals;
-use super::scratch::{with_scratch, BitSet};
+use super::scratch::BitSet;
 use super::{ModelView, OperatorView, QuantView, Runtime, SubGraphView, TensorView};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Options, VerifyTable};
-use crate::wire::{to_u64, to_usize, TableVector, Vector};
+use crate::wire::{to_u64, TableVector, Vector};
 
 /// Element type code of strings, the same in TFLite and Circle.
 const STRING: i8 = 5;
@@ -148,6 +148,8 @@ sites! {
     SCALES = rule("per-axis scale count differs from the quantized dimension"),
         [SUBGRAPHS | OUTER, TENSORS | INNER, QUANTIZATION, SCALE];
     CYCLE = rule("control-flow subgraphs call each other in a cycle"), [SUBGRAPHS, 0, 0, 0];
+    UNTRACKED_CALLER = rule("subgraphs past the 4,096th may not call others"),
+        [SUBGRAPHS | OUTER, OPERATORS | INNER, 0, 0];
 }
 
 /// Where a variable tensor with constant data is reported (a rule of Circle's, LiteRT's refusal).
@@ -250,7 +252,7 @@ fn all_warnings<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, f: &mut dyn FnMu
             &sg,
             &ops,
             count,
-            |units| c.charge(units),
+            |_, units| c.charge(units),
             |o, j| f(Warning::UnproducedInput { subgraph: index(s), operator: index(o), input: index(j) }),
         );
         if let Err(Stop::Budget(failed)) = outcome {
@@ -348,9 +350,13 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGra
             return Err(c.fail(site, at));
         }
     }
-    // The dataflow walk's other quantities (inputs and outputs) were charged above.
+    // The dataflow walk's other quantities (inputs and outputs) were charged above, for its
+    // first window; the windows after it (a subgraph of more than 4,096 tensors) are charged
+    // as they go.
     c.charge(count)?;
-    match dataflow(c.model, sg, &ops, count, |_| Ok(()), |_, _| {}) {
+    let model = c.model;
+    let charge = |window, units| if window == 0 { Ok(()) } else { c.charge(units) };
+    match dataflow(model, sg, &ops, count, charge, |_, _| {}) {
         Ok(()) => Ok(()),
         Err(Stop::Budget(e)) => Err(e),
         Err(Stop::ProducedTwice { op, output, at }) => {
@@ -450,76 +456,73 @@ pub(crate) fn affine_refusal(q: &QuantView<'_>, shape: Option<Vector<'_, i32>>) 
 }
 
 /// Control-flow operators must not call their own subgraph, directly or not: a runtime
-/// would recurse forever (CVE-2021-29591). Kahn's algorithm over the call graph: if no
-/// order of the subgraphs puts every callee after its callers, there is a cycle. Callees are
-/// read from the operators again rather than stored, so this needs only two numbers per
-/// subgraph.
+/// would recurse forever (CVE-2021-29591). The call graph is peeled from its roots: each round
+/// takes away every subgraph no remaining subgraph calls; a round that takes none away, with
+/// subgraphs left, leaves a cycle. Callees are read from the operators again each round rather
+/// than stored, so this needs two bits per subgraph, on the stack: the first
+/// [`BitSet::CAPACITY`] subgraphs are tracked, and one past them may call nothing (a subgraph
+/// that calls nothing is on no cycle). Each round is charged to the budget; real models need
+/// one round per level of nesting.
 #[inline(never)]
 fn no_call_cycles<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, subgraphs: &TableVector<'a, M::SubGraph>) -> Checked {
     let n = subgraphs.len();
-    // Per subgraph, its count of callers not yet ordered, then the stack of those ready.
-    let outcome = with_scratch::<u32, 512, _>(n.saturating_mul(2), 0, |scratch| {
-        let (indegree, ready) = scratch.split_at_mut(n.min(scratch.len()));
-        for sg in 0..n {
-            let ops = subgraphs.get(sg).and_then(|sg| sg.operators());
-            c.charge(ops.map_or(0, |o| o.len()).saturating_mul(2))?;
-            calls::<M>(ops, indegree, None);
-        }
-        let mut pending = 0usize;
-        for (s, &d) in indegree.iter().enumerate() {
-            if d == 0 {
-                push(ready, &mut pending, s);
+    let tracked = n.min(BitSet::CAPACITY);
+    let (mut gone, mut called) = (BitSet::new(), BitSet::new());
+    // The first round reads every subgraph, the untracked ones to see that they call nothing;
+    // the rounds after it, the tracked subgraphs left.
+    let (mut left, mut read) = (tracked, n);
+    while left > 0 {
+        called.clear();
+        for s in (0..read).filter(|&s| !gone.contains(s)) {
+            let mut untracked_call = None;
+            let ops = subgraphs.get(s).and_then(|sg| sg.operators());
+            calls::<M>(c, ops, |o, at, callee| {
+                if s < tracked {
+                    called.insert(callee);
+                } else if untracked_call.is_none() {
+                    untracked_call = Some((o, at));
+                }
+            })?;
+            if let Some((o, at)) = untracked_call {
+                (c.outer, c.inner) = (s, o);
+                return Err(c.fail(&UNTRACKED_CALLER, at));
             }
         }
-        let mut ordered = 0usize;
-        while let Some(s) = pending.checked_sub(1).and_then(|top| ready.get(top).copied()) {
-            pending = pending.saturating_sub(1);
-            ordered = ordered.saturating_add(1);
-            let ops = subgraphs.get(to_usize(s)).and_then(|sg| sg.operators());
-            calls::<M>(ops, indegree, Some((&mut *ready, &mut pending)));
+        read = tracked;
+        let before = left;
+        for s in 0..tracked {
+            if !gone.contains(s) && !called.contains(s) {
+                gone.insert(s);
+                left = left.saturating_sub(1);
+            }
         }
-        if ordered != n {
+        if left == before {
             return Err(c.fail(&CYCLE, 0));
         }
-        Ok(())
-    });
-    // More subgraphs than fit without a heap: not checked.
-    outcome.unwrap_or(Ok(()))
+    }
+    Ok(())
 }
 
-/// Counts the calls `ops` make into `indegree`, or with `ready` takes them off, pushing each
-/// subgraph left with none onto `ready`.
+/// Calls `f(operator index, its byte position, callee)` for each subgraph each of `ops` calls
+/// (a callee that is no index: `usize::MAX`), charging each operator and its callees.
 fn calls<'a, M: FormatRules<'a>>(
+    c: &mut Checker<'a, M>,
     ops: Option<TableVector<'a, M::Operator>>,
-    indegree: &mut [u32],
-    mut ready: Option<(&mut [u32], &mut usize)>,
-) {
-    let Some(ops) = ops else { return };
+    mut f: impl FnMut(usize, usize, usize),
+) -> Checked {
+    let Some(ops) = ops else { return Ok(()) };
     for o in 0..ops.len() {
         let Some(op) = ops.get(o) else { continue };
+        let mut callees = 1usize;
         M::called_subgraphs(&op, &mut |callee, _| {
-            let Ok(callee) = usize::try_from(callee) else { return };
-            let Some(d) = indegree.get_mut(callee) else { return };
-            match ready.as_mut() {
-                None => *d = d.saturating_add(1),
-                Some((ready, pending)) => {
-                    *d = d.saturating_sub(1);
-                    if *d == 0 {
-                        push(ready, pending, callee);
-                    }
-                }
-            }
+            callees = callees.saturating_add(1);
+            f(o, op.position(), usize::try_from(callee).unwrap_or(usize::MAX));
         });
+        c.charge(callees)?;
     }
+    Ok(())
 }
 
-/// Pushes subgraph `s` onto the `ready` stack of `pending` entries.
-fn push(ready: &mut [u32], pending: &mut usize, s: usize) {
-    if let (Some(slot), Ok(s)) = (ready.get_mut(*pending), u32::try_from(s)) {
-        *slot = s;
-        *pending = pending.saturating_add(1);
-    }
-}
 /// Why [`dataflow`] stopped.
 enum Stop {
     /// Output `output` of operator `op` (at byte `at`) already holds a value.
@@ -531,54 +534,106 @@ enum Stop {
 /// Walks the operators of `sg` in order, tracking which tensors hold values: constants,
 /// variables and subgraph inputs from the start, then each operator's outputs. Calls
 /// `unproduced(op, input)` for inputs that hold nothing yet; stops at an output that already
-/// holds a value. `charge` is called with each operator's work (one plus its inputs and
-/// outputs); the tensors and the subgraph's inputs are the caller's to charge.
+/// holds a value.
+///
+/// The walk tracks [`BitSet::CAPACITY`] tensors at a time, on the stack: a subgraph of more
+/// tensors is walked once per window of that many, each walk judging the indices in its window
+/// (and the first, the indices in none). The first output produced twice is the same as one
+/// walk over all tensors would find; `unproduced` is called in operator order within each
+/// window. `charge(window, units)` is called with each window's work: per operator, one plus
+/// its inputs and outputs; and for each window after the first, its tensors and the
+/// subgraph's inputs (the caller charges those of the first).
 fn dataflow<'a, M: ModelView<'a>>(
     model: M,
     sg: &M::SubGraph,
     ops: &TableVector<'a, M::Operator>,
     count: usize,
-    mut charge: impl FnMut(usize) -> Checked,
+    mut charge: impl FnMut(usize, usize) -> Checked,
     mut unproduced: impl FnMut(usize, usize),
 ) -> Result<(), Stop> {
-    // More tensors than fit without a heap: not checked.
-    BitSet::with(count, |mut available| {
-        let tensors = sg.tensors();
-        for t in 0..tensors.map_or(0, |v| v.len()) {
-            let Some(tensor) = tensors.and_then(|v| v.get(t)) else { continue };
-            let buffer = usize::try_from(tensor.buffer()).ok().and_then(|b| model.buffer_ref(b));
-            let constant = tensor.buffer() != 0 && buffer.is_some_and(|b| b.data.is_some() || b.offset > 1);
-            if constant || tensor.is_variable() {
-                available.insert(t);
+    // The first output produced twice so far: (operator, output, byte position), kept as three
+    // numbers (an `Option` of the tuple costs Cortex-M firmware a `memmove`).
+    let (mut op, mut output, mut at) = (usize::MAX, usize::MAX, 0);
+    let mut available = BitSet::new();
+    let mut start = 0usize;
+    loop {
+        let window = start..start.saturating_add(BitSet::CAPACITY).min(count);
+        let end = window.end;
+        if start > 0 {
+            let inputs = sg.inputs().map_or(0, |i| i.len());
+            charge(start, window.len().saturating_add(inputs)).map_err(Stop::Budget)?;
+        }
+        available.clear();
+        let found = dataflow_window(model, sg, ops, &mut available, (window, count), &mut charge, &mut unproduced)?;
+        if let Some((o, j, position)) = found {
+            if o < op || (o == op && j < output) {
+                (op, output, at) = (o, j, position);
             }
         }
-        for i in sg.inputs().unwrap_or_default().iter() {
-            if let Ok(i) = usize::try_from(i) {
-                available.insert(i);
+        if end >= count {
+            break;
+        }
+        start = end;
+    }
+    if op == usize::MAX {
+        return Ok(());
+    }
+    Err(Stop::ProducedTwice { op, output, at })
+}
+
+/// One walk of [`dataflow`], over the tensors of `window` of the subgraph's `count`
+/// (`available` holding tensor `window.start + i` as `i`): the first output in it produced
+/// twice, as (operator, output, byte position).
+fn dataflow_window<'a, M: ModelView<'a>>(
+    model: M,
+    sg: &M::SubGraph,
+    ops: &TableVector<'a, M::Operator>,
+    available: &mut BitSet,
+    (window, count): (core::ops::Range<usize>, usize),
+    charge: &mut impl FnMut(usize, usize) -> Checked,
+    unproduced: &mut impl FnMut(usize, usize),
+) -> Result<Option<(usize, usize, usize)>, Stop> {
+    let start = window.start;
+    let tensors = sg.tensors();
+    for t in window.clone() {
+        let Some(tensor) = tensors.and_then(|v| v.get(t)) else { continue };
+        let buffer = usize::try_from(tensor.buffer()).ok().and_then(|b| model.buffer_ref(b));
+        let constant = tensor.buffer() != 0 && buffer.is_some_and(|b| b.data.is_some() || b.offset > 1);
+        if constant || tensor.is_variable() {
+            available.insert(t.wrapping_sub(start));
+        }
+    }
+    // A tensor index in the window, as a position in `available`.
+    let slot = |index: i32| usize::try_from(index).ok().filter(|i| window.contains(i)).map(|i| i.wrapping_sub(start));
+    for i in sg.inputs().unwrap_or_default().iter() {
+        if let Some(i) = slot(i) {
+            available.insert(i);
+        }
+    }
+    for o in 0..ops.len() {
+        let Some(op) = ops.get(o) else { continue };
+        let inputs = op.inputs().unwrap_or_default();
+        let outputs = op.outputs().unwrap_or_default();
+        charge(start, inputs.len().saturating_add(outputs.len()).saturating_add(1)).map_err(Stop::Budget)?;
+        for (j, input) in inputs.iter().enumerate() {
+            let held = match slot(input) {
+                Some(i) => available.contains(i),
+                // In another window, or in none: judged by the first window (-1 names no tensor).
+                None => input == -1 || start > 0 || usize::try_from(input).is_ok_and(|i| i < count),
+            };
+            if !held {
+                unproduced(o, j);
             }
         }
-        for o in 0..ops.len() {
-            let Some(op) = ops.get(o) else { continue };
-            let inputs = op.inputs().unwrap_or_default();
-            let outputs = op.outputs().unwrap_or_default();
-            charge(inputs.len().saturating_add(outputs.len()).saturating_add(1)).map_err(Stop::Budget)?;
-            for (j, input) in inputs.iter().enumerate() {
-                let held = input == -1 || usize::try_from(input).is_ok_and(|i| available.contains(i));
-                if !held {
-                    unproduced(o, j);
-                }
+        for (j, output) in outputs.iter().enumerate() {
+            let Some(output) = slot(output) else { continue };
+            if available.contains(output) {
+                return Ok(Some((o, j, op.position())));
             }
-            for (j, output) in outputs.iter().enumerate() {
-                let Ok(output) = usize::try_from(output) else { continue };
-                if available.contains(output) {
-                    return Err(Stop::ProducedTwice { op: o, output: j, at: op.position() });
-                }
-                available.insert(output);
-            }
+            available.insert(output);
         }
-        Ok(())
-    })
-    .unwrap_or(Ok(()))
+    }
+    Ok(None)
 }
 
 /// TFLite's STRING data layout (Circle keeps it): `[u32 n][u32 offsets x (n+1)][bytes]`,

@@ -1,33 +1,25 @@
-//! Working memory for the model rules that need some: on the stack up to a fixed size (so
-//! typical models are checked without a heap, `no_std` firmware included), on the heap beyond
-//! it when the `alloc` feature allows.
+//! Working memory for the model rules that need some: fixed-size bit sets on the stack, never a
+//! heap, so every build (`no_std` firmware, the host library, the C ABI) checks every model the
+//! same way. A rule whose input outgrows one set works through it a window at a time.
 
-/// Calls `f` with `len` values of `T`, initially `fill`: on the stack up to `N` (built in
-/// place, never moved), on the heap beyond it when the `alloc` feature allows; `None` when
-/// `len` is past `N` and there is no heap.
-pub(crate) fn with_scratch<T: Copy, const N: usize, R>(
-    len: usize,
-    fill: T,
-    f: impl FnOnce(&mut [T]) -> R,
-) -> Option<R> {
-    if len <= N {
-        let mut values = [fill; N];
-        return values.get_mut(..len).map(f);
+/// Words in a [`BitSet`].
+const WORDS: usize = 64;
+
+/// A set of the integers `0..BitSet::CAPACITY`, on the stack (512 bytes).
+pub(crate) struct BitSet([u64; WORDS]);
+
+impl BitSet {
+    /// How many integers a set holds: 4,096.
+    pub(crate) const CAPACITY: usize = WORDS * 64;
+
+    /// The empty set.
+    pub(crate) fn new() -> Self {
+        BitSet([0; WORDS])
     }
-    #[cfg(feature = "alloc")]
-    return Some(f(&mut alloc::vec![fill; len]));
-    #[cfg(not(feature = "alloc"))]
-    None
-}
 
-/// A set of small integers, over words from [`with_scratch`].
-pub(crate) struct BitSet<'s>(&'s mut [u64]);
-
-impl<'s> BitSet<'s> {
-    /// Calls `f` with an empty set for `0..len`; `None` when it would need a heap and there is
-    /// none.
-    pub(crate) fn with<R>(len: usize, f: impl FnOnce(BitSet<'_>) -> R) -> Option<R> {
-        with_scratch::<u64, 64, R>(len.div_ceil(64), 0, |words| f(BitSet(words)))
+    /// Empties the set.
+    pub(crate) fn clear(&mut self) {
+        self.0.fill(0);
     }
 
     /// Whether `i` is in the set (out of range: no).
@@ -44,28 +36,19 @@ impl<'s> BitSet<'s> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // in tests a panic is a failure
 mod tests {
-    use super::{with_scratch, BitSet};
+    use super::BitSet;
 
     #[test]
-    fn small_sets_need_no_heap() {
-        let found = BitSet::with(4096, |mut s| {
-            assert!(!s.contains(4095));
-            s.insert(4095);
-            s.insert(5000); // out of range: ignored
-            s.contains(4095) && !s.contains(4094) && !s.contains(5000)
-        });
-        assert_eq!(found, Some(true));
-        assert_eq!(with_scratch::<u32, 4, _>(3, 7, |v| v.len() == 3 && v.iter().all(|&x| x == 7)), Some(true));
-    }
-
-    #[test]
-    fn large_sets_need_a_heap() {
-        let s = BitSet::with(4097, |s| s.0.len());
-        #[cfg(feature = "alloc")]
-        assert_eq!(s, Some(65));
-        #[cfg(not(feature = "alloc"))]
-        assert!(s.is_none());
+    fn a_set_holds_its_capacity_and_ignores_the_rest() {
+        let mut s = BitSet::new();
+        assert!(!s.contains(4095));
+        s.insert(4095);
+        s.insert(0);
+        s.insert(4096); // out of range: ignored
+        assert!(s.contains(4095) && s.contains(0) && !s.contains(4094) && !s.contains(4096));
+        s.clear();
+        assert!(!s.contains(4095) && !s.contains(0));
+        assert_eq!(BitSet::CAPACITY, 4096);
     }
 }

@@ -13,6 +13,7 @@ pub(crate) const fn to_u64(n: usize) -> u64 {
 
 /// `n` as a `usize`: exactly on 32- and 64-bit targets; where it does not fit, `usize::MAX`,
 /// which indexes nothing.
+#[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn to_usize(n: u32) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)

@@ -19,9 +19,9 @@ mod vector;
 
 pub use bytes::{read_scalar, read_u32, read_uoffset};
 pub(crate) use bytes::{voffset, vtable_position};
+pub(crate) use convert::to_u64;
 #[cfg(feature = "alloc")]
-pub(crate) use convert::{f32_from_f64, f32_from_int, f64_from_int};
-pub(crate) use convert::{to_u64, to_usize};
+pub(crate) use convert::{f32_from_f64, f32_from_int, f64_from_int, to_usize};
 pub use root::{has_identifier, root_position, size_prefixed, Identifier};
 pub use scalar::Scalar;
 pub use table::Table;

@@ -4,9 +4,12 @@
 //!
 //! One test binary of the library's, by concern; each module was a test file of its own.
 
+#[path = "../support/counting_alloc.rs"]
+mod counting_alloc;
 #[path = "../planus_support/mod.rs"]
 mod planus_support;
 
 mod attacks;
+mod large_graphs;
 mod rules_property;
 mod runtime_profiles;

@@ -22,9 +22,8 @@
 //!   [`Tensor::address`] decode them; [`CviModel::weight_data`] slices a weight's bytes.
 //! - TPU routines name their command buffer by section name: [`CviModel::routine_section`]
 //!   resolves one (a scan of the sections). Verification resolves them all through the section
-//!   names sorted once, n·log n comparisons in all: the index lives on the stack up to 256
-//!   sections, on the heap beyond with the `alloc` feature; without a heap, a larger file's
-//!   routines are each resolved by a scan, within the work budget.
+//!   names sorted once, n·log n comparisons in all: the index lives on the stack, for up to 256
+//!   sections; a larger file's routines are each resolved by a scan, within the work budget.
 //! - `CpuRoutine.function_args` is a nested flatbuffer of schema `cvi.cpu_op.Parameter`, which
 //!   `schema.fbs` does not describe: it is exposed as bytes.
 //! - With the `md5` feature, [`CviModel::md5_check`] recomputes the header's MD5; a mismatch is

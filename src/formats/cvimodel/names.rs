@@ -10,7 +10,7 @@ use crate::verify::Fail;
 use crate::wire::{Table, TableVector};
 use core::cmp::Ordering;
 
-/// How many sections are indexed on the stack; beyond, on the heap with the `alloc` feature.
+/// How many sections are indexed (on the stack); a file of more is looked up by a scan.
 const ON_STACK: usize = 256;
 
 /// Room for the index of the section names, made by the caller and lent to [`SectionNames`]
@@ -20,41 +20,25 @@ const ON_STACK: usize = 256;
 #[repr(align(8))]
 pub(super) struct NameRoom {
     stack: [u32; ON_STACK],
-    #[cfg(feature = "alloc")]
-    heap: alloc::vec::Vec<u32>,
 }
 
 impl NameRoom {
     /// Empty room.
     pub(super) fn new() -> Self {
-        NameRoom {
-            stack: [0; ON_STACK],
-            #[cfg(feature = "alloc")]
-            heap: alloc::vec::Vec::new(),
-        }
+        NameRoom { stack: [0; ON_STACK] }
     }
 
-    /// `n` slots: on the stack up to [`ON_STACK`], on the heap beyond; `None` when there is no
-    /// heap for them.
+    /// `n` slots, or `None` when `n` is past [`ON_STACK`].
     fn slots(&mut self, n: usize) -> Option<&mut [u32]> {
-        if n <= ON_STACK {
-            return self.stack.get_mut(..n);
-        }
-        #[cfg(feature = "alloc")]
-        {
-            self.heap = alloc::vec![0; n];
-            Some(&mut self.heap)
-        }
-        #[cfg(not(feature = "alloc"))]
-        None
+        self.stack.get_mut(..n)
     }
 }
 
 /// The sections of a file, findable by name: the first section of a name wins, as in the
 /// runtime's own scan.
 ///
-/// Without a heap, a file of more than [`ON_STACK`] sections is not indexed and each lookup
-/// scans the sections (charged to the work budget like any other scan).
+/// A file of more than [`ON_STACK`] sections is not indexed: each lookup scans the sections
+/// (charged to the work budget like any other scan).
 pub(super) struct SectionNames<'a, 'r> {
     sections: Option<TableVector<'a, Table<'a>>>,
     /// Section indices sorted by name, then index; `None` when not indexed.
@@ -247,7 +231,7 @@ mod tests {
         let mut room = NameRoom::new();
         let mut indexed = SectionNames::new(sections, &mut room, &mut work, &mut error).unwrap();
         assert!(indexed.sorted.is_some());
-        // What a file of more sections than the stack holds gets without a heap.
+        // What a file of more sections than the index holds gets.
         let mut scan = SectionNames { sections, sorted: None };
         let names: Vec<_> = file.model().sections().unwrap().iter().map(|s| s.name()).collect();
         assert!(names.len() >= 2);

@@ -210,12 +210,12 @@ fn tflm_tensor<'a>(_: Model<'a>, c: &mut Checker<'a, Model<'a>>, tensor: &Tensor
 
 /// TFLite Micro's `MicroInterpreter` finds a kernel for every operator (by code, any
 /// version), and refuses builtin operators that carry custom options. A missing kernel is
-/// reported at the first operator that needs it (at every one when the operator codes are too
-/// many to track without a heap).
+/// reported at the first operator that needs it (at every one when the operator codes are more
+/// than a [`BitSet`] holds).
 fn tflm_operators<'a>(model: Model<'a>, c: &mut Checker<'a, Model<'a>>, each: &mut Each<'_>) -> Checked {
-    let codes = model.operator_code_count();
-    BitSet::with(codes, |mut missing| tflm_operators_with(model, c, each, Some(&mut missing)))
-        .unwrap_or_else(|| tflm_operators_with(model, c, each, None))
+    let mut missing = BitSet::new();
+    let tracked = (model.operator_code_count() <= BitSet::CAPACITY).then_some(&mut missing);
+    tflm_operators_with(model, c, each, tracked)
 }
 
 /// [`tflm_operators`], with the set of operator codes already reported missing.
@@ -223,7 +223,7 @@ fn tflm_operators_with<'a>(
     model: Model<'a>,
     c: &mut Checker<'a, Model<'a>>,
     each: &mut Each<'_>,
-    mut reported: Option<&mut BitSet<'_>>,
+    mut reported: Option<&mut BitSet>,
 ) -> Checked {
     let Some(subgraphs) = model.subgraphs() else { return Ok(()) };
     for s in 0..subgraphs.len() {
