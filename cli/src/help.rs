@@ -11,6 +11,9 @@ usage:
                                       check files (structure and model rules), one line each
   flatmodel inspect FILE [--json] [--tensors] [--tflm-resolver]
                                       what a model takes, holds and needs
+  flatmodel scan FILE...              for upload scanners: a JSON line per file, its verdict and
+                                      findings (custom operators, delegates, data outside the
+                                      flatbuffer, appended bytes, nested flatbuffers, refusals)
   flatmodel dump FILE [metadata:NAME] [--circle-revision 0|0.10]
                                       the model's flatbuffer, or one nested in its metadata, as JSON
                                       (flatc's conventions)
@@ -25,9 +28,9 @@ Formats, detected from the bytes: TFLite (TFL3), Circle (CIR0), nnpackage direct
 ExecuTorch programs (.pte, ET12), Vulkan delegate blobs (VH00) and bare VkGraphs (VK00), Sophgo
 cvimodels (CviModel).
 Files are read into memory, as one snapshot: one written meanwhile is read again, then refused.
---mmap (verify, inspect, dump, extract) maps them instead, for files too large to hold: nothing
+--mmap (verify, inspect, scan, dump, extract) maps them instead, for files too large to hold: nothing
 may then truncate or rewrite a file while flatmodel runs (a truncated one ends it with SIGBUS).
-Exit codes: 0 ok, 1 invalid model, 2 usage or I/O error.";
+Exit codes: 0 ok, 1 invalid model (scan: or a finding), 2 usage or I/O error.";
 
 struct Page {
     name: &'static str,
@@ -95,6 +98,27 @@ strings the verifier visited, and its size and apparent size (the verifier's uni
 example:
   flatmodel inspect model.tflite --tensors | less
   flatmodel inspect --tflm-resolver person_detect.tflite >> resolver.inc",
+    },
+    Page {
+        name: "scan",
+        usage: "usage: flatmodel scan [--mmap] FILE...",
+        text: "\
+For upload scanners: prints one JSON object per FILE or nnpackage, on one line, in the order
+given: {\"path\", \"verdict\", \"format\", \"error\", \"findings\", \"findings_count\"}. The verdict
+is valid (verified completely, as verify does), invalid (a format flatmodel reads, failing
+verification: error holds its kind, byte offset, schema path and message), unknown-format
+(bytes of no format flatmodel reads) or unreadable. Each finding of a valid file has a stable
+id, a message, the name it concerns and the byte range (offset, length) and schema path it
+concerns: custom-operator, flex-operator, delegate, data-outside-flatbuffer, external-data,
+appended-data, nested-flatbuffer, runtime-refusal (LiteRT's and TensorFlow Lite Micro's own
+load checks) and warning. docs/scan.md lists what each means.
+
+Exit status: 2 if any FILE could not be read, else 1 if any is invalid, of no known format or
+has a finding, else 0.
+
+example:
+  flatmodel scan uploads/*
+  flatmodel scan model.tflite | jq -r '.findings[].id'",
     },
     Page {
         name: "dump",

@@ -53,12 +53,16 @@ pub fn model_file(path: &OsStr, command: &str, access: Access) -> Result<Input, 
 /// The file in `bytes`, its format recognised and its structure verified (its rules are each
 /// command's to check), or why it is no model ([`Failure::Invalid`]).
 pub fn file(bytes: &[u8]) -> Result<File<'_>, Failure> {
-    File::parse_structure(bytes).map_err(|e| {
-        Failure::Invalid(match e.kind() {
-            ErrorKind::UnknownFormat => unknown_format(bytes),
-            _ => e.to_string(),
-        })
-    })
+    File::parse_structure(bytes).map_err(|e| Failure::Invalid(reason(bytes, &e)))
+}
+
+/// Why `bytes` are no model, as every command words it: `error`'s text, or for bytes of no
+/// format flatmodel reads, what they start with ([`unknown_format`]).
+pub fn reason(bytes: &[u8], error: &flatmodel::Error) -> String {
+    match error.kind() {
+        ErrorKind::UnknownFormat => unknown_format(bytes),
+        _ => error.to_string(),
+    }
 }
 
 /// The largest schema file read (`.fbs` or `.bfbs`); real ones are kilobytes.

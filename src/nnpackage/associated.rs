@@ -35,6 +35,12 @@ impl<'a> AssociatedFiles<'a> {
         Ok(archive.map(|archive| AssociatedFiles { file, archive }))
     }
 
+    /// The bytes the archive takes: from its first entry's local header (or its central
+    /// directory, when it has none) to the end of the file. The model's own bytes lie before.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.archive.start()..self.file.len()
+    }
+
     /// The files' names, in archive order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.archive.names()

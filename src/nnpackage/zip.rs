@@ -152,6 +152,12 @@ impl Archive {
         self.entries.iter().map(|e| e.name.as_str())
     }
 
+    /// Where the archive starts in the bytes it was read from: its first entry's local header,
+    /// or its central directory when it has no entries.
+    pub fn start(&self) -> usize {
+        self.entries.iter().map(|e| e.local).min().unwrap_or(self.data_end).min(self.data_end)
+    }
+
     /// Whether an entry is named `name` (a normalised path).
     pub fn contains(&self, name: &str) -> bool {
         self.by_name.contains_key(name)

@@ -2,30 +2,32 @@
 //! glance (the summaries are [`crate::summary`]'s); with `--schema`, what any flatbuffer holds.
 
 use crate::input::Access;
-use crate::open::{self, Opened};
+use crate::open;
 use crate::output::Out;
 use crate::status::{Failure, Outcome};
 use crate::summary::flatbuffer::FlatbufferSummary;
+use crate::report::{self, Source};
 use crate::summary::Summary;
 use flatmodel::reflect::{Schema, TableId};
 use flatmodel::File;
 use std::ffi::OsString;
+use std::io::Write;
+use std::path::Path;
 
 /// Prints the summary of the model or package in `path`, as text or JSON, with every tensor
 /// when asked.
 pub fn run(out: &mut Out, path: &OsString, as_json: bool, tensors: bool, access: Access) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
     open::reporting(out, &name, |out| {
-        let summary = match open::open(path, access)? {
-            Opened::Package(package) => Summary::of_package(&package),
-            Opened::File(input) => Summary::of_file(open::file(input.bytes())?, tensors).map_err(Failure::Invalid)?,
-        };
-        if as_json {
-            summary.write_json(out)?;
-        } else {
-            summary.print_text(out, &name)?;
-        }
-        Ok(Outcome::Ok)
+        report::with_source(Source::Path(Path::new(path)), access, |held| {
+            let summary = report::inspect_summary(held, tensors)?;
+            if as_json {
+                writeln!(out, "{}", report::document(&summary)?)?;
+            } else {
+                summary.print_text(out, &name)?;
+            }
+            Ok(Outcome::Ok)
+        })
     })
 }
 

@@ -46,13 +46,30 @@ pub enum Summary {
     Flatbuffer(Box<FlatbufferSummary>),
 }
 
+/// Why a file has no summary: the reason `inspect` prints, and the library's error when the
+/// reason is one (a rule an ExecuTorch file breaks).
+#[derive(Debug)]
+pub struct Refused {
+    /// The reason, as `inspect` prints it.
+    pub reason: String,
+    /// The library's error, when there is one.
+    pub error: Option<flatmodel::Error>,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
 impl Summary {
     /// The summary of a structurally verified file, every tensor (or value) listed when
     /// `tensors`, or why it cannot be given: the file is disproportionate to its summary, or
     /// (ExecuTorch files, whose sections are located through them) its rules fail. TFLite,
     /// Circle and cvimodel summaries show a failing rule instead.
-    pub fn of_file(file: File<'_>, tensors: bool) -> Result<Summary, String> {
-        let refused = |e: OverBudget| e.to_string();
+    pub fn of_file(file: File<'_>, tensors: bool) -> Result<Summary, Refused> {
+        let refused = |e: OverBudget| Refused { reason: e.to_string(), error: None };
+        let rules = |e: flatmodel::Error| Refused { reason: e.to_string(), error: Some(e) };
         Ok(match file {
             File::Tflite(m) => {
                 Summary::Graph(Box::new(GraphSummary::of_tflite(m, tensors, Rules::Check).map_err(refused)?))
@@ -61,12 +78,12 @@ impl Summary {
                 Summary::Graph(Box::new(GraphSummary::of_circle(m, tensors, Rules::Check).map_err(refused)?))
             }
             File::Pte(p) => {
-                p.check_rules(&Options::DEFAULT).map_err(|e| e.to_string())?;
+                p.check_rules(&Options::DEFAULT).map_err(rules)?;
                 let mut budget = Budget::for_file(p.bytes().len());
                 Summary::Executorch(Box::new(ExecutorchSummary::of_program(&p, tensors, &mut budget).map_err(refused)?))
             }
             File::VkGraph(b) => {
-                b.check_rules(&Options::DEFAULT).map_err(|e| e.to_string())?;
+                b.check_rules(&Options::DEFAULT).map_err(rules)?;
                 let mut budget = Budget::for_file(b.bytes().len());
                 Summary::Executorch(Box::new(ExecutorchSummary::of_blob(&b, tensors, &mut budget).map_err(refused)?))
             }
@@ -74,7 +91,10 @@ impl Summary {
                 let mut budget = Budget::for_file(c.file().len());
                 Summary::Cvimodel(Box::new(CvimodelSummary::of(&c, &mut budget).map_err(refused)?))
             }
-            other => return Err(format!("inspect does not read {:?} files", other.format())),
+            other => {
+                let reason = format!("inspect does not read {:?} files", other.format());
+                return Err(Refused { reason, error: None });
+            }
         })
     }
 

@@ -1,9 +1,12 @@
-//! The command line's modules form layers with no import circle: `main` parses, `commands`
-//! run one command each over `open` (how a path is read) and `summary` (what `inspect` says),
-//! which stand on the plumbing (`budget`, `convert`, `input`, `output`, `status`, `suggest`,
-//! `help`). Read from the sources: every `crate::` path a file names, each leaf of a grouped
-//! import (`use crate::{a, b::{c, d}};`) included, is an edge from its module to the module
-//! named, and a path to an item of the crate root (`crate::Failure`) is an edge to `main`.
+//! The command line's modules form layers with no import circle: the binary (`main.rs`) only
+//! calls the library (`lib.rs`, the public API), whose `command_line` parses the arguments;
+//! `commands` run one command each over `report` (what `inspect --json` and `scan` say of a
+//! source, shared with the public API), which stands on `open` (how a path is read) and
+//! `summary` (what `inspect` says), which stand on the plumbing (`budget`, `convert`, `input`,
+//! `output`, `status`, `suggest`, `help`). Read from the sources: every `crate::` path a file
+//! names, each leaf of a grouped import (`use crate::{a, b::{c, d}};`) included, is an edge
+//! from its module to the module named, and a path to an item of the crate root
+//! (`crate::Source`) is an edge to `lib`.
 
 use crate::support;
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,6 +32,7 @@ fn edges() -> BTreeMap<String, BTreeSet<String>> {
         let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
         match parts.as_slice() {
             [only] if only == "main" => "main".into(),
+            [only] if only == "lib" => "lib".into(),
             [init @ .., last] if last == "mod" => init.join("::"),
             all => all.join("::"),
         }
@@ -41,10 +45,10 @@ fn edges() -> BTreeMap<String, BTreeSet<String>> {
         let mut to = BTreeSet::new();
         for (at, _) in text.match_indices("crate::") {
             for segments in paths_after(&text[at + 7..]) {
-                // The longest prefix of the path that names a module of the binary, else the
+                // The longest prefix of the path that names a module of the library, else the
                 // crate root's.
                 let named = (1..=segments.len()).rev().map(|n| segments[..n].join("::")).find(|m| modules.contains(m));
-                let module = named.unwrap_or_else(|| "main".into());
+                let module = named.unwrap_or_else(|| "lib".into());
                 if module != from {
                     to.insert(module);
                 }
@@ -151,8 +155,11 @@ fn layer(module: &str) -> &str {
 #[test]
 fn modules_import_only_from_lower_layers() {
     let rank = |l: &str| match l {
-        "main" => 3,
-        "commands" => 2,
+        "main" => 6,
+        "lib" => 5,
+        "command_line" => 4,
+        "commands" => 3,
+        "report" => 2,
         "open" | "summary" => 1,
         "budget" | "convert" | "input" | "output" | "status" | "suggest" | "help" => 0,
         other => panic!("module {other} is in no layer: add it to this test's list"),
@@ -168,6 +175,22 @@ fn modules_import_only_from_lower_layers() {
                  from itself)"
             );
         }
+    }
+}
+
+#[test]
+fn the_binary_only_runs_the_library() {
+    let main = std::fs::read_to_string(support::root().join("cli/src/main.rs")).unwrap();
+    let code: Vec<&str> = main.lines().filter(|l| !l.trim_start().starts_with("//")).collect();
+    let code = code.join("\n");
+    assert!(!code.contains("mod ") && !code.contains("crate::"), "main.rs declares or names modules:\n{code}");
+    assert!(code.contains("flatmodel_cli::run_command_line()"), "main.rs does not run the library's command line");
+    let edges = edges();
+    assert!(edges["main"].is_empty());
+    // The public API reaches the reports, and no lower layer reaches back up to it.
+    assert!(edges["lib"].contains("report"), "lib.rs: {:?}", edges["lib"]);
+    for (from, to) in &edges {
+        assert!(from == "lib" || !to.contains("lib"), "{from} imports the crate root");
     }
 }
 
