@@ -4,9 +4,9 @@
 use crate::input::Access;
 use crate::open;
 use crate::output::Out;
+use crate::report::{self, Source};
 use crate::status::{Failure, Outcome};
 use crate::summary::flatbuffer::FlatbufferSummary;
-use crate::report::{self, Source};
 use crate::summary::Summary;
 use flatmodel::reflect::{Schema, TableId};
 use flatmodel::File;

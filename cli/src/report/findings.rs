@@ -283,8 +283,7 @@ fn program(file: &PteFile<'_>, found: &mut Findings) {
         let model_end = program_end.max(segments_end);
         if bytes.len() > model_end {
             let extra = bytes.get(model_end..).unwrap_or_default();
-            let message =
-                format!("{} bytes after the program and its segments (eh00 header's extent)", extra.len());
+            let message = format!("{} bytes after the program and its segments (eh00 header's extent)", extra.len());
             found.push(Finding::new("appended-data", message).range(bytes, extra));
         }
     }
@@ -302,7 +301,8 @@ fn blob(blob: &Blob<'_>, found: &mut Findings) {
     if let Some(h) = blob.header() {
         if h.bytes_size > 0 {
             let message = format!("{} bytes of raw constants after the VkGraph flatbuffer", h.bytes_size);
-            let finding = Finding::new("data-outside-flatbuffer", message).at(u64::from(h.bytes_offset), Some(h.bytes_size));
+            let finding =
+                Finding::new("data-outside-flatbuffer", message).at(u64::from(h.bytes_offset), Some(h.bytes_size));
             found.push(finding.path("VH00.bytes_offset".into()));
         }
     }
@@ -312,7 +312,8 @@ fn blob(blob: &Blob<'_>, found: &mut Findings) {
 fn cvimodel(file: &CviModel<'_>, found: &mut Findings) {
     for section in file.sections().flatten() {
         let name = section.section.name();
-        let message = format!("section {} ({name}): {} bytes after the model flatbuffer", section.index, section.payload.len());
+        let message =
+            format!("section {} ({name}): {} bytes after the model flatbuffer", section.index, section.payload.len());
         let finding = Finding::new("data-outside-flatbuffer", message).name(name);
         let finding = finding.at(to_u64(section.file_offset), Some(to_u64(section.payload.len())));
         found.push(finding.path(format!("Model.sections[{}]", section.index)));

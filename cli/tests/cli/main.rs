@@ -28,4 +28,5 @@ mod inspect_schema;
 mod metadata;
 mod nnpackage_cli;
 mod numeric_paths;
+mod scan;
 mod tflm_agreement;
