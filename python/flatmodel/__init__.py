@@ -1,0 +1,142 @@
+"""flatmodel: verify, open and read ML model files with a verifier in front of every read.
+
+Reads TFLite, Circle, ExecuTorch programs (``.pte``) and their Vulkan delegate blobs, Sophgo
+cvimodels and nnpackages (directories or zips). Every file is verified in full before any of it
+is read; ``verify`` gives a verdict and never raises on bad bytes, ``open`` raises
+``InvalidModel`` (a ``ValueError``) on a file it cannot read.
+
+What the functions accept (``_source``):
+
+- a path (``str`` or ``os.PathLike``): read whole into memory as one consistent snapshot, as
+  the ``flatmodel`` command line reads files (a file written meanwhile is read again, then
+  refused; never memory-mapped, so nothing can change under a view and no signal can end the
+  process);
+- ``bytes``: used in place, never copied (a ``bytes`` object cannot change);
+- ``bytearray``, ``memoryview`` or ``mmap.mmap``: copied once into a ``bytes`` object, because
+  their content can change while it is read (a ``memoryview`` of a whole ``bytes`` object is
+  used in place).
+
+Arrays returned by ``numpy()`` are read-only views of those bytes (no copy); each keeps the
+bytes alive for as long as it lives.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from typing import Optional, Union
+
+from . import _flatmodel as _native
+from ._flatmodel import (
+    ArrayData,
+    CviModel,
+    Delegate,
+    InvalidModel,
+    Items,
+    Metadata,
+    Model,
+    ModelError,
+    Operator,
+    Package,
+    Plan,
+    Program,
+    Section,
+    Signature,
+    Subgraph,
+    Tensor,
+    Value,
+    Verdict,
+    VkOperator,
+    VkValue,
+    VulkanBlob,
+    Weight,
+)
+
+__all__ = [
+    "verify",
+    "open",
+    "InvalidModel",
+    "ModelError",
+    "Verdict",
+    "Model",
+    "Subgraph",
+    "Tensor",
+    "Operator",
+    "Signature",
+    "Metadata",
+    "Program",
+    "Plan",
+    "Value",
+    "Delegate",
+    "VulkanBlob",
+    "VkValue",
+    "VkOperator",
+    "CviModel",
+    "Section",
+    "Weight",
+    "Package",
+    "Items",
+    "ArrayData",
+]
+
+Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, mmap.mmap]
+
+
+def _source(source: Source) -> Union[str, bytes]:
+    """The argument the native functions take for ``source``: a path as ``str``, or ``bytes``.
+
+    ``bytes`` and paths pass as they are; a buffer whose content can change (``bytearray``,
+    ``mmap``, a ``memoryview`` of anything but a whole ``bytes`` object) is copied once, so
+    the bytes verified are the bytes read. Any other type is a ``TypeError``. Every function
+    taking "a path or bytes" goes through here.
+    """
+    if isinstance(source, (bytes, str)):
+        return source
+    if isinstance(source, os.PathLike):
+        path = os.fspath(source)
+        return path if isinstance(path, str) else os.fsdecode(path)
+    if isinstance(source, memoryview):
+        whole = isinstance(source.obj, bytes) and source.c_contiguous and source.nbytes == len(source.obj)
+        return source.obj if whole else source.tobytes()
+    if isinstance(source, (bytearray, mmap.mmap)):
+        with memoryview(source) as view:
+            return view.tobytes()
+    raise TypeError(
+        f"expected a path (str or os.PathLike), bytes, bytearray, memoryview or mmap, not {type(source).__name__}"
+    )
+
+
+def verify(
+    source: Source,
+    *,
+    runtime: Optional[str] = None,
+    schema: Union[str, "os.PathLike[str]", None] = None,
+    root_type: Optional[str] = None,
+) -> Verdict:
+    """Verify a model file, nnpackage or bytes: the verdict ``flatmodel verify`` prints.
+
+    Never raises on bad bytes: ``Verdict.ok`` is False and ``Verdict.error`` says why. Raises
+    ``TypeError`` for an argument of the wrong type, ``OSError`` for a path that cannot be read,
+    ``ValueError`` for an unknown ``runtime`` or a schema that does not parse.
+
+    ``runtime`` (``"litert"`` or ``"tflm"``) adds that runtime's own load checks of a TFLite
+    model, as ``flatmodel verify --runtime``. ``schema`` (a ``.fbs`` or ``.bfbs`` file) verifies
+    the bytes as any flatbuffer of that schema instead, rooted at ``root_type`` (else the
+    schema's ``root_type``), as ``flatmodel verify --schema``. The GIL is released while the
+    bytes are verified.
+    """
+    schema_path = None if schema is None else os.fspath(schema)
+    if isinstance(schema_path, bytes):
+        schema_path = os.fsdecode(schema_path)
+    return _native.verify(_source(source), runtime=runtime, schema=schema_path, root_type=root_type)
+
+
+def open(source: Source) -> Union[Model, Program, VulkanBlob, CviModel, Package]:  # noqa: A001
+    """Open a model file, nnpackage or bytes, verified in full.
+
+    Returns a ``Model`` (TFLite, Circle), ``Program`` (``.pte``), ``VulkanBlob``, ``CviModel``
+    or ``Package`` (nnpackage). Raises ``InvalidModel`` (a ``ValueError``, with ``.error`` the
+    ``ModelError``) when the file is not a valid model, ``OSError`` when a path cannot be read,
+    ``TypeError`` for an argument of the wrong type.
+    """
+    return _native.open(_source(source))
