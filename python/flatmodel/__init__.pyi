@@ -353,8 +353,8 @@ class VulkanBlob:
     @property
     def constant_count(self) -> int:
         """How many constants."""
-    def constant(self, index: int) -> npt.NDArray[np.uint8]:
-        """Constant ``index``'s bytes (no copy)."""
+    def constant(self, index: int) -> Optional[npt.NDArray[np.uint8]]:
+        """Constant ``index``'s bytes (no copy); None for a named constant of a blob read alone."""
     @property
     def warnings(self) -> List[str]:
         """The advisory findings of a blob file."""

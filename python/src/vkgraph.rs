@@ -5,7 +5,7 @@
 use crate::array::{self, ArrayData};
 use crate::core::Shared;
 use crate::items::{Items, Kind};
-use flatmodel::vkgraph::{Blob, GraphTypes, VkDataType, VkGraph};
+use flatmodel::vkgraph::{Blob, Constant, GraphTypes, VkDataType, VkGraph};
 use flatmodel::File;
 use pyo3::exceptions::{PyIndexError, PyRuntimeError};
 use pyo3::prelude::*;
@@ -26,6 +26,21 @@ fn blob_of(core: &Shared, at: Option<usize>) -> PyResult<(Blob<'_>, Option<flatm
         }
         _ => Err(PyRuntimeError::new_err("not a Vulkan blob")),
     }
+}
+
+/// Constant `index`'s bytes: inline, or the program's named data; `None` for a bare VkGraph
+/// (`VK00`: the constant bytes follow the flatbuffer only in a `VH00` blob) and for a named
+/// constant of a blob read without its program.
+fn constant_bytes<'a>(
+    blob: &Blob<'a>,
+    program: Option<flatmodel::pte::PteFile<'a>>,
+    index: usize,
+) -> PyResult<Option<&'a [u8]>> {
+    let named = matches!(blob.constant(index), Ok(Constant::Named { .. }));
+    if (program.is_none() && named) || (blob.header().is_none() && !named) {
+        return Ok(None);
+    }
+    blob.constant_data(index, |k| program.and_then(|p| p.named_data(k))).map(Some).map_err(|e| crate::invalid(&e))
 }
 
 fn graph(core: &Shared, at: Option<usize>) -> PyResult<VkGraph<'_>> {
@@ -189,12 +204,13 @@ impl VkValue {
     }
 
     /// A constant tensor's data as a read-only NumPy array over the file (no copy); `None` for
-    /// other values.
+    /// other values, and for a named constant of a blob read alone (its data is in the
+    /// program's named data).
     fn numpy(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
         let GraphTypes::VkTensor(t) = self.value(&self.core)? else { return Ok(None) };
         let Ok(id) = usize::try_from(t.constant_id()) else { return Ok(None) };
         let (blob, program) = blob_of(&self.core, self.at)?;
-        let data = blob.constant_data(id, |k| program.and_then(|p| p.named_data(k))).map_err(|e| crate::invalid(&e))?;
+        let Some(data) = constant_bytes(&blob, program, id)? else { return Ok(None) };
         let shape: Vec<usize> =
             t.dims().into_iter().flatten().map(|d| usize::try_from(d).unwrap_or(usize::MAX)).collect();
         let array = match array::typestr(&vk_dtype(t.datatype())) {
