@@ -114,8 +114,8 @@ class Model:
     @property
     def nbytes(self) -> int:
         """The file's size."""
-    def data(self) -> Optional[ArrayData]:
-        """The file's bytes (wrap with ``numpy.asarray``)."""
+    def data(self) -> npt.NDArray[np.uint8]:
+        """The file's bytes as a read-only array (no copy)."""
 
 class Subgraph:
     """One subgraph of a TFLite or Circle model."""

@@ -95,9 +95,9 @@ impl Model {
         self.core.bytes().len()
     }
 
-    /// The file's bytes as a read-only `uint8` array (no copy).
-    fn data(&self) -> Option<ArrayData> {
-        ArrayData::bytes(&self.core, self.core.bytes())
+    /// The file's bytes as a read-only `uint8` NumPy array (no copy).
+    fn data(&self, py: Python<'_>) -> PyResult<PyObject> {
+        crate::bytes_array(py, &self.core, self.core.bytes())
     }
 
     fn __repr__(&self) -> PyResult<String> {
