@@ -21,8 +21,9 @@ impl<'py> FromPyObject<'py> for Source {
         if let Ok(b) = ob.downcast::<PyBytes>() {
             return Ok(Source::Bytes(b.clone().unbind()));
         }
-        if let Ok(s) = ob.downcast::<PyString>() {
-            return Ok(Source::Path(PathBuf::from(s.extract::<String>()?)));
+        if ob.downcast::<PyString>().is_ok() {
+            // Encoded as the file system encodes names (undecodable bytes round-trip).
+            return Ok(Source::Path(ob.extract::<PathBuf>()?));
         }
         Err(PyTypeError::new_err("expected a path (str) or bytes"))
     }

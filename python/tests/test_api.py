@@ -281,3 +281,19 @@ def test_lazy_sequences_index_like_lists():
         tensors[10]
     with pytest.raises(TypeError):
         tensors["a"]
+
+
+def test_threads_verify_and_open_the_same_bytes_at_once():
+    from concurrent.futures import ThreadPoolExecutor
+
+    data = (TESTDATA / "tflite" / "tf_convnet_int8_full.tflite").read_bytes()
+    expected = flatmodel.verify(data)
+
+    def one(_):
+        v = flatmodel.verify(data)
+        m = flatmodel.open(data)
+        return v.ok, v.warnings, len(m.subgraphs[0].tensors)
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(one, range(32)))
+    assert results == [(expected.ok, expected.warnings, len(flatmodel.open(data).subgraphs[0].tensors))] * 32
