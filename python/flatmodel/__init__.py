@@ -3,7 +3,9 @@
 Reads TFLite, Circle, ExecuTorch programs (``.pte``) and their Vulkan delegate blobs, Sophgo
 cvimodels and nnpackages (directories or zips). Every file is verified in full before any of it
 is read; ``verify`` gives a verdict and never raises on bad bytes, ``open`` raises
-``InvalidModel`` (a ``ValueError``) on a file it cannot read.
+``InvalidModel`` (a ``ValueError``) on a file it cannot read. ``inspect`` and ``scan`` give the
+documents the command line prints (``flatmodel inspect --json``, ``flatmodel scan``) as ``dict``s,
+made by the same code.
 
 What the functions accept (``_source``):
 
@@ -22,6 +24,7 @@ bytes alive for as long as it lives.
 
 from __future__ import annotations
 
+import json
 import mmap
 import os
 from typing import Optional, Union
@@ -55,6 +58,8 @@ from ._flatmodel import (
 __all__ = [
     "verify",
     "open",
+    "inspect",
+    "scan",
     "InvalidModel",
     "ModelError",
     "Verdict",
@@ -140,3 +145,29 @@ def open(source: Source) -> Union[Model, Program, VulkanBlob, CviModel, Package]
     ``TypeError`` for an argument of the wrong type.
     """
     return _native.open(_source(source))
+
+
+def inspect(source: Source, *, tensors: bool = False) -> dict:
+    """What a model file, nnpackage or bytes holds: the document ``flatmodel inspect --json`` prints.
+
+    The document follows the command line's ``inspect.schema.json``; ``tensors=True`` adds every
+    tensor, as ``--tensors`` does. Raises ``InvalidModel`` (with ``.error``) when the file is not a
+    valid model, ``OSError`` when a path cannot be read, ``TypeError`` for an argument of the wrong
+    type. The GIL is released while the file is read, verified and summarised.
+    """
+    return json.loads(_native.inspect(_source(source), tensors))
+
+
+def scan(source: Source) -> dict:
+    """An upload scanner's verdict on a file, nnpackage or bytes: the object ``flatmodel scan`` prints.
+
+    Never raises on bad bytes. The ``dict`` holds ``verdict`` (``"valid"``, ``"invalid"`` or
+    ``"unknown-format"``), ``format``, ``error`` (``None``, or the located error: ``kind``,
+    ``offset``, ``path``, ``message``) and ``findings``: each with a stable ``id`` (custom and
+    Flex operators, delegates, data outside the flatbuffer, appended bytes, nested flatbuffers,
+    each runtime's refusals, warnings; the list is in the project's ``docs/scan.md``), a
+    ``message``, and the byte range (``offset``, ``length``) or schema ``path`` it concerns.
+    ``path`` is the path given, or ``None`` for bytes. Raises ``OSError`` when a path cannot be
+    read (the command line's status 2), ``TypeError`` for an argument of the wrong type.
+    """
+    return json.loads(_native.scan(_source(source)))

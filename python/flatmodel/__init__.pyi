@@ -21,6 +21,12 @@ def verify(
 def open(source: Source) -> Union[Model, Program, VulkanBlob, CviModel, Package]:
     """Open a model file, nnpackage or bytes, verified in full; raises ``InvalidModel``."""
 
+def inspect(source: Source, *, tensors: bool = False) -> Dict[str, Any]:
+    """The document ``flatmodel inspect --json`` prints; raises ``InvalidModel`` on a file that is not a valid model."""
+
+def scan(source: Source) -> Dict[str, Any]:
+    """The object ``flatmodel scan`` prints: verdict, located error and findings; never raises on bad bytes."""
+
 class InvalidModel(ValueError):
     """A file ``open`` cannot read: not a model, or an invalid one."""
 

@@ -1,5 +1,6 @@
 //! The native part of the `flatmodel` Python package (`flatmodel._flatmodel`): `verify`,
-//! `open` and the classes they return, over the `flatmodel` library's verified views.
+//! `open` and the classes they return, over the `flatmodel` library's verified views; and
+//! `inspect` and `scan`, the command line's documents (`report.rs`).
 //!
 //! Every object that reads a file holds the file's [`core::Core`] (its bytes and verified
 //! views) through an `Arc`, and reads the views on each access. The crate's one `unsafe` block
@@ -13,6 +14,7 @@ mod items;
 mod memory;
 mod package;
 mod pte;
+mod report;
 mod schema;
 mod source;
 mod verdict;
@@ -35,7 +37,7 @@ pyo3::create_exception!(
 );
 
 /// The `InvalidModel` exception for `error`, with `.error` set.
-fn invalid_model(py: Python<'_>, error: ModelError) -> PyErr {
+pub(crate) fn invalid_model(py: Python<'_>, error: ModelError) -> PyErr {
     let err = InvalidModel::new_err(error.message.clone());
     match Py::new(py, error) {
         Ok(e) => match err.value(py).setattr("error", e) {
@@ -114,6 +116,8 @@ fn open(py: Python<'_>, source: Source) -> PyResult<PyObject> {
 fn _flatmodel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verdict::verify, m)?)?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
+    m.add_function(wrap_pyfunction!(report::inspect, m)?)?;
+    m.add_function(wrap_pyfunction!(report::scan, m)?)?;
     m.add("InvalidModel", m.py().get_type::<InvalidModel>())?;
     m.add_class::<verdict::ModelError>()?;
     m.add_class::<verdict::Verdict>()?;

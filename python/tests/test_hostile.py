@@ -1,5 +1,5 @@
 """Hostile input: random bytes and mutations of testdata's models never crash the interpreter,
-`verify` never raises, `open` raises nothing but `InvalidModel`, whatever `open` accepts can be
+`verify` and `scan` never raise, `open` and `inspect` raise nothing but `InvalidModel`, whatever `open` accepts can be
 walked in full, and memory stays within a small multiple of the input."""
 
 import os
@@ -59,6 +59,14 @@ def walk(obj):
 def exercise(data: bytes):
     v = flatmodel.verify(data)
     assert v.ok == (v.error is None)
+    scanned = flatmodel.scan(data)
+    assert (scanned["verdict"] == "valid") == v.ok
+    try:
+        flatmodel.inspect(data)
+    except flatmodel.InvalidModel as e:
+        # A valid model whose summary would be out of proportion to it is refused too.
+        assert not v.ok or e.error.kind == "Invalid"
+        assert isinstance(e.error, flatmodel.ModelError)
     try:
         model = flatmodel.open(data)
     except flatmodel.InvalidModel as e:
