@@ -99,10 +99,26 @@ pub enum Memory {
     /// A small file's bytes.
     Small(Vec<u8>),
     /// A large file's bytes: `map[start..start + len]`, `start` aligned to [`HUGE_PAGE`].
-    Huge { map: memmap2::MmapMut, start: usize, len: usize },
+    Huge {
+        /// The anonymous mapping, [`HUGE_PAGE`] longer than the file.
+        map: memmap2::MmapMut,
+        /// Where the file's bytes start in it.
+        start: usize,
+        /// How many they are.
+        len: usize,
+    },
 }
 
 impl Memory {
+    /// The regular file at `path`, read whole as one consistent snapshot
+    /// ([`flatmodel::snapshot::read_file_into`]): a file written while it is read is read again,
+    /// then refused; nothing is mapped from the file, so nothing changes under a view and no
+    /// signal can end the process. (The Python package reads paths so.)
+    pub fn read(path: &std::path::Path) -> std::io::Result<Memory> {
+        let file = File::open(path)?;
+        flatmodel::snapshot::read_file_into(&file, u64::MAX, Memory::new)
+    }
+
     /// Zeroed memory for `len` bytes.
     fn new(len: usize) -> std::io::Result<Memory> {
         if len < HUGE_PAGE {

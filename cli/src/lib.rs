@@ -6,7 +6,7 @@
 //!
 //! Either reads a [`Source`]: a path, opened as the command line opens it (a snapshot read of
 //! a model file, an nnpackage directory or zip), or bytes already in memory, verified in place.
-//! Both fail only with a [`ReportError`].
+//! Both fail only with a [`ReportError`]. [`Memory::read`] reads a file as the command line does.
 //!
 //! The modules form layers, each importing only from those below it (`cli/tests/cli/cli_layers.rs`):
 //! this file names the public API; [`command_line`] parses the arguments of the binary
@@ -35,6 +35,9 @@ mod status;
 mod suggest;
 mod summary;
 
+pub use crate::commands::verify::refusal as runtime_refusal;
+pub use crate::input::Memory;
+pub use crate::open::unknown_format;
 pub use crate::report::{inspect_json, scan_json, ReportError, Source};
 
 /// Runs the `flatmodel` command line over the process's arguments, printing to standard output

@@ -4,10 +4,11 @@
 use crate::memory::Bytes;
 use crate::schema;
 use crate::source::Source;
-use flatmodel::graph::{Runtime, Warning};
+use flatmodel::graph::Runtime;
 use flatmodel::nnpackage::{self, AssociatedFiles, Package, PackageError, PackageErrorKind};
 use flatmodel::verify::Options;
-use flatmodel::{tflite, Error, ErrorKind, File, Format};
+use flatmodel::{Error, ErrorKind, File, Format};
+pub use flatmodel_cli::unknown_format;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use std::path::Path;
@@ -176,7 +177,7 @@ fn check(bytes: &[u8], runtime: Option<Runtime>) -> Verdict {
     }
     if let (File::Tflite(model), Some(r)) = (file, runtime) {
         if let Err(e) = model.check_runtime(r) {
-            let message = format!("{r} refuses the model: {e}{}", operator_of(model, r, e));
+            let message = flatmodel_cli::runtime_refusal(model, r, e);
             return Verdict::invalid(Some(format), ModelError::of(&e, message));
         }
     }
@@ -202,18 +203,6 @@ pub fn warnings_of(file: &File<'_>) -> Vec<String> {
         warnings.push(format!("the list of warnings stops here: {e}"));
     }
     warnings
-}
-
-/// `: NAME` for the operator `runtime`'s refusal `error` of `model` is about, if any.
-fn operator_of(model: tflite::Model<'_>, runtime: Runtime, error: Error) -> String {
-    let mut name = None;
-    let _ = model.for_each_warning(|w| match w {
-        Warning::RuntimeRefuses { runtime: r, error: e, operator } if r == runtime && e == error && name.is_none() => {
-            name = operator;
-        }
-        _ => {}
-    });
-    name.map(|n| format!(": {n}")).unwrap_or_default()
 }
 
 /// An nnpackage (directory or zip) checked end to end: its models' warnings, each after
@@ -266,18 +255,4 @@ fn verify_schema(py: Python<'_>, source: Source, path: &str, root_type: Option<&
         Ok(()) => Verdict::valid("flatbuffer", Vec::new()),
         Err(e) => Verdict::invalid(Some("flatbuffer"), ModelError::of(&e, schema.error_text(&e, root).to_string())),
     })
-}
-
-/// Why `bytes` are not a model of a known format, in one line naming what was found (the
-/// command line's sentence).
-pub fn unknown_format(bytes: &[u8]) -> String {
-    const KNOWN: &str = "TFLite (TFL3 at byte 4), Circle (CIR0), ExecuTorch .pte (ET12), Vulkan blob (VH00) or \
-                         VkGraph (VK00), cvimodel (CviModel at byte 0), or an nnpackage directory or zip";
-    if bytes.is_empty() {
-        return format!("not a model: the file is empty; flatmodel reads {KNOWN}");
-    }
-    let head = bytes.get(..8).unwrap_or(bytes);
-    let hex: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
-    let text: String = head.iter().map(|&b| if b.is_ascii_graphic() { char::from(b) } else { '.' }).collect();
-    format!("not a model flatmodel reads: it starts with {} (\"{text}\"); flatmodel reads {KNOWN}", hex.join(" "))
 }

@@ -219,9 +219,15 @@ fn not_tflite(runtime: Option<Runtime>, what: &str) -> Failure {
 /// (there are none).
 fn check_for(model: tflite::Model<'_>, runtime: Runtime) -> Result<String, Failure> {
     if let Err(e) = model.check_runtime(runtime) {
-        return Err(Failure::Invalid(format!("{runtime} refuses the model: {e}{}", operator_of(model, runtime, e))));
+        return Err(Failure::Invalid(refusal(model, runtime, e)));
     }
     Ok(format!("{}, {runtime} loads it", describe("TFLite", model)))
+}
+
+/// Why `runtime` refuses `model`, as `verify --runtime` says it: `RUNTIME refuses the model:
+/// ERROR`, then `: NAME` for the operator the refusal `error` is about, if it is about one.
+pub fn refusal(model: tflite::Model<'_>, runtime: Runtime, error: flatmodel::Error) -> String {
+    format!("{runtime} refuses the model: {error}{}", operator_of(model, runtime, error))
 }
 
 /// `: NAME` for the operator `runtime`'s refusal `error` of `model` is about, if it is about one.
