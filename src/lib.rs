@@ -70,6 +70,8 @@
 //!   resolved to bytes, LZ4 blocks checked without inflating them (inflated with the `lz4`
 //!   feature, MD5 with `md5`), tagged offsets decoded.
 //! - [`vkgraph`]: ExecuTorch's Vulkan delegate: the `VH00` blob, its VkGraph and constants.
+//! - [`xnnpack`]: ExecuTorch's XNNPACK delegate: the `XH00` blob, its XNNGraph, its rules and
+//!   constants.
 //! - [`pte`]: ExecuTorch programs: extended header, segments, delegates, named data.
 //! - `reflect` (feature `alloc`): any FlatBuffers schema read at run time, from `.fbs` text
 //!   or flatc's binary schema, driving the same verifier and dump as the formats above (the
@@ -123,7 +125,9 @@ pub mod wire;
 pub use container::Parsed;
 pub use error::{Error, ErrorKind, Location, PathName, Result, MAX_PATH};
 #[cfg(not(flatmodel_bootstrap))]
-pub use formats::{circle, circle_training, conversion_metadata, cvimodel, pte, tflite, tflite_metadata, vkgraph};
+pub use formats::{
+    circle, circle_training, conversion_metadata, cvimodel, pte, tflite, tflite_metadata, vkgraph, xnnpack,
+};
 #[cfg(not(flatmodel_bootstrap))]
 pub use formats::{detect, File, FileWarning, Format};
 

@@ -92,8 +92,8 @@ fn tflite_schema_facts() {
     assert_eq!(slot("ResizeBilinearOptions", "new_height"), (0, "scalar(i32, 0) deprecated".into()));
     match body(&l, "QuantizationDetails") {
         ItemBody::Union { members, .. } => assert_eq!(
-            members.iter().map(|(t, n)| (*t, n.as_str())).collect::<Vec<_>>(),
-            [(1, "CustomQuantization"), (2, "BlockwiseQuantization"), (3, "MultiAxisQuantization")]
+            members.iter().map(|(t, n, table)| (*t, n.as_str(), table.as_deref())).collect::<Vec<_>>(),
+            [(1, "CustomQuantization", None), (2, "BlockwiseQuantization", None), (3, "MultiAxisQuantization", None)]
         ),
         _ => panic!(),
     }

@@ -155,6 +155,12 @@ typedef int32_t fm_runtime;
 #define FM_FORMAT_CVIMODEL 5
 
 /**
+ * An XNNPACK delegate blob (`XH00` header) or a bare XNNGraph (`XN01`), recognised and verified
+ * by `fm_verify`.
+ */
+#define FM_FORMAT_XNNPACK 6
+
+/**
  * No error (the status is `FM_OK`, or `FM_BAD_ARGUMENT`).
  */
 #define FM_ERROR_NONE 0

@@ -33,6 +33,9 @@ pub const FM_FORMAT_VKGRAPH: fm_format = 3;
 pub const FM_FORMAT_PTE: fm_format = 4;
 /// A Sophgo cvimodel.
 pub const FM_FORMAT_CVIMODEL: fm_format = 5;
+/// An XNNPACK delegate blob (`XH00` header) or a bare XNNGraph (`XN01`), recognised and verified
+/// by `fm_verify`.
+pub const FM_FORMAT_XNNPACK: fm_format = 6;
 
 /// Why bytes were rejected: one of the `FM_ERROR_` constants.
 pub type fm_error_kind = i32;
@@ -174,6 +177,7 @@ pub fn format_number(format: Format) -> fm_format {
         Format::VkGraph => FM_FORMAT_VKGRAPH,
         Format::Pte => FM_FORMAT_PTE,
         Format::Cvimodel => FM_FORMAT_CVIMODEL,
+        Format::Xnnpack => FM_FORMAT_XNNPACK,
         _ => FM_FORMAT_UNKNOWN,
     }
 }

@@ -122,6 +122,7 @@ fn format_of(bytes: &[u8]) -> fm_format {
         Some(Format::VkGraph) => 3,
         Some(Format::Pte) => 4,
         Some(Format::Cvimodel) => 5,
+        Some(Format::Xnnpack) => 6,
         Some(other) => panic!("a format this test does not know: {other:?}"),
     }
 }

@@ -41,8 +41,11 @@ pub fn emit(layout: &Layout, schema_path: &str, grammar_version: u32) -> Result<
                 line(0, "crate::fb_union! {");
                 docs(&mut line, 1, &item.docs, Some(&defined_at));
                 line(1, &format!("{} = {id} {{", item.name));
-                for (tag, ty) in members {
-                    line(2, &format!("{tag} => {ty},"));
+                for (tag, variant, table) in members {
+                    match table {
+                        Some(table) => line(2, &format!("{tag} => {variant}: {table},")),
+                        None => line(2, &format!("{tag} => {variant},")),
+                    }
                 }
             }
             ItemBody::Struct { size, align, fields } => {

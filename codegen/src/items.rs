@@ -45,8 +45,9 @@ pub struct Item {
 pub enum ItemBody {
     /// An enum: the Rust type of its underlying type, and its values in declaration order.
     Enum { repr: &'static str, values: Vec<EnumValue> },
-    /// A union: its index among the schema's unions, and its members (tag, table).
-    Union { id: usize, members: Vec<(u8, String)> },
+    /// A union: its index among the schema's unions, and its members (tag, name, and the
+    /// table when the member is named apart from it: `XNNAdd: _XNNNode2x1`).
+    Union { id: usize, members: Vec<(u8, String, Option<String>)> },
     /// A struct: its size and alignment, and its fields in order.
     Struct { size: u32, align: u32, fields: Vec<StructField> },
     /// A table: its index among the schema's tables, and its fields in slot order.
@@ -242,16 +243,16 @@ fn union(
             }
             _ => return Err(format!("{at}: union member `{ty}`: fb_union supports tables only")),
         };
-        // `fb_union!` names each member's variant after its table.
-        if let Some(alias) = m.alias.as_deref().filter(|&alias| alias != ty) {
-            return Err(format!(
-                "{at}: union member `{alias}: {ty}`: fb_union cannot name a member apart from its type"
-            ));
+        // `fb_union!` names each member's variant after its alias, or else its table.
+        let table = short(table.name()).to_string();
+        let (variant, aliased) = match m.alias.as_deref().filter(|&alias| alias != ty) {
+            Some(alias) => (alias.to_string(), Some(table)),
+            None => (table, None),
+        };
+        if variant == "Unknown" || variant == "NONE" {
+            return Err(format!("{at}: union member `{variant}` clashes with the union's own variant"));
         }
-        if ty == "Unknown" {
-            return Err(format!("{at}: union member `{ty}` clashes with the union's own variant"));
-        }
-        out.push((tag, short(table.name()).to_string()));
+        out.push((tag, variant, aliased));
     }
     Ok(ItemBody::Union { id, members: out })
 }
@@ -489,7 +490,9 @@ mod tests {
             "table A {{}}\ntable B {{}}\ntable C {{}}\nunion U {{ A, B }}\nunion V {{ B = 5, C, A = 2 }}\n{ROOT}"
         ));
         let members = |name: &str| match item(&l, name) {
-            ItemBody::Union { id, members } => (*id, members.iter().map(|(t, n)| (*t, n.as_str())).collect::<Vec<_>>()),
+            ItemBody::Union { id, members } => {
+                (*id, members.iter().map(|(t, n, _)| (*t, n.as_str())).collect::<Vec<_>>())
+            }
             _ => panic!(),
         };
         assert_eq!(members("U"), (0, vec![(1, "A"), (2, "B")]));
@@ -503,11 +506,16 @@ mod tests {
         );
         refused("table A {}\nunion U { A, s: string }", 2, "union member `string`: fb_union supports tables only");
         refused("table A {}\nunion U {\n A = 256 }", 3, "union tag 256 is not in 1..=255");
-        refused(
-            "table A {}\nunion U { X: A }",
-            2,
-            "union member `X: A`: fb_union cannot name a member apart from its type",
-        );
+        // A member named apart from its table is a variant of that name holding the table.
+        let l = layout(&format!("table A {{}}\nunion U {{ X: A, Y: A, A }}\n{ROOT}"));
+        match item(&l, "U") {
+            ItemBody::Union { members, .. } => assert_eq!(
+                members.iter().map(|(t, n, a)| (*t, n.as_str(), a.as_deref())).collect::<Vec<_>>(),
+                vec![(1, "X", Some("A")), (2, "Y", Some("A")), (3, "A", None)]
+            ),
+            _ => panic!(),
+        }
+        refused("table A {}\nunion U { Unknown: A }", 2, "clashes with the union's own variant");
         refused("table Unknown {}\nunion U { Unknown }", 2, "clashes with the union's own variant");
     }
 

@@ -120,6 +120,7 @@ pub fn any(data: &[u8]) -> Option<Walker> {
     match flatmodel::detect(data) {
         Some(Format::Circle) => circle(data),
         Some(Format::VkGraph) => vkgraph(data),
+        Some(Format::Xnnpack) => xnnpack(data),
         Some(Format::Pte) => pte(data),
         Some(Format::Cvimodel) => cvimodel(data),
         _ => tflite(data),
@@ -243,10 +244,50 @@ pub fn pte(data: &[u8]) -> Option<Walker> {
             blob.graph().walk(&mut walker);
             vkgraph_helpers(&blob, |key| file.named_data(key));
         }
+        if let Some(Ok(blob)) = file.xnnpack_blob(&delegate) {
+            blob.graph().walk(&mut walker);
+            xnnpack_helpers(&blob, |key| file.named_data(key));
+        }
     }
     let _ = flatmodel::pte::PteFile::parse(data);
     let _ = dump_table(&mut Sink(0), Dumpable::new(file.program()), &Options::DEFAULT);
     Some(walker)
+}
+
+/// Reads `data` as an XNNPACK delegate blob (or bare XNNGraph); when its structure verifies,
+/// walks every table, resolves every constant, reads every node's ids, runs the graph rules and
+/// the dump.
+pub fn xnnpack(data: &[u8]) -> Option<Walker> {
+    let blob = flatmodel::xnnpack::Blob::parse_structure(data).ok()?;
+    let mut walker = walker(data.len());
+    blob.graph().walk(&mut walker);
+    xnnpack_helpers(&blob, |_| None);
+    let _ = flatmodel::xnnpack::Blob::parse(data);
+    let _ = dump_table(&mut Sink(0), Dumpable::new(blob.graph()), &Options::DEFAULT);
+    Some(walker)
+}
+
+/// Every constant of `blob`, resolved, and every node's and value's helpers (bounded, as a
+/// fuzzed graph can be long).
+fn xnnpack_helpers<'a>(blob: &flatmodel::xnnpack::Blob<'a>, named: impl Fn(&str) -> Option<&'a [u8]> + Copy) {
+    for i in 0..blob.graph().constant_data().map_or(0, |c| c.len()).min(4096) {
+        let _ = blob.constant(i);
+        let _ = blob.constant_data(i, named);
+    }
+    for node in blob.graph().xnodes().unwrap_or_default().into_iter().take(4096) {
+        if let Some(ids) = flatmodel::xnnpack::NodeIds::of(&node.xnode_union()) {
+            for i in 0..ids.inputs().len() {
+                let _ = (ids.is_absent(i), ids.field(i));
+            }
+            let _ = ids.outputs();
+        }
+    }
+    for value in blob.graph().xvalues().unwrap_or_default().into_iter().take(4096) {
+        if let Some(t) = value.tensor() {
+            let _ = t.datatype().element_bits();
+        }
+        let _ = value.quantized().map(|q| q.quant_params());
+    }
 }
 
 /// Every constant and shader of `blob`, resolved (bounded, as a fuzzed graph can be long).

@@ -2,7 +2,7 @@
 //! and verified, in one call, for tools that take whatever file they are given. The common
 //! jobs (the bytes, the format, the root to dump, the warnings) need no match on the format.
 
-use super::{circle, cvimodel, detect, pte, tflite, vkgraph, Format};
+use super::{circle, cvimodel, detect, pte, tflite, vkgraph, xnnpack, Format};
 use crate::container::Parsed;
 use crate::dump::Dumpable;
 use crate::error::{Error, ErrorKind, Location};
@@ -41,6 +41,8 @@ pub enum File<'a> {
     Pte(pte::PteFile<'a>),
     /// A Sophgo cvimodel.
     Cvimodel(cvimodel::CviModel<'a>),
+    /// An XNNPACK delegate blob (`XH00`) or a bare XNNGraph (`XN01`).
+    Xnnpack(xnnpack::Blob<'a>),
 }
 
 impl<'a> File<'a> {
@@ -73,6 +75,7 @@ impl<'a> File<'a> {
             Some(Format::VkGraph) => wrap(vkgraph::Blob::parse_into(bytes, options, error), File::VkGraph),
             Some(Format::Pte) => wrap(pte::PteFile::parse_into(bytes, options, error), File::Pte),
             Some(Format::Cvimodel) => wrap(cvimodel::CviModel::parse_into(bytes, options, error), File::Cvimodel),
+            Some(Format::Xnnpack) => wrap(xnnpack::Blob::parse_into(bytes, options, error), File::Xnnpack),
             None => {
                 error.copy_from(&Error::new(ErrorKind::UnknownFormat, 0, Location::at(&FILE)));
                 None
@@ -97,6 +100,7 @@ impl<'a> File<'a> {
             Some(Format::VkGraph) => wrap(vkgraph::Blob::parse_structure_with(bytes, options)?, File::VkGraph),
             Some(Format::Pte) => wrap(pte::PteFile::parse_structure_with(bytes, options)?, File::Pte),
             Some(Format::Cvimodel) => wrap(cvimodel::CviModel::parse_structure_with(bytes, options)?, File::Cvimodel),
+            Some(Format::Xnnpack) => wrap(xnnpack::Blob::parse_structure_with(bytes, options)?, File::Xnnpack),
             None => return Err(Error::new(ErrorKind::UnknownFormat, 0, Location::at(&FILE))),
         })
     }
@@ -109,6 +113,7 @@ impl<'a> File<'a> {
             File::VkGraph(b) => b.check_rules(options),
             File::Pte(p) => p.check_rules(options),
             File::Cvimodel(c) => c.check_rules(options),
+            File::Xnnpack(b) => b.check_rules(options),
         }
     }
 
@@ -133,6 +138,7 @@ impl<'a> File<'a> {
             File::VkGraph(_) => Format::VkGraph,
             File::Pte(_) => Format::Pte,
             File::Cvimodel(_) => Format::Cvimodel,
+            File::Xnnpack(_) => Format::Xnnpack,
         }
     }
 
@@ -152,12 +158,13 @@ impl<'a> File<'a> {
             File::VkGraph(b) => b.bytes(),
             File::Pte(p) => p.bytes(),
             File::Cvimodel(c) => c.file(),
+            File::Xnnpack(b) => b.bytes(),
         }
     }
 
     /// The root table [`crate::dump::dump_table`] prints for the file: the model of a TFLite
-    /// or Circle file, the program of a `.pte`, the VkGraph of a Vulkan blob, the body of a
-    /// cvimodel.
+    /// or Circle file, the program of a `.pte`, the VkGraph of a Vulkan blob, the XNNGraph of
+    /// an XNNPACK blob, the body of a cvimodel.
     ///
     /// A Circle model is dumped by the names of the schema revision its content shows
     /// ([`circle::Model::dump_root`]); that dump of a revision-0 file verifies the bytes again
@@ -178,6 +185,7 @@ impl<'a> File<'a> {
             File::VkGraph(b) => Ok(Dumpable::new(b.graph())),
             File::Pte(p) => Ok(Dumpable::new(p.program())),
             File::Cvimodel(c) => Ok(Dumpable::new(c.model())),
+            File::Xnnpack(b) => Ok(Dumpable::new(b.graph())),
         }
     }
 
@@ -200,8 +208,8 @@ impl<'a> File<'a> {
 
     /// Calls `f` for each advisory finding of the file's format: a TFLite or Circle model's
     /// ([`tflite::Model::for_each_warning_with`]), a cvimodel's
-    /// ([`cvimodel::CviModel::for_each_warning_with`]); `.pte` programs and Vulkan blobs have
-    /// none.
+    /// ([`cvimodel::CviModel::for_each_warning_with`]); `.pte` programs, Vulkan and XNNPACK
+    /// blobs have none.
     ///
     /// The walk is charged to the apparent-size budget of `options`. On a file
     /// [`File::check_rules`] accepted with the same `options` it never runs out; after
@@ -212,7 +220,7 @@ impl<'a> File<'a> {
             File::Tflite(m) => m.for_each_warning_with(options, |w| f(FileWarning::Model(w))),
             File::Circle(m) => m.for_each_warning_with(options, |w| f(FileWarning::Model(w))),
             File::Cvimodel(c) => c.for_each_warning_with(options, |w| f(FileWarning::Cvimodel(w))),
-            File::VkGraph(_) | File::Pte(_) => Ok(()),
+            File::VkGraph(_) | File::Pte(_) | File::Xnnpack(_) => Ok(()),
         }
     }
 

@@ -9,6 +9,7 @@ pub mod pte;
 pub mod tflite;
 pub mod tflite_metadata;
 pub mod vkgraph;
+pub mod xnnpack;
 
 pub use file::{File, FileWarning};
 
@@ -26,6 +27,8 @@ pub enum Format {
     Pte,
     /// A Sophgo cvimodel: magic `CviModel` at byte 0.
     Cvimodel,
+    /// An XNNPACK delegate blob: `XH00` header, or a bare XNNGraph with identifier `XN01`.
+    Xnnpack,
 }
 
 /// Recognises the format of `bytes` from their content, not a file name.
@@ -43,6 +46,11 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         || crate::wire::has_identifier(bytes, vkgraph::IDENTIFIER)
     {
         return Some(Format::VkGraph);
+    }
+    if crate::wire::has_identifier(bytes, xnnpack::HEADER_MAGIC)
+        || crate::wire::has_identifier(bytes, xnnpack::IDENTIFIER)
+    {
+        return Some(Format::Xnnpack);
     }
     if crate::wire::has_identifier(bytes, pte::IDENTIFIER) {
         return Some(Format::Pte);

@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! fb_enum!   { #[doc]* Name: repr { VARIANT = value, ... } }            (repr: u8 i8 ... u64)
-//! fb_union!  { #[doc]* Name = id { tag => Table, ... } }
+//! fb_union!  { #[doc]* Name = id { tag => Table, tag => Alias: Table, ... } }
 //! fb_struct! { #[doc]* Name (size = N, align = A) { field "name" @offset: kind(args), ... } }
 //! fb_table!  { #[doc]* Name = id { #[doc]* field "name" @slot FIELD_SLOT FIELD_NAME: kind(args) [required|deprecated], ... } }
 //! fb_schema! { namespace "ns", identifier Some(*b"ABCD"), root Table, tables [T0, T1, ...], unions [U0, ...] }
@@ -34,7 +34,7 @@
 
 /// The version of the macro input grammar; generated files assert it, so a generator/macro
 /// mismatch is a compile error.
-pub const GRAMMAR_VERSION: u32 = 5;
+pub const GRAMMAR_VERSION: u32 = 6;
 
 /// Defines an enum: a transparent newtype over its underlying integer, so values this schema
 /// revision does not name stay readable as raw numbers.
@@ -97,12 +97,34 @@ macro_rules! fb_enum {
     };
 }
 
+/// The table type of a union member: `$variant` itself, or the table an aliased member
+/// (`XNNAdd: _XNNNode2x1`) names.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! fb_union_member_type {
+    ($lt:lifetime; $variant:ident) => { $variant<$lt> };
+    ($lt:lifetime; $variant:ident : $ty:ident) => { $ty<$lt> };
+}
+
+/// `UnionMember` for a member named after its table; an aliased member gets none, as one
+/// table may be several members of a union.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! fb_union_member_tag {
+    ($name:ident; $tag:literal; $variant:ident) => {
+        impl<'a> $crate::wire::UnionMember<'a, $name<'a>> for $variant<'a> {
+            const TAG: u8 = $tag;
+        }
+    };
+    ($name:ident; $tag:literal; $variant:ident : $ty:ident) => {};
+}
+
 /// Defines a union: an enum of its member tables, `NONE`, and `Unknown(tag)` for members a
-/// newer schema adds.
+/// newer schema adds. A member `tag => Alias: Table` is the variant `Alias` holding a `Table`.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! fb_union {
-    ($(#[$meta:meta])* $name:ident = $id:literal { $($tag:literal => $variant:ident),* $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident = $id:literal { $($tag:literal => $variant:ident $(: $ty:ident)?),* $(,)? }) => {
         $(#[$meta])*
         #[doc = concat!("\n\nUnion `", stringify!($name), "`.")]
         #[derive(Clone, Copy, Debug)]
@@ -112,7 +134,7 @@ macro_rules! fb_union {
             NONE,
             $(
                 #[doc = concat!("Type ", stringify!($tag), ": `", stringify!($variant), "`.")]
-                $variant($variant<'a>),
+                $variant($crate::fb_union_member_type!('a; $variant $(: $ty)?)),
             )*
             /// A type this schema revision does not name: its raw tag.
             Unknown(u8),
@@ -164,20 +186,22 @@ macro_rules! fb_union {
             }
         }
 
-        $(impl<'a> $crate::wire::UnionMember<'a, $name<'a>> for $variant<'a> {
-            const TAG: u8 = $tag;
-        })*
+        $($crate::fb_union_member_tag!($name; $tag; $variant $(: $ty)?);)*
 
         impl $crate::verify::VerifyUnion for $name<'_> {
             const ID: u16 = $id;
             const MEMBERS: &'static [(u8, u16)] =
-                &[$(($tag, <$variant<'static> as $crate::verify::VerifyTable>::ID)),*];
+                &[$(($tag, <$crate::fb_union_member_type!('static; $variant $(: $ty)?) as $crate::verify::VerifyTable>::ID)),*];
         }
 
         const _: () = {
             static DESC: $crate::schema::UnionDesc = $crate::schema::UnionDesc {
                 name: stringify!($name),
-                variants: &[$(($tag, stringify!($variant), <$variant<'static> as $crate::schema::TableType>::desc)),*],
+                variants: &[$((
+                    $tag,
+                    stringify!($variant),
+                    <$crate::fb_union_member_type!('static; $variant $(: $ty)?) as $crate::schema::TableType>::desc,
+                )),*],
             };
             impl $crate::schema::UnionType for $name<'_> {
                 fn desc() -> &'static $crate::schema::UnionDesc {

@@ -1,11 +1,14 @@
 //! `flatmodel dump` against flatc: for every TFLite and Circle file with a `.flatc.json`
 //! reference (in `testdata/` always, in the corpus when `FLATMODEL_CORPUS` is set), our JSON
-//! parsed equals flatc's, floats within flatc's printing precision.
+//! parsed equals flatc's, floats within flatc's printing precision. flatc writes non-finite
+//! floats as bare `inf`/`nan`, as the dump does, which JSON cannot hold: both sides read those
+//! tokens as strings and must agree on them (`docs/executorch.md` §3.8); `u64` values past
+//! 2^53 are compared exactly.
 
 use crate::support;
 
 use flatmodel::verify::Options;
-use flatmodel::{circle, pte, tflite, vkgraph};
+use flatmodel::{circle, pte, tflite, vkgraph, xnnpack};
 use serde_json::Value;
 use std::path::Path;
 
@@ -119,6 +122,8 @@ const CVIMODEL: Format = Format { suffix: ".cvimodel", dump: dump_cvimodel, allo
 const VH00: Format = Format { suffix: ".vh00", dump: dump_vkgraph, allowed: |_| &EXACT };
 const VK00: Format = Format { suffix: ".vk00.bin", dump: dump_vkgraph, allowed: |_| &EXACT };
 const PTE: Format = Format { suffix: ".pte", dump: dump_pte, allowed: |_| &EXACT };
+const XH00: Format = Format { suffix: ".xh00", dump: dump_xnnpack, allowed: |_| &EXACT };
+const XN01: Format = Format { suffix: ".xn.bin", dump: dump_xnnpack, allowed: |_| &EXACT };
 
 /// A revision-0 file dumps with revision 0's schema, exactly; a later one with 0.10's.
 fn circle_allowed(bytes: &[u8]) -> &'static Allowed {
@@ -130,7 +135,7 @@ fn circle_allowed(bytes: &[u8]) -> &'static Allowed {
 }
 
 fn to_json(text: &str) -> Value {
-    serde_json::from_str(text).expect("the dump is JSON")
+    support::json_with_bare_floats(text)
 }
 
 fn dump_tflite(bytes: &[u8]) -> Value {
@@ -172,6 +177,14 @@ fn dump_vkgraph(bytes: &[u8]) -> Value {
     to_json(&text)
 }
 
+/// The XNNGraph of an `XH00` blob or a bare `XN01` flatbuffer.
+fn dump_xnnpack(bytes: &[u8]) -> Value {
+    let blob = xnnpack::Blob::parse_structure(bytes).expect("structurally valid");
+    let mut text = String::new();
+    flatmodel::dump::dump_table(&mut text, flatmodel::dump::Dumpable::new(blob.graph()), &Options::DEFAULT).unwrap();
+    to_json(&text)
+}
+
 fn dump_pte(bytes: &[u8]) -> Value {
     let file = pte::PteFile::parse_structure(bytes).expect("structurally valid");
     let mut text = String::new();
@@ -183,12 +196,17 @@ fn check_dir(dir: &Path, format: &Format) -> usize {
     let mut checked = 0;
     let mut failures = Vec::new();
     for model in support::files_with_suffix(dir, format.suffix) {
-        // A blob's reference is its VkGraph's: NAME.vh00 has NAME.vk00.flatc.json.
-        let reference =
-            support::reference(&model, "flatc.json").or_else(|| support::reference(&model, "vk00.flatc.json"));
+        // A blob's reference is its graph's: NAME.vh00 has NAME.vk00.flatc.json, NAME.xh00
+        // NAME.xn.flatc.json.
+        let reference = support::reference(&model, "flatc.json")
+            .or_else(|| support::reference(&model, "vk00.flatc.json"))
+            .or_else(|| support::reference(&model, "xn.flatc.json"));
         let Some(reference) = reference else { continue };
         let bytes = std::fs::read(&model).unwrap();
-        let theirs = support::read_json(&reference);
+        let theirs = match reference.extension().is_some_and(|e| e == "gz") {
+            true => support::read_json(&reference),
+            false => support::json_with_bare_floats(&std::fs::read_to_string(&reference).unwrap()),
+        };
         if let Err(e) = compare(&(format.dump)(&bytes), &theirs, "", (format.allowed)(&bytes)) {
             failures.push(format!("{}: {e}", model.display()));
         }
@@ -216,6 +234,37 @@ fn vkgraph_and_pte_dumps_equal_flatc() {
         }
         assert!(checked >= at_least, "{}: checked {checked}", format.suffix);
     }
+}
+
+#[test]
+fn xnnpack_dumps_equal_flatc() {
+    // The corpus's XNNPACK files may ship, so testdata holds them all.
+    for (format, at_least) in [(&XH00, 9), (&XN01, 9), (&PTE, 9)] {
+        let mut checked = 0;
+        for dir in ["xnnpack", "ptd"] {
+            checked += check_dir(&support::testdata().join(dir), format);
+            if let Some(corpus) = support::corpus() {
+                checked += check_dir(&corpus.join(dir), format);
+            }
+        }
+        assert!(checked >= at_least, "{}: checked {checked}", format.suffix);
+    }
+}
+
+/// The liberty the comparisons take is exactly the tokens JSON cannot hold: a bare `inf`
+/// agrees with `inf` only, and no other bare word passes.
+#[test]
+fn bare_floats_are_read_as_their_tokens() {
+    let a = support::json_with_bare_floats(r#"{"x": inf, "y": -inf, "z": nan, "s": "inf \" nan"}"#);
+    assert_eq!(a["x"], "inf");
+    assert_eq!(a["y"], "-inf");
+    assert_eq!(a["z"], "nan");
+    assert_eq!(a["s"], "inf \" nan");
+    let b = support::json_with_bare_floats(r#"{"x": -inf, "y": -inf, "z": nan, "s": "inf \" nan"}"#);
+    assert!(compare(&a, &b, "", &EXACT).is_err());
+    let big = support::json_with_bare_floats("[18446744073709551615]");
+    assert_eq!(big[0].as_u64(), Some(u64::MAX));
+    assert!(std::panic::catch_unwind(|| support::json_with_bare_floats("{\"x\": infinity}")).is_err());
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The library's readers on real and crafted files: each format's views and dump against the
 //! independent tools' reference outputs (flatc, LiteRT, ONE), detection of any file, alignment,
-//! metadata, LZ4, vectors as iterables.
+//! metadata, LZ4, vectors as iterables, the XNNPACK delegate.
 //!
 //! One test binary of the library's, by concern; each module was a test file of its own.
 
@@ -17,3 +17,4 @@ mod lz4_agreement;
 mod metadata;
 mod vectors;
 mod vkgraph;
+mod xnnpack;

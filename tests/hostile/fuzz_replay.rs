@@ -66,6 +66,9 @@ fn testdata_models() -> Vec<PathBuf> {
     for suffix in [".pte", ".vh00", ".vk00.bin"] {
         models.extend(support::files_with_suffix(&dir.join("vkgraph"), suffix));
     }
+    for suffix in [".pte", ".xh00", ".xn.bin"] {
+        models.extend(support::files_with_suffix(&dir.join("xnnpack"), suffix));
+    }
     models
 }
 

@@ -683,3 +683,28 @@ pub fn tflite_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     files.sort();
     files
 }
+
+/// JSON text in which flatc's bare non-finite floats (`inf`, `-inf`, `nan`, `-nan`, which JSON
+/// cannot hold) stand outside strings, parsed with each of them read as the string of its
+/// token: the one liberty the dump comparisons take (`docs/executorch.md` §3.8).
+pub fn json_with_bare_floats(text: &str) -> serde_json::Value {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            (in_string, escaped) = (escaped || c != '"', !escaped && c == '\\');
+        } else if c == '"' {
+            in_string = true;
+        } else if let Some(token) = ["-inf", "inf", "-nan", "nan"].into_iter().find(|t| rest.starts_with(t)) {
+            out.push('"');
+            out.push_str(token);
+            out.push('"');
+            rest = &rest[token.len()..];
+            continue;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}"))
+}

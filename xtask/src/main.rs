@@ -221,7 +221,7 @@ fn msrv() -> Result<(), String> {
         run(target)?;
     }
     let toolchain = format!("+{version}");
-    check(Some(&toolchain), None, Some("std,specialize,nested-metadata,nnpackage,lz4,md5"))?;
+    check(Some(&toolchain), None, Some("std,specialize,nested-metadata,nested-xnnpack,nnpackage,lz4,md5"))?;
     check(Some(&toolchain), Some(EMBEDDED), None)?;
     // The C ABI declares the same rust-version: its host build and its firmware build.
     for extra in [&[][..], &["--no-default-features", "--target", EMBEDDED][..]] {

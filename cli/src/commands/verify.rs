@@ -142,6 +142,7 @@ fn summary_of(file: File<'_>) -> Result<String, Failure> {
         File::Circle(model) => describe("Circle", model),
         File::Pte(program) => program_summary(&program),
         File::VkGraph(blob) => blob_summary(&blob),
+        File::Xnnpack(blob) => xnnpack_summary(&blob),
         File::Cvimodel(cvimodel) => cvimodel_summary(&cvimodel),
         other => return Err(Failure::Invalid(format!("verify does not read {:?} files", other.format()))),
     })
@@ -173,11 +174,24 @@ fn verify_package(out: &mut Out, name: &str, package: &Package, quiet: bool) -> 
 fn program_summary(file: &PteFile<'_>) -> String {
     let delegates: Vec<_> = file.delegates().collect();
     let vulkan = delegates.iter().filter(|d| d.is_vulkan()).count();
+    let xnnpack = delegates.iter().filter(|d| d.is_xnnpack()).count();
     let plans = file.program().execution_plan().map_or(0, |p| p.len());
     format!(
-        "ExecuTorch program v{}, {plans} execution plan(s), {} delegate(s) ({vulkan} Vulkan)",
+        "ExecuTorch program v{}, {plans} execution plan(s), {} delegate(s) ({vulkan} Vulkan, {xnnpack} XNNPACK)",
         file.program().version(),
         delegates.len()
+    )
+}
+
+/// A valid XNNPACK blob's summary: its values, nodes and constants.
+fn xnnpack_summary(blob: &flatmodel::xnnpack::Blob<'_>) -> String {
+    let what = if blob.header().is_some() { "XNNPACK delegate blob (XH00)" } else { "bare XNNGraph (XN01)" };
+    let g = blob.graph();
+    format!(
+        "{what}, {} value(s), {} node(s), {} constant(s)",
+        g.xvalues().map_or(0, |v| v.len()),
+        g.xnodes().map_or(0, |c| c.len()),
+        g.constant_data().map_or(0, |c| c.len())
     )
 }
 

@@ -3,7 +3,7 @@
 use super::{BackendDelegate, DataLocation, ExecutionPlan, ExtendedHeader, Program};
 use super::{BackendDelegateDataReference, Chain, DataSegment, Instruction, NamedData};
 use super::{DelegateCall, InstructionArguments as Arguments, KernelCall};
-use super::{IDENTIFIER, VULKAN_BACKEND};
+use super::{IDENTIFIER, VULKAN_BACKEND, XNNPACK_BACKEND};
 use crate::container::{
     check_ids, in_range, locate, verified_root, with_error_slot, Checked, Container, Fault, Segment, Walk,
 };
@@ -11,6 +11,9 @@ use crate::error::{Error, ErrorKind};
 use crate::verify::{Fail, Options, Stats};
 use crate::vkgraph::Blob;
 use crate::wire::to_u64;
+use crate::xnnpack;
+#[cfg(feature = "nested-xnnpack")]
+use crate::xnnpack::Constant as XnnpackConstant;
 
 /// The root of the paths in rule errors (fields are named by the schema's constants).
 static PROGRAM: &str = "Program";
@@ -22,7 +25,8 @@ pub struct Delegate<'a> {
     pub plan: usize,
     /// Its index in the plan's `delegates`.
     pub index: usize,
-    /// The backend id (`VulkanBackend` for the Vulkan delegate).
+    /// The backend id (`VulkanBackend` for the Vulkan delegate, `XnnpackBackend` for
+    /// XNNPACK's).
     pub id: Option<&'a str>,
     /// The view of the `BackendDelegate` table.
     pub view: BackendDelegate<'a>,
@@ -32,6 +36,11 @@ impl Delegate<'_> {
     /// Whether this is ExecuTorch's Vulkan delegate.
     pub fn is_vulkan(&self) -> bool {
         self.id == Some(VULKAN_BACKEND)
+    }
+
+    /// Whether this is ExecuTorch's XNNPACK delegate.
+    pub fn is_xnnpack(&self) -> bool {
+        self.id == Some(XNNPACK_BACKEND)
     }
 }
 
@@ -53,7 +62,9 @@ crate::container::entry_points!(
     PteFile,
     "an ExecuTorch program",
     "every segment range, every delegate's and named datum's segment index, every Vulkan delegate \
-     blob with its named constants found in the named data"
+     blob with its named constants found in the named data and, with the `nested-xnnpack` feature, \
+     every XNNPACK delegate blob with its named constants found in the named data long enough, or \
+     absent (external data)"
 );
 
 impl<'a> Container<'a> for PteFile<'a> {
@@ -113,13 +124,13 @@ impl<'a> PteFile<'a> {
         let Some(segment) = self.program.segments().and_then(|s| s.get(index)) else {
             return Err((ErrorKind::IndexOutOfRange, None));
         };
-        let Some(header) = &self.header else {
-            return Err((ErrorKind::Rule("segments need the extended header"), None));
-        };
+        // A program without the extended header has no segment data: only an empty segment at
+        // offset 0 fits, which ExecuTorch lists in a program whose data is a `.ptd` file
+        // (`docs/executorch.md` §3.4).
+        let (base, data) = self.header.map_or((0, Some(0)), |h| (h.segment_base_offset, h.segment_data_size));
         let (offset, size) = (segment.offset(), segment.size());
-        let within =
-            header.segment_data_size.is_none_or(|data| offset.checked_add(size).is_some_and(|end| end <= data));
-        let start = header.segment_base_offset.checked_add(offset);
+        let within = data.is_none_or(|data| offset.checked_add(size).is_some_and(|end| end <= data));
+        let start = base.checked_add(offset);
         // Summed in `u64`: within `usize` the sum overflows exactly when it passes the file.
         let range = start.zip(start.and_then(|s| s.checked_add(size))).filter(|_| within);
         let bytes = range.and_then(|(s, e)| {
@@ -200,6 +211,16 @@ impl<'a> PteFile<'a> {
         })
     }
 
+    /// The XNNPACK blob of `delegate`, verified; `None` for other backends. The verification's
+    /// work is linear in the blob's length (and quadratic at worst in its nodes; see
+    /// `docs/executorch.md` §3.8).
+    pub fn xnnpack_blob(&self, delegate: &Delegate<'a>) -> Option<Result<xnnpack::Blob<'a>, Error>> {
+        delegate.is_xnnpack().then(|| {
+            let (at, blob) = self.delegate_blob(delegate)?;
+            xnnpack::Blob::parse(blob).map_err(|e| e.shifted(to_u64(at)))
+        })
+    }
+
     /// The bytes of the first named datum with key `key`: a scan of `Program.named_data`,
     /// linear in the file times the length of `key`.
     pub fn named_data(&self, key: &str) -> Option<&'a [u8]> {
@@ -267,6 +288,10 @@ impl<'a> PteFile<'a> {
     /// with every named constant present among the `named` named data.
     fn check_delegate(&self, walk: &mut Walk<'_>, delegate: &Delegate<'a>, named: usize) -> Checked {
         let (at, bytes) = self.delegate_blob_in(delegate, walk.error())?;
+        #[cfg(feature = "nested-xnnpack")]
+        if delegate.is_xnnpack() {
+            return self.check_xnnpack(walk, at, bytes, named);
+        }
         if !delegate.is_vulkan() {
             return Ok(());
         }
@@ -276,6 +301,31 @@ impl<'a> PteFile<'a> {
             let constants = blob.graph().constants().map_or(0, |c| c.len());
             for c in 0..constants {
                 walk.charge(named.saturating_add(1))?;
+                blob.constant_data_in(c, |key| self.named_data(key), walk.error())?;
+            }
+            Ok(())
+        });
+        outcome.map_err(|Fail| {
+            walk.error().shift(to_u64(at));
+            Fail
+        })
+    }
+
+    /// An XNNPACK delegate's rules: its blob valid, and every named constant the named data
+    /// holds at least as long as the graph reads. A key the named data lacks is external data
+    /// (a `.ptd` file's; `docs/executorch.md` §3.9), which the program cannot check alone.
+    #[cfg(feature = "nested-xnnpack")]
+    fn check_xnnpack(&self, walk: &mut Walk<'_>, at: usize, bytes: &'a [u8], named: usize) -> Checked {
+        walk.charge(bytes.len())?;
+        let outcome = xnnpack::Blob::parse_in(bytes, walk.error()).and_then(|blob| {
+            let constants = blob.graph().constant_data().map_or(0, |c| c.len());
+            for c in 0..constants {
+                walk.charge(named.saturating_add(1))?;
+                if let Ok(XnnpackConstant::Named { key, .. }) = blob.constant(c) {
+                    if self.named_data(key).is_none() {
+                        continue;
+                    }
+                }
                 blob.constant_data_in(c, |key| self.named_data(key), walk.error())?;
             }
             Ok(())

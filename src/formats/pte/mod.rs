@@ -4,7 +4,8 @@
 //!
 //! [`PteFile::parse`] verifies the program and every segment range, then enumerates execution
 //! plans, delegates (with their blobs, inline or in a segment) and named data; Vulkan delegate
-//! blobs are verified as [`crate::vkgraph::Blob`]s, their named constants looked up here.
+//! blobs are verified as [`crate::vkgraph::Blob`]s and XNNPACK ones as
+//! [`crate::xnnpack::Blob`]s, their named constants looked up here.
 
 mod file;
 mod generated;
@@ -20,3 +21,6 @@ pub const IDENTIFIER: [u8; 4] = *b"ET12";
 
 /// The backend id of ExecuTorch's Vulkan delegate.
 pub const VULKAN_BACKEND: &str = "VulkanBackend";
+
+/// The backend id of ExecuTorch's XNNPACK delegate.
+pub const XNNPACK_BACKEND: &str = "XnnpackBackend";
