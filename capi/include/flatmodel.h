@@ -161,6 +161,11 @@ typedef int32_t fm_runtime;
 #define FM_FORMAT_XNNPACK 6
 
 /**
+ * An ExecuTorch data file, `.ptd` (identifier `FT01`), recognised and verified by `fm_verify`.
+ */
+#define FM_FORMAT_PTD 7
+
+/**
  * No error (the status is `FM_OK`, or `FM_BAD_ARGUMENT`).
  */
 #define FM_ERROR_NONE 0

@@ -36,6 +36,8 @@ pub const FM_FORMAT_CVIMODEL: fm_format = 5;
 /// An XNNPACK delegate blob (`XH00` header) or a bare XNNGraph (`XN01`), recognised and verified
 /// by `fm_verify`.
 pub const FM_FORMAT_XNNPACK: fm_format = 6;
+/// An ExecuTorch data file, `.ptd` (identifier `FT01`), recognised and verified by `fm_verify`.
+pub const FM_FORMAT_PTD: fm_format = 7;
 
 /// Why bytes were rejected: one of the `FM_ERROR_` constants.
 pub type fm_error_kind = i32;
@@ -178,6 +180,7 @@ pub fn format_number(format: Format) -> fm_format {
         Format::Pte => FM_FORMAT_PTE,
         Format::Cvimodel => FM_FORMAT_CVIMODEL,
         Format::Xnnpack => FM_FORMAT_XNNPACK,
+        Format::Ptd => FM_FORMAT_PTD,
         _ => FM_FORMAT_UNKNOWN,
     }
 }

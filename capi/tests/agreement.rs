@@ -123,6 +123,7 @@ fn format_of(bytes: &[u8]) -> fm_format {
         Some(Format::Pte) => 4,
         Some(Format::Cvimodel) => 5,
         Some(Format::Xnnpack) => 6,
+        Some(Format::Ptd) => 7,
         Some(other) => panic!("a format this test does not know: {other:?}"),
     }
 }

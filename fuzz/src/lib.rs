@@ -121,6 +121,7 @@ pub fn any(data: &[u8]) -> Option<Walker> {
         Some(Format::Circle) => circle(data),
         Some(Format::VkGraph) => vkgraph(data),
         Some(Format::Xnnpack) => xnnpack(data),
+        Some(Format::Ptd) => ptd(data),
         Some(Format::Pte) => pte(data),
         Some(Format::Cvimodel) => cvimodel(data),
         _ => tflite(data),
@@ -264,6 +265,23 @@ pub fn xnnpack(data: &[u8]) -> Option<Walker> {
     xnnpack_helpers(&blob, |_| None);
     let _ = flatmodel::xnnpack::Blob::parse(data);
     let _ = dump_table(&mut Sink(0), Dumpable::new(blob.graph()), &Options::DEFAULT);
+    Some(walker)
+}
+
+/// Reads `data` as an ExecuTorch data file (`.ptd`); when its structure verifies, walks every
+/// table, resolves every segment and named datum, runs the rules and the dump.
+pub fn ptd(data: &[u8]) -> Option<Walker> {
+    let file = flatmodel::ptd::PtdFile::parse_structure(data).ok()?;
+    let mut walker = walker(data.len());
+    file.flat_tensor().walk(&mut walker);
+    for i in 0..file.flat_tensor().segments().map_or(0, |s| s.len()).min(4096) {
+        let _ = file.segment(i);
+    }
+    for d in file.flat_tensor().named_data().unwrap_or_default().into_iter().take(64) {
+        let _ = d.key().map(|k| file.named_data(k));
+    }
+    let _ = flatmodel::ptd::PtdFile::parse(data);
+    let _ = dump_table(&mut Sink(0), Dumpable::new(file.flat_tensor()), &Options::DEFAULT);
     Some(walker)
 }
 

@@ -2,7 +2,7 @@
 //! and verified, in one call, for tools that take whatever file they are given. The common
 //! jobs (the bytes, the format, the root to dump, the warnings) need no match on the format.
 
-use super::{circle, cvimodel, detect, pte, tflite, vkgraph, xnnpack, Format};
+use super::{circle, cvimodel, detect, ptd, pte, tflite, vkgraph, xnnpack, Format};
 use crate::container::Parsed;
 use crate::dump::Dumpable;
 use crate::error::{Error, ErrorKind, Location};
@@ -43,6 +43,8 @@ pub enum File<'a> {
     Cvimodel(cvimodel::CviModel<'a>),
     /// An XNNPACK delegate blob (`XH00`) or a bare XNNGraph (`XN01`).
     Xnnpack(xnnpack::Blob<'a>),
+    /// An ExecuTorch data file (`.ptd`).
+    Ptd(ptd::PtdFile<'a>),
 }
 
 impl<'a> File<'a> {
@@ -76,6 +78,7 @@ impl<'a> File<'a> {
             Some(Format::Pte) => wrap(pte::PteFile::parse_into(bytes, options, error), File::Pte),
             Some(Format::Cvimodel) => wrap(cvimodel::CviModel::parse_into(bytes, options, error), File::Cvimodel),
             Some(Format::Xnnpack) => wrap(xnnpack::Blob::parse_into(bytes, options, error), File::Xnnpack),
+            Some(Format::Ptd) => wrap(ptd::PtdFile::parse_into(bytes, options, error), File::Ptd),
             None => {
                 error.copy_from(&Error::new(ErrorKind::UnknownFormat, 0, Location::at(&FILE)));
                 None
@@ -101,6 +104,7 @@ impl<'a> File<'a> {
             Some(Format::Pte) => wrap(pte::PteFile::parse_structure_with(bytes, options)?, File::Pte),
             Some(Format::Cvimodel) => wrap(cvimodel::CviModel::parse_structure_with(bytes, options)?, File::Cvimodel),
             Some(Format::Xnnpack) => wrap(xnnpack::Blob::parse_structure_with(bytes, options)?, File::Xnnpack),
+            Some(Format::Ptd) => wrap(ptd::PtdFile::parse_structure_with(bytes, options)?, File::Ptd),
             None => return Err(Error::new(ErrorKind::UnknownFormat, 0, Location::at(&FILE))),
         })
     }
@@ -114,6 +118,7 @@ impl<'a> File<'a> {
             File::Pte(p) => p.check_rules(options),
             File::Cvimodel(c) => c.check_rules(options),
             File::Xnnpack(b) => b.check_rules(options),
+            File::Ptd(p) => p.check_rules(options),
         }
     }
 
@@ -139,6 +144,7 @@ impl<'a> File<'a> {
             File::Pte(_) => Format::Pte,
             File::Cvimodel(_) => Format::Cvimodel,
             File::Xnnpack(_) => Format::Xnnpack,
+            File::Ptd(_) => Format::Ptd,
         }
     }
 
@@ -159,12 +165,13 @@ impl<'a> File<'a> {
             File::Pte(p) => p.bytes(),
             File::Cvimodel(c) => c.file(),
             File::Xnnpack(b) => b.bytes(),
+            File::Ptd(p) => p.bytes(),
         }
     }
 
     /// The root table [`crate::dump::dump_table`] prints for the file: the model of a TFLite
     /// or Circle file, the program of a `.pte`, the VkGraph of a Vulkan blob, the XNNGraph of
-    /// an XNNPACK blob, the body of a cvimodel.
+    /// an XNNPACK blob, the FlatTensor of a `.ptd`, the body of a cvimodel.
     ///
     /// A Circle model is dumped by the names of the schema revision its content shows
     /// ([`circle::Model::dump_root`]); that dump of a revision-0 file verifies the bytes again
@@ -186,6 +193,7 @@ impl<'a> File<'a> {
             File::Pte(p) => Ok(Dumpable::new(p.program())),
             File::Cvimodel(c) => Ok(Dumpable::new(c.model())),
             File::Xnnpack(b) => Ok(Dumpable::new(b.graph())),
+            File::Ptd(p) => Ok(Dumpable::new(p.flat_tensor())),
         }
     }
 
@@ -208,8 +216,8 @@ impl<'a> File<'a> {
 
     /// Calls `f` for each advisory finding of the file's format: a TFLite or Circle model's
     /// ([`tflite::Model::for_each_warning_with`]), a cvimodel's
-    /// ([`cvimodel::CviModel::for_each_warning_with`]); `.pte` programs, Vulkan and XNNPACK
-    /// blobs have none.
+    /// ([`cvimodel::CviModel::for_each_warning_with`]); `.pte` programs, `.ptd` data files,
+    /// Vulkan and XNNPACK blobs have none.
     ///
     /// The walk is charged to the apparent-size budget of `options`. On a file
     /// [`File::check_rules`] accepted with the same `options` it never runs out; after
@@ -220,7 +228,7 @@ impl<'a> File<'a> {
             File::Tflite(m) => m.for_each_warning_with(options, |w| f(FileWarning::Model(w))),
             File::Circle(m) => m.for_each_warning_with(options, |w| f(FileWarning::Model(w))),
             File::Cvimodel(c) => c.for_each_warning_with(options, |w| f(FileWarning::Cvimodel(w))),
-            File::VkGraph(_) | File::Pte(_) | File::Xnnpack(_) => Ok(()),
+            File::VkGraph(_) | File::Pte(_) | File::Xnnpack(_) | File::Ptd(_) => Ok(()),
         }
     }
 

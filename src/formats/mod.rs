@@ -5,6 +5,7 @@ pub mod circle_training;
 pub mod conversion_metadata;
 pub mod cvimodel;
 mod file;
+pub mod ptd;
 pub mod pte;
 pub mod tflite;
 pub mod tflite_metadata;
@@ -29,6 +30,8 @@ pub enum Format {
     Cvimodel,
     /// An XNNPACK delegate blob: `XH00` header, or a bare XNNGraph with identifier `XN01`.
     Xnnpack,
+    /// An ExecuTorch data file (`.ptd`): identifier `FT01`.
+    Ptd,
 }
 
 /// Recognises the format of `bytes` from their content, not a file name.
@@ -51,6 +54,9 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         || crate::wire::has_identifier(bytes, xnnpack::IDENTIFIER)
     {
         return Some(Format::Xnnpack);
+    }
+    if crate::wire::has_identifier(bytes, ptd::IDENTIFIER) {
+        return Some(Format::Ptd);
     }
     if crate::wire::has_identifier(bytes, pte::IDENTIFIER) {
         return Some(Format::Pte);

@@ -8,7 +8,7 @@
 use crate::support;
 
 use flatmodel::verify::Options;
-use flatmodel::{circle, pte, tflite, vkgraph, xnnpack};
+use flatmodel::{circle, ptd, pte, tflite, vkgraph, xnnpack};
 use serde_json::Value;
 use std::path::Path;
 
@@ -124,6 +124,8 @@ const VK00: Format = Format { suffix: ".vk00.bin", dump: dump_vkgraph, allowed: 
 const PTE: Format = Format { suffix: ".pte", dump: dump_pte, allowed: |_| &EXACT };
 const XH00: Format = Format { suffix: ".xh00", dump: dump_xnnpack, allowed: |_| &EXACT };
 const XN01: Format = Format { suffix: ".xn.bin", dump: dump_xnnpack, allowed: |_| &EXACT };
+/// A `.ptd`'s reference is NAME.ptd.flatc.json (NAME.flatc.json is its program's).
+const PTD: Format = Format { suffix: ".ptd", dump: dump_ptd, allowed: |_| &EXACT };
 
 /// A revision-0 file dumps with revision 0's schema, exactly; a later one with 0.10's.
 fn circle_allowed(bytes: &[u8]) -> &'static Allowed {
@@ -185,6 +187,14 @@ fn dump_xnnpack(bytes: &[u8]) -> Value {
     to_json(&text)
 }
 
+fn dump_ptd(bytes: &[u8]) -> Value {
+    let file = ptd::PtdFile::parse_structure(bytes).expect("structurally valid");
+    let mut text = String::new();
+    flatmodel::dump::dump_table(&mut text, flatmodel::dump::Dumpable::new(file.flat_tensor()), &Options::DEFAULT)
+        .unwrap();
+    to_json(&text)
+}
+
 fn dump_pte(bytes: &[u8]) -> Value {
     let file = pte::PteFile::parse_structure(bytes).expect("structurally valid");
     let mut text = String::new();
@@ -198,7 +208,9 @@ fn check_dir(dir: &Path, format: &Format) -> usize {
     for model in support::files_with_suffix(dir, format.suffix) {
         // A blob's reference is its graph's: NAME.vh00 has NAME.vk00.flatc.json, NAME.xh00
         // NAME.xn.flatc.json.
-        let reference = support::reference(&model, "flatc.json")
+        let own = format!("{}.flatc.json", &format.suffix[1..]);
+        let reference = support::reference(&model, &own)
+            .or_else(|| support::reference(&model, "flatc.json"))
             .or_else(|| support::reference(&model, "vk00.flatc.json"))
             .or_else(|| support::reference(&model, "xn.flatc.json"));
         let Some(reference) = reference else { continue };
@@ -239,7 +251,7 @@ fn vkgraph_and_pte_dumps_equal_flatc() {
 #[test]
 fn xnnpack_dumps_equal_flatc() {
     // The corpus's XNNPACK files may ship, so testdata holds them all.
-    for (format, at_least) in [(&XH00, 9), (&XN01, 9), (&PTE, 9)] {
+    for (format, at_least) in [(&XH00, 9), (&XN01, 9), (&PTE, 9), (&PTD, 2)] {
         let mut checked = 0;
         for dir in ["xnnpack", "ptd"] {
             checked += check_dir(&support::testdata().join(dir), format);

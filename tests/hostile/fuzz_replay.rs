@@ -69,6 +69,9 @@ fn testdata_models() -> Vec<PathBuf> {
     for suffix in [".pte", ".xh00", ".xn.bin"] {
         models.extend(support::files_with_suffix(&dir.join("xnnpack"), suffix));
     }
+    for suffix in [".pte", ".ptd", ".xh00"] {
+        models.extend(support::files_with_suffix(&dir.join("ptd"), suffix));
+    }
     models
 }
 

@@ -143,6 +143,7 @@ fn summary_of(file: File<'_>) -> Result<String, Failure> {
         File::Pte(program) => program_summary(&program),
         File::VkGraph(blob) => blob_summary(&blob),
         File::Xnnpack(blob) => xnnpack_summary(&blob),
+        File::Ptd(file) => ptd_summary(&file),
         File::Cvimodel(cvimodel) => cvimodel_summary(&cvimodel),
         other => return Err(Failure::Invalid(format!("verify does not read {:?} files", other.format()))),
     })
@@ -180,6 +181,19 @@ fn program_summary(file: &PteFile<'_>) -> String {
         "ExecuTorch program v{}, {plans} execution plan(s), {} delegate(s) ({vulkan} Vulkan, {xnnpack} XNNPACK)",
         file.program().version(),
         delegates.len()
+    )
+}
+
+/// A valid `.ptd` data file's summary: its segments and named data.
+fn ptd_summary(file: &flatmodel::ptd::PtdFile<'_>) -> String {
+    let t = file.flat_tensor();
+    let named = t.named_data();
+    let layouts = named.into_iter().flatten().filter(|d| d.tensor_layout().is_some()).count();
+    format!(
+        "ExecuTorch data file (.ptd) v{}, {} segment(s), {} named datum(s) ({layouts} with a tensor layout)",
+        t.version(),
+        t.segments().map_or(0, |s| s.len()),
+        named.map_or(0, |n| n.len())
     )
 }
 

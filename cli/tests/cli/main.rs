@@ -30,3 +30,4 @@ mod nnpackage_cli;
 mod numeric_paths;
 mod scan;
 mod tflm_agreement;
+mod xnnpack;
