@@ -33,6 +33,7 @@ from . import _flatmodel as _native
 from ._flatmodel import (
     ArrayData,
     CviModel,
+    DataFile,
     Delegate,
     InvalidModel,
     Items,
@@ -53,6 +54,9 @@ from ._flatmodel import (
     VkValue,
     VulkanBlob,
     Weight,
+    XnnNode,
+    XnnpackBlob,
+    XnnValue,
 )
 
 __all__ = [
@@ -76,6 +80,10 @@ __all__ = [
     "VulkanBlob",
     "VkValue",
     "VkOperator",
+    "XnnpackBlob",
+    "XnnValue",
+    "XnnNode",
+    "DataFile",
     "CviModel",
     "Section",
     "Weight",
@@ -136,11 +144,13 @@ def verify(
     return _native.verify(_source(source), runtime=runtime, schema=schema_path, root_type=root_type)
 
 
-def open(source: Source) -> Union[Model, Program, VulkanBlob, CviModel, Package]:  # noqa: A001
+def open(  # noqa: A001
+    source: Source,
+) -> Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, CviModel, Package]:
     """Open a model file, nnpackage or bytes, verified in full.
 
-    Returns a ``Model`` (TFLite, Circle), ``Program`` (``.pte``), ``VulkanBlob``, ``CviModel``
-    or ``Package`` (nnpackage). Raises ``InvalidModel`` (a ``ValueError``, with ``.error`` the
+    Returns a ``Model`` (TFLite, Circle), ``Program`` (``.pte``), ``VulkanBlob``,
+    ``XnnpackBlob``, ``DataFile`` (``.ptd``), ``CviModel`` or ``Package`` (nnpackage). Raises ``InvalidModel`` (a ``ValueError``, with ``.error`` the
     ``ModelError``) when the file is not a valid model, ``OSError`` when a path cannot be read,
     ``TypeError`` for an argument of the wrong type.
     """

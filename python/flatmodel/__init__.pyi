@@ -18,7 +18,7 @@ def verify(
 ) -> Verdict:
     """Verify a model file, nnpackage or bytes: the verdict ``flatmodel verify`` prints; never raises on bad bytes."""
 
-def open(source: Source) -> Union[Model, Program, VulkanBlob, CviModel, Package]:
+def open(source: Source) -> Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, CviModel, Package]:
     """Open a model file, nnpackage or bytes, verified in full; raises ``InvalidModel``."""
 
 def inspect(source: Source, *, tensors: bool = False) -> Dict[str, Any]:
@@ -331,6 +331,9 @@ class Delegate:
     @property
     def vulkan(self) -> Optional[VulkanBlob]:
         """The Vulkan delegate's graph, or None for another backend."""
+    @property
+    def xnnpack(self) -> Optional[XnnpackBlob]:
+        """The XNNPACK delegate's graph, or None for another backend."""
 
 class VulkanBlob:
     """A Vulkan delegate's graph (VkGraph)."""
@@ -401,6 +404,119 @@ class VkOperator:
     @property
     def args(self) -> Tuple[int, ...]:
         """The values it reads and writes."""
+
+class XnnpackBlob:
+    """An XNNPACK delegate's graph (XNNGraph)."""
+
+    @property
+    def format(self) -> str:
+        """``"xnnpack"``."""
+    @property
+    def has_header(self) -> bool:
+        """Whether it has its ``XH00`` header."""
+    @property
+    def version(self) -> Optional[str]:
+        """``XNNGraph.version``."""
+    @property
+    def values(self) -> Items:
+        """The values (``XnnValue``), lazily."""
+    @property
+    def nodes(self) -> Items:
+        """The nodes (``XnnNode``), lazily."""
+    @property
+    def inputs(self) -> Tuple[int, ...]:
+        """The external inputs' value ids."""
+    @property
+    def outputs(self) -> Tuple[int, ...]:
+        """The external outputs' value ids."""
+    @property
+    def constant_count(self) -> int:
+        """How many ``constant_data`` entries (entry 0 is "not constant")."""
+    def constant_key(self, index: int) -> Optional[str]:
+        """Constant ``index``'s named-data key, or None when its bytes are in the blob."""
+    def constant(self, index: int) -> Optional[npt.NDArray[np.uint8]]:
+        """Constant ``index``'s bytes (no copy); None when they are not in this file."""
+    @property
+    def warnings(self) -> List[str]:
+        """The advisory findings of a blob file."""
+
+class XnnValue:
+    """One value of an XNNPACK graph."""
+
+    @property
+    def index(self) -> int:
+        """Its index."""
+    @property
+    def kind(self) -> str:
+        """``"XNNTensorValue"`` or ``"XNNQuantizedTensorValue"``."""
+    @property
+    def dtype(self) -> Optional[str]:
+        """XNNPACK's element type without its prefix (``fp32``, ``qcint8``)."""
+    @property
+    def shape(self) -> Optional[Tuple[int, ...]]:
+        """The dimensions."""
+    @property
+    def id(self) -> Optional[int]:
+        """The id nodes use for it (``id_out``)."""
+    @property
+    def constant_index(self) -> Optional[int]:
+        """Its ``constant_data`` entry, or None when not constant."""
+    @property
+    def external_id(self) -> Optional[int]:
+        """``external_id``."""
+    @property
+    def flags(self) -> Optional[int]:
+        """``flags``."""
+    def quantization(self) -> Optional[Dict[str, Any]]:
+        """A quantized value's parameters (``scheme`` and its fields); None otherwise."""
+    def numpy(self) -> Optional[npt.NDArray[Any]]:
+        """A constant's data in its stored type (no copy); None otherwise."""
+
+class XnnNode:
+    """One node of an XNNPACK graph."""
+
+    @property
+    def index(self) -> int:
+        """Its index."""
+    @property
+    def kind(self) -> str:
+        """The node type (``XNNFullyConnected``)."""
+    @property
+    def inputs(self) -> Tuple[int, ...]:
+        """The value ids it reads."""
+    @property
+    def outputs(self) -> Tuple[int, ...]:
+        """The value ids it writes."""
+    @property
+    def debug_handle(self) -> int:
+        """``XNode.debug_handle``."""
+
+class DataFile:
+    """An ExecuTorch data file (``.ptd``), verified in full."""
+
+    @property
+    def format(self) -> str:
+        """``"ptd"``."""
+    @property
+    def version(self) -> int:
+        """``FlatTensor.version``."""
+    @property
+    def segments(self) -> List[Tuple[int, int]]:
+        """The segments as (file offset, length)."""
+    @property
+    def keys(self) -> List[str]:
+        """The named data's keys."""
+    def layout(self, key: str) -> Optional[Tuple[str, Tuple[int, ...], Tuple[int, ...]]]:
+        """``(dtype, shape, dim_order)`` of ``key``, or None without a tensor layout."""
+    def named_data(self, key: str) -> npt.NDArray[Any]:
+        """The named datum (no copy), typed by its layout where NumPy has the type."""
+    def __len__(self) -> int:
+        """How many named data."""
+    def __contains__(self, key: str) -> bool:
+        """Whether ``key`` is named."""
+    @property
+    def warnings(self) -> List[str]:
+        """The advisory findings."""
 
 class CviModel:
     """A Sophgo cvimodel, verified in full."""
@@ -491,5 +607,5 @@ class Package:
     def model_types(self) -> List[str]:
         """Each model's type."""
     @property
-    def models(self) -> List[Union[Model, Program, VulkanBlob, CviModel, None]]:
+    def models(self) -> List[Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, CviModel, None]]:
         """The models, as ``open`` gives them (None for an opaque binary)."""

@@ -18,6 +18,10 @@ pub enum Kind {
     VkValues(Option<usize>),
     /// The operators of a Vulkan blob's graph.
     VkOperators(Option<usize>),
+    /// The values of an XNNPACK blob's graph (in program delegate `d`, or a file's own blob).
+    XnnValues(Option<usize>),
+    /// The nodes of an XNNPACK blob's graph.
+    XnnNodes(Option<usize>),
 }
 
 /// A read-only sequence of a model's items, read from the file on access.
@@ -41,6 +45,8 @@ impl Items {
             Kind::PlanValues(plan) => Py::new(py, crate::pte::Value::new(core, plan, i))?.into_any(),
             Kind::VkValues(at) => Py::new(py, crate::vkgraph::VkValue::new(core, at, i))?.into_any(),
             Kind::VkOperators(at) => Py::new(py, crate::vkgraph::VkOperator::new(core, at, i))?.into_any(),
+            Kind::XnnValues(at) => Py::new(py, crate::xnnpack::XnnValue::new(core, at, i))?.into_any(),
+            Kind::XnnNodes(at) => Py::new(py, crate::xnnpack::XnnNode::new(core, at, i))?.into_any(),
         })
     }
 }

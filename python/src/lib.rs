@@ -13,12 +13,14 @@ mod graph;
 mod items;
 mod memory;
 mod package;
+mod ptd;
 mod pte;
 mod report;
 mod schema;
 mod source;
 mod verdict;
 mod vkgraph;
+mod xnnpack;
 
 use crate::array::ArrayData;
 use crate::core::{Core, Shared};
@@ -67,7 +69,8 @@ pub fn bytes_array(py: Python<'_>, core: &Shared, bytes: &[u8]) -> PyResult<PyOb
     }
 }
 
-/// The Python object for a verified file: `Model`, `Program`, `VulkanBlob` or `CviModel`.
+/// The Python object for a verified file: `Model`, `Program`, `VulkanBlob`, `XnnpackBlob`,
+/// `DataFile` or `CviModel`.
 pub fn wrap(py: Python<'_>, core: Core) -> PyResult<PyObject> {
     let format = core.file().format();
     let core = Arc::new(core);
@@ -76,6 +79,8 @@ pub fn wrap(py: Python<'_>, core: Core) -> PyResult<PyObject> {
         Format::Pte => Py::new(py, pte::Program { core })?.into_any(),
         Format::VkGraph => Py::new(py, vkgraph::VulkanBlob::new(core, None))?.into_any(),
         Format::Cvimodel => Py::new(py, cvimodel::CviModel { core })?.into_any(),
+        Format::Xnnpack => Py::new(py, xnnpack::XnnpackBlob::new(core, None))?.into_any(),
+        Format::Ptd => Py::new(py, ptd::DataFile { core })?.into_any(),
         _ => return Err(PyValueError::new_err("a format this module does not wrap")),
     })
 }
@@ -136,6 +141,10 @@ fn _flatmodel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vkgraph::VulkanBlob>()?;
     m.add_class::<vkgraph::VkValue>()?;
     m.add_class::<vkgraph::VkOperator>()?;
+    m.add_class::<xnnpack::XnnpackBlob>()?;
+    m.add_class::<xnnpack::XnnValue>()?;
+    m.add_class::<xnnpack::XnnNode>()?;
+    m.add_class::<ptd::DataFile>()?;
     m.add_class::<cvimodel::CviModel>()?;
     m.add_class::<cvimodel::Section>()?;
     m.add_class::<cvimodel::Weight>()?;

@@ -292,7 +292,8 @@ fn constant_bytes<'a>(file: &PteFile<'a>, index: u32, nbytes: usize) -> PyResult
     Ok(start.checked_add(nbytes).and_then(|end| bytes.get(start..end)))
 }
 
-/// One delegate of a program: its backend, where its blob lies, and the Vulkan blob.
+/// One delegate of a program: its backend, where its blob lies, and its Vulkan or XNNPACK
+/// graph.
 #[pyclass(module = "flatmodel", frozen)]
 pub struct Delegate {
     core: Shared,
@@ -307,7 +308,7 @@ impl Delegate {
 
 #[pymethods]
 impl Delegate {
-    /// The backend id (`VulkanBackend`).
+    /// The backend id (`VulkanBackend`, `XnnpackBackend`).
     #[getter]
     fn id(&self) -> PyResult<Option<String>> {
         Ok(self.get(&program(&self.core)?)?.id.map(str::to_string))
@@ -343,6 +344,18 @@ impl Delegate {
             None => Ok(None),
             Some(Err(e)) => Err(crate::invalid(&e)),
             Some(Ok(_)) => Py::new(py, crate::vkgraph::VulkanBlob::new(self.core.clone(), Some(self.index))).map(Some),
+        }
+    }
+
+    /// The XNNPACK delegate's graph (`XnnpackBlob`), or `None` for another backend.
+    #[getter]
+    fn xnnpack(&self, py: Python<'_>) -> PyResult<Option<Py<crate::xnnpack::XnnpackBlob>>> {
+        let file = program(&self.core)?;
+        let d = self.get(&file)?;
+        match file.xnnpack_blob(&d) {
+            None => Ok(None),
+            Some(Err(e)) => Err(crate::invalid(&e)),
+            Some(Ok(_)) => Py::new(py, crate::xnnpack::XnnpackBlob::new(self.core.clone(), Some(self.index))).map(Some),
         }
     }
 

@@ -114,6 +114,8 @@ pub fn format_name(format: Format) -> &'static str {
         Format::VkGraph => "vkgraph",
         Format::Pte => "pte",
         Format::Cvimodel => "cvimodel",
+        Format::Xnnpack => "xnnpack",
+        Format::Ptd => "ptd",
         _ => "unknown",
     }
 }

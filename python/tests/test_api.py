@@ -6,6 +6,7 @@ import gc
 import gzip
 import json
 import mmap
+import re
 import zipfile
 from math import prod
 from pathlib import Path
@@ -297,3 +298,123 @@ def test_threads_verify_and_open_the_same_bytes_at_once():
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(one, range(32)))
     assert results == [(expected.ok, expected.warnings, len(flatmodel.open(data).subgraphs[0].tensors))] * 32
+
+
+def flatc_json_with_bare_floats(path: Path):
+    """flatc's dump at `path`, whose bare ``inf``/``-inf``/``nan`` JSON cannot hold read as Python's."""
+    text = re.sub(r"(?<=[\s:\[,])(-?)(inf|nan)(?=[\s,\]}])", lambda m: '"' + m.group(1) + m.group(2) + '"', path.read_text())
+    return json.loads(text)
+
+
+XNNPACK = sorted((TESTDATA / "xnnpack").glob("*.xh00")) + sorted((TESTDATA / "ptd").glob("*.xh00"))
+SCHEMES = {
+    "PerTensorQuant": "per_tensor",
+    "PerChannelQuant": "per_channel",
+    "PerChannelGroupQuant": "per_channel_group",
+    "PerTokenDynamicQuant": "per_token_dynamic",
+}
+
+
+def check_xnnpack_graph(b, dump):
+    """`b` (an XnnpackBlob) against flatc's dump of its XNNGraph."""
+    assert [n.kind for n in b.nodes] == [n["xnode_union_type"] for n in dump["xnodes"]]
+    assert [n.debug_handle for n in b.nodes] == [n.get("debug_handle", 0) for n in dump["xnodes"]]
+    assert b.inputs == tuple(dump.get("input_ids", [])) and b.outputs == tuple(dump.get("output_ids", []))
+    assert b.constant_count == len(dump.get("constant_data", []))
+    assert len(b.values) == len(dump["xvalues"])
+    for v, v_dump in zip(b.values, dump["xvalues"]):
+        assert v.kind == v_dump["xvalue_union_type"]
+        quantized = v.kind == "XNNQuantizedTensorValue"
+        t = v_dump["xvalue_union"]["tensor_value"] if quantized else v_dump["xvalue_union"]
+        assert v.dtype == t["datatype"].removeprefix("xnn_datatype_")
+        assert v.shape == tuple(t.get("dims", []))
+        assert v.id == t.get("id_out", 0)
+        assert v.constant_index == (t.get("constant_buffer_idx") or None)
+        q = v.quantization()
+        if quantized:
+            assert q["scheme"] == SCHEMES[v_dump["xvalue_union"]["quant_params_type"]]
+            if "group_size" in q:
+                assert q["group_size"] == v_dump["xvalue_union"]["quant_params"]["group_size"]
+        else:
+            assert q is None
+
+
+def test_xnnpack_blobs_read_as_flatc_dumps_them():
+    checked = 0
+    for path in XNNPACK:
+        dump = flatc_json_with_bare_floats(path.with_name(path.name.replace(".xh00", ".xn.flatc.json")))
+        blob_bytes = path.read_bytes()
+        # The constant region's offset, read from the XH00 header (u32 at byte 18).
+        region = int.from_bytes(blob_bytes[18:22], "little")
+        for source in (path, path.with_name(path.name.replace(".xh00", ".xn.bin"))):
+            b = flatmodel.open(source)
+            assert b.format == "xnnpack" and b.has_header == (source == path)
+            check_xnnpack_graph(b, dump)
+            for i, entry in enumerate(dump.get("constant_data", [])):
+                offset, size = int(entry.get("offset", 0)), int(entry.get("size", 0))
+                if entry.get("named_key"):
+                    assert offset == 2**64 - 1
+                    assert b.constant_key(i) == entry["named_key"] and b.constant(i) is None
+                elif source == path:
+                    assert b.constant_key(i) is None
+                    assert bytes(b.constant(i)) == blob_bytes[region + offset : region + offset + size]
+            checked += 1
+    assert checked >= 16
+
+
+def test_xnnpack_programs_read_their_delegates_and_weights():
+    checked = 0
+    for path in sorted((TESTDATA / "xnnpack").glob("*.pte")) + sorted((TESTDATA / "ptd").glob("*.pte")):
+        p = flatmodel.open(path)
+        named = set(p.named_data_keys)
+        for n, d in enumerate(p.delegates):
+            assert d.id == "XnnpackBackend" and d.vulkan is None
+            b = d.xnnpack
+            blob_file = path.with_name(f"{path.stem}.delegate{n}.xh00")
+            assert bytes(d.data()) == blob_file.read_bytes()
+            dump = flatc_json_with_bare_floats(blob_file.with_name(blob_file.name.replace(".xh00", ".xn.flatc.json")))
+            check_xnnpack_graph(b, dump)
+            for v in b.values:
+                if v.constant_index is None:
+                    assert v.numpy() is None
+                    continue
+                entry = dump["constant_data"][v.constant_index]
+                key = entry.get("named_key")
+                if key and key not in named:
+                    assert v.numpy() is None  # in the program's .ptd, not this file
+                else:
+                    assert v.numpy().nbytes == int(entry["size"])
+                    if key:
+                        assert bytes(v.numpy()) == bytes(p.named_data(key))[: int(entry["size"])]
+            checked += 1
+    assert checked >= 9
+
+
+def test_ptd_files_give_their_named_tensors():
+    for path in sorted((TESTDATA / "ptd").glob("*.ptd")):
+        dump = json.loads(path.with_name(path.name + ".flatc.json").read_text())
+        data = path.read_bytes()
+        # segment_base_offset: u64 at byte 32 of the FH01 header.
+        base = int.from_bytes(data[32:40], "little")
+        f = flatmodel.open(path)
+        assert f.format == "ptd" and f.version == dump.get("version", 0)
+        assert f.keys == [d["key"] for d in dump["named_data"]] and len(f) == len(dump["named_data"])
+        assert f.segments == [(base + int(s["offset"]), int(s["size"])) for s in dump["segments"]]
+        for d in dump["named_data"]:
+            segment = dump["segments"][d.get("segment_index", 0)]
+            start = base + int(segment["offset"])
+            a = f.named_data(d["key"])
+            assert d["key"] in f
+            layout = d.get("tensor_layout")
+            if layout is None:
+                assert f.layout(d["key"]) is None
+                assert a.dtype == np.uint8 and bytes(a) == data[start : start + int(segment["size"])]
+            else:
+                assert layout["scalar_type"] == "FLOAT" and a.dtype == np.float32
+                assert a.shape == tuple(layout["sizes"])
+                assert bytes(a) == data[start : start + a.nbytes]
+                dtype, shape, order = f.layout(d["key"])
+                assert (dtype, shape, order) == ("float32", tuple(layout["sizes"]), tuple(layout["dim_order"]))
+        assert "no-such-key" not in f
+        with pytest.raises(KeyError):
+            f.named_data("no-such-key")

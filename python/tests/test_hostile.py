@@ -42,12 +42,26 @@ def walk(obj):
             _ = (d.id, d.plan, d.blob_range, d.data())
             if d.vulkan is not None:
                 walk(d.vulkan)
+            if d.xnnpack is not None:
+                walk(d.xnnpack)
     elif isinstance(obj, flatmodel.VulkanBlob):
         _ = (obj.version, obj.inputs, obj.outputs, obj.has_header)
         for v in obj.values:
             _ = (v.kind, v.dtype, v.shape, v.constant_id, v.numpy())
         for op in obj.operators:
             _ = (op.name, op.node_id, op.args)
+    elif isinstance(obj, flatmodel.XnnpackBlob):
+        _ = (obj.version, obj.inputs, obj.outputs, obj.has_header, obj.warnings)
+        for i in range(obj.constant_count):
+            _ = (obj.constant_key(i), obj.constant(i))
+        for v in obj.values:
+            _ = (v.kind, v.dtype, v.shape, v.id, v.constant_index, v.external_id, v.flags, v.quantization(), v.numpy())
+        for n in obj.nodes:
+            _ = (n.kind, n.inputs, n.outputs, n.debug_handle)
+    elif isinstance(obj, flatmodel.DataFile):
+        _ = (obj.version, obj.segments, obj.warnings, len(obj))
+        for key in obj.keys:
+            _ = (key in obj, obj.layout(key), obj.named_data(key))
     elif isinstance(obj, flatmodel.CviModel):
         _ = (obj.version, obj.chip, obj.name, obj.md5_ok, obj.programs, obj.warnings)
         for s in obj.sections:
