@@ -375,7 +375,8 @@ fm_status fm_verify_circle(const void *data,
                            struct fm_report *report);
 
 /**
- * `fm_verify`, for an ExecuTorch program (`.pte`) only, its Vulkan delegate blobs included.
+ * `fm_verify`, for an ExecuTorch program (`.pte`) only, its Vulkan delegate blobs included and,
+ * in a library built with the `nested-xnnpack` feature (the host default), its XNNPACK ones.
  *
  * # Safety
  *
@@ -397,6 +398,33 @@ fm_status fm_verify_vkgraph(const void *data,
                             size_t len,
                             const struct fm_options *options,
                             struct fm_report *report);
+
+/**
+ * `fm_verify`, for an XNNPACK delegate blob (`XH00` header) or a bare XNNGraph (`XN01`) only:
+ * its graph's rules and its inline constants' ranges (named constants live in a program's named
+ * data or a `.ptd` file, which a blob alone cannot check).
+ *
+ * # Safety
+ *
+ * As for `fm_verify`.
+ */
+fm_status fm_verify_xnnpack(const void *data,
+                            size_t len,
+                            const struct fm_options *options,
+                            struct fm_report *report);
+
+/**
+ * `fm_verify`, for an ExecuTorch data file (`.ptd`) only: its header, segments, named data
+ * and tensor layouts.
+ *
+ * # Safety
+ *
+ * As for `fm_verify`.
+ */
+fm_status fm_verify_ptd(const void *data,
+                        size_t len,
+                        const struct fm_options *options,
+                        struct fm_report *report);
 
 /**
  * `fm_verify`, for a Sophgo cvimodel only.

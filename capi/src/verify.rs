@@ -99,7 +99,8 @@ pub unsafe extern "C" fn fm_verify_circle(
     }
 }
 
-/// `fm_verify`, for an ExecuTorch program (`.pte`) only, its Vulkan delegate blobs included.
+/// `fm_verify`, for an ExecuTorch program (`.pte`) only, its Vulkan delegate blobs included and,
+/// in a library built with the `nested-xnnpack` feature (the host default), its XNNPACK ones.
 ///
 /// # Safety
 ///
@@ -137,6 +138,51 @@ pub unsafe extern "C" fn fm_verify_vkgraph(
     unsafe {
         run(data, len, options, report, |bytes, options, error| {
             (FM_FORMAT_VKGRAPH, flatmodel::vkgraph::Blob::parse_into(bytes, options, error).is_some())
+        })
+    }
+}
+
+/// `fm_verify`, for an XNNPACK delegate blob (`XH00` header) or a bare XNNGraph (`XN01`) only:
+/// its graph's rules and its inline constants' ranges (named constants live in a program's named
+/// data or a `.ptd` file, which a blob alone cannot check).
+///
+/// # Safety
+///
+/// As for `fm_verify`.
+#[cfg(feature = "xnnpack")]
+#[no_mangle]
+pub unsafe extern "C" fn fm_verify_xnnpack(
+    data: *const c_void,
+    len: usize,
+    options: *const fm_options,
+    report: *mut fm_report,
+) -> fm_status {
+    // SAFETY: the caller's promises, forwarded.
+    unsafe {
+        run(data, len, options, report, |bytes, options, error| {
+            (FM_FORMAT_XNNPACK, flatmodel::xnnpack::Blob::parse_into(bytes, options, error).is_some())
+        })
+    }
+}
+
+/// `fm_verify`, for an ExecuTorch data file (`.ptd`) only: its header, segments, named data
+/// and tensor layouts.
+///
+/// # Safety
+///
+/// As for `fm_verify`.
+#[cfg(feature = "ptd")]
+#[no_mangle]
+pub unsafe extern "C" fn fm_verify_ptd(
+    data: *const c_void,
+    len: usize,
+    options: *const fm_options,
+    report: *mut fm_report,
+) -> fm_status {
+    // SAFETY: the caller's promises, forwarded.
+    unsafe {
+        run(data, len, options, report, |bytes, options, error| {
+            (FM_FORMAT_PTD, flatmodel::ptd::PtdFile::parse_into(bytes, options, error).is_some())
         })
     }
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use flatmodel::graph::Runtime;
 use flatmodel::verify::Options;
-use flatmodel::{circle, cvimodel, pte, tflite, vkgraph, Error, File, Format};
+use flatmodel::{circle, cvimodel, ptd, pte, tflite, vkgraph, xnnpack, Error, File, Format};
 use flatmodel_c::*;
 
 mod support;
@@ -134,12 +134,14 @@ fn agree(name: &str, bytes: &[u8]) -> bool {
     let o = &Options::DEFAULT;
     let any = call(fm_verify, bytes);
     assert_eq!(any, expected(format_of(bytes), File::parse_with(bytes, o).map(drop)), "fm_verify: {name}");
-    let per_format: [(VerifyFn, fm_format, Result<(), Error>); 5] = [
+    let per_format: [(VerifyFn, fm_format, Result<(), Error>); 7] = [
         (fm_verify_tflite, 1, tflite::Model::parse_with(bytes, o).map(drop)),
         (fm_verify_circle, 2, circle::Model::parse_with(bytes, o).map(drop)),
         (fm_verify_vkgraph, 3, vkgraph::Blob::parse_with(bytes, o).map(drop)),
         (fm_verify_pte, 4, pte::PteFile::parse_with(bytes, o).map(drop)),
         (fm_verify_cvimodel, 5, cvimodel::CviModel::parse_with(bytes, o).map(drop)),
+        (fm_verify_xnnpack, 6, xnnpack::Blob::parse_with(bytes, o).map(drop)),
+        (fm_verify_ptd, 7, ptd::PtdFile::parse_with(bytes, o).map(drop)),
     ];
     for (f, format, verdict) in per_format {
         assert_eq!(call(f, bytes), expected(format, verdict), "format {format}: {name}");

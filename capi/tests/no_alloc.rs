@@ -21,8 +21,16 @@ type VerifyFn = unsafe extern "C" fn(*const c_void, usize, *const fm_options, *m
 
 /// Every function on `bytes`, then the report's message and path: the allocations of all.
 fn allocations_of_every_call(bytes: &[u8]) -> (usize, usize) {
-    let functions: [VerifyFn; 6] =
-        [fm_verify, fm_verify_tflite, fm_verify_circle, fm_verify_pte, fm_verify_vkgraph, fm_verify_cvimodel];
+    let functions: [VerifyFn; 8] = [
+        fm_verify,
+        fm_verify_tflite,
+        fm_verify_circle,
+        fm_verify_pte,
+        fm_verify_vkgraph,
+        fm_verify_cvimodel,
+        fm_verify_xnnpack,
+        fm_verify_ptd,
+    ];
     let mut text = [0u8; 256];
     let (invalid, n) = allocations(|| {
         let mut invalid = 0;

@@ -19,6 +19,8 @@ const C_ABI: &[&str] = &[
     "fm_verify_pte",
     "fm_verify_vkgraph",
     "fm_verify_cvimodel",
+    "fm_verify_xnnpack",
+    "fm_verify_ptd",
     "fm_check_runtime",
     "fm_options_default",
     "fm_report_message",

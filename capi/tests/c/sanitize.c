@@ -98,7 +98,8 @@ static const struct {
 } FORMATS[] = {
     {FM_FORMAT_TFLITE, fm_verify_tflite},   {FM_FORMAT_CIRCLE, fm_verify_circle},
     {FM_FORMAT_VKGRAPH, fm_verify_vkgraph}, {FM_FORMAT_PTE, fm_verify_pte},
-    {FM_FORMAT_CVIMODEL, fm_verify_cvimodel},
+    {FM_FORMAT_CVIMODEL, fm_verify_cvimodel}, {FM_FORMAT_XNNPACK, fm_verify_xnnpack},
+    {FM_FORMAT_PTD, fm_verify_ptd},
 };
 #define FORMAT_COUNT (sizeof FORMATS / sizeof FORMATS[0])
 
@@ -534,7 +535,7 @@ int main(int argc, char **argv) {
     check_misuse(model, model_len);
     free(model);
 
-    const char *model_dirs[] = {"tflite", "circle", "cvimodel", "vkgraph"};
+    const char *model_dirs[] = {"tflite", "circle", "cvimodel", "vkgraph", "xnnpack", "ptd"};
     for (size_t i = 0; i < sizeof model_dirs / sizeof model_dirs[0]; i++) {
         snprintf(dir, sizeof dir, "%s/%s", testdata, model_dirs[i]);
         walk(dir, is_model, VALID);
@@ -546,7 +547,9 @@ int main(int argc, char **argv) {
     /* The smallest testdata model of each format, cut at every length. */
     const char *small[] = {"tflite/sine_float.tflite", "circle/sine_float.circle",
                            "cvimodel/tpumlir_tinycnn_int8_cv181x.cvimodel", "vkgraph/vk_mlp.delegate0.vh00",
-                           "vkgraph/vk_mlp.delegate0.vk00.bin", "vkgraph/vk_mlp.pte"};
+                           "vkgraph/vk_mlp.delegate0.vk00.bin", "vkgraph/vk_mlp.pte",
+                           "xnnpack/xnn_partial_cumsum.delegate1.xh00", "xnnpack/xnn_partial_cumsum.delegate1.xn.bin",
+                           "xnnpack/xnn_partial_cumsum.pte", "ptd/ptd_mlp_portable.ptd"};
     for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
         snprintf(dir, sizeof dir, "%s/%s", testdata, small[i]);
         check_truncations(dir);
