@@ -36,7 +36,7 @@ use std::io::Write;
 pub enum Summary {
     /// A TFLite or Circle model.
     Graph(Box<GraphSummary>),
-    /// An ExecuTorch program or Vulkan blob.
+    /// An ExecuTorch program, Vulkan or XNNPACK blob, or `.ptd` data file.
     Executorch(Box<ExecutorchSummary>),
     /// A cvimodel.
     Cvimodel(Box<CvimodelSummary>),
@@ -86,6 +86,16 @@ impl Summary {
                 b.check_rules(&Options::DEFAULT).map_err(rules)?;
                 let mut budget = Budget::for_file(b.bytes().len());
                 Summary::Executorch(Box::new(ExecutorchSummary::of_blob(&b, tensors, &mut budget).map_err(refused)?))
+            }
+            File::Xnnpack(b) => {
+                b.check_rules(&Options::DEFAULT).map_err(rules)?;
+                let mut budget = Budget::for_file(b.bytes().len());
+                Summary::Executorch(Box::new(ExecutorchSummary::of_xnnpack(&b, tensors, &mut budget).map_err(refused)?))
+            }
+            File::Ptd(f) => {
+                f.check_rules(&Options::DEFAULT).map_err(rules)?;
+                let mut budget = Budget::for_file(f.bytes().len());
+                Summary::Executorch(Box::new(ExecutorchSummary::of_ptd(&f, tensors, &mut budget).map_err(refused)?))
             }
             File::Cvimodel(c) => {
                 let mut budget = Budget::for_file(c.file().len());

@@ -4,6 +4,7 @@
 use super::counts::print_histogram;
 use super::values::ValueRow;
 use super::vulkan::VulkanGraphSummary;
+use super::xnnpack::XnnpackGraphSummary;
 use crate::budget::{Budget, OverBudget};
 use crate::convert::to_u64;
 use crate::summary::io::{print_indented, Entry, Port, Runs};
@@ -93,6 +94,9 @@ pub struct DelegateSummary {
     /// Its graph, for a Vulkan delegate whose blob reads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vulkan: Option<VulkanGraphSummary>,
+    /// Its graph, for an XNNPACK delegate whose blob reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xnnpack: Option<XnnpackGraphSummary>,
 }
 
 impl ProgramSummary {
@@ -240,6 +244,13 @@ impl DelegateSummary {
             Some(Ok(blob)) => Some(VulkanGraphSummary::of(&blob, |key| file.named_data(key), tensors, budget)?),
             _ => None,
         };
+        let xnnpack = match file.xnnpack_blob(d) {
+            Some(Ok(blob)) => {
+                let named = |key: &str| file.named_data(key).is_some();
+                Some(XnnpackGraphSummary::of(&blob, Some(named), tensors, budget)?)
+            }
+            _ => None,
+        };
         Ok(DelegateSummary {
             index,
             plan: d.plan,
@@ -247,6 +258,7 @@ impl DelegateSummary {
             stored,
             bytes: file.delegate_blob(d).map_or(0, |(_, b)| b.len()),
             vulkan,
+            xnnpack,
         })
     }
 
@@ -255,8 +267,11 @@ impl DelegateSummary {
         let stored = self.stored.as_deref().unwrap_or("-");
         let backend = self.backend_id.as_deref().unwrap_or("-");
         writeln!(out, "  delegate {}: {backend} ({stored}, {} bytes)", self.index, self.bytes)?;
-        match &self.vulkan {
-            Some(graph) => graph.print_text(out, "    "),
+        if let Some(graph) = &self.vulkan {
+            graph.print_text(out, "    ")?;
+        }
+        match &self.xnnpack {
+            Some(graph) => graph.print_text(out, "    ", graph.tensor_list.is_some()),
             None => Ok(()),
         }
     }
