@@ -1,5 +1,6 @@
 //! `extract` from ExecuTorch files: `delegate:N`, `segment:N` or `named:KEY` in a `.pte`,
-//! `constant:N` in a Vulkan blob.
+//! `constant:N` in a Vulkan blob (`delegate:N/constant:M`, XNNPACK's constants and `.ptd` named
+//! data are [`super::xnnpack`]'s).
 
 use crate::status::Failure;
 use flatmodel::pte::PteFile;
@@ -15,12 +16,13 @@ fn invalid(e: flatmodel::Error) -> Failure {
 }
 
 /// The number after `kind:` in `what`.
-fn number(what: &str, n: &str) -> Result<usize, Failure> {
+pub(super) fn number(what: &str, n: &str) -> Result<usize, Failure> {
     n.parse::<usize>().map_err(|_| Failure::new(format!("'{what}': expected a number after ':'")))
 }
 
 /// The bytes `what` names in the verified program `file`: `delegate:N` (a delegate's
-/// processed blob), `segment:N` or `named:KEY`.
+/// processed blob; `N` counts the delegates of every plan, plan by plan), `segment:N` or
+/// `named:KEY`.
 pub fn from_program<'a>(name: &str, file: &PteFile<'a>, what: &str) -> Extracted<'a> {
     match what.split_once(':') {
         Some(("delegate", n)) => {
@@ -32,7 +34,9 @@ pub fn from_program<'a>(name: &str, file: &PteFile<'a>, what: &str) -> Extracted
         Some(("named", key)) => {
             file.named_data(key).ok_or_else(|| Failure::new(format!("{name}: no named data '{key}'")))
         }
-        _ => Err(Failure::new(format!("'{what}': a .pte has delegate:N, segment:N or named:KEY"))),
+        _ => Err(Failure::new(format!(
+            "'{what}': a .pte has delegate:N, delegate:N/constant:M, segment:N or named:KEY"
+        ))),
     }
 }
 

@@ -5,6 +5,7 @@ mod cvimodel;
 mod executorch;
 mod model;
 pub mod npy;
+mod xnnpack;
 
 use crate::input::Access;
 use crate::open;
@@ -29,7 +30,11 @@ pub fn run(
     let name = path.to_string_lossy();
     open::reporting(out, &name, |out| {
         let input = open::model_file(path, "extract from", access)?;
-        let data = bytes(&name, open::file(input.bytes())?, what, raw)?;
+        let (data, note) = bytes(&name, open::file(input.bytes())?, what, raw)?;
+        if let Some(note) = note {
+            // The bytes are not the .npy file asked for: say so beside them.
+            let _ = writeln!(std::io::stderr(), "flatmodel: note: {note}");
+        }
         if to == "-" {
             out.write_all(&data)?;
             out.flush()?;
@@ -43,21 +48,27 @@ pub fn run(
 /// ([`Failure::Invalid`]), or a usage error. The container formats' rules are checked first,
 /// as their sections are located through them; a TFLite or Circle model's data is reached
 /// through its verified structure alone.
-fn bytes<'a>(name: &str, file: File<'a>, what: &str, raw: bool) -> Result<Cow<'a, [u8]>, Failure> {
+fn bytes<'a>(name: &str, file: File<'a>, what: &str, raw: bool) -> xnnpack::Extracted<'a> {
     if !matches!(file.format(), Format::Tflite | Format::Circle) {
         if let Err(e) = file.check_rules(&Options::DEFAULT) {
             return Err(Failure::Invalid(e.to_string()));
         }
     }
-    match file {
+    let data = match file {
         File::Tflite(_) if what.starts_with("associated:") => model::associated(name, file.bytes(), what),
         File::Tflite(m) => model::bytes(name, m, what, raw),
         File::Circle(m) => model::bytes(name, m, what, raw),
-        File::Pte(p) => executorch::from_program(name, &p, what).map(Cow::Borrowed),
+        File::Pte(p) => match what.strip_prefix("delegate:").and_then(|rest| rest.split_once('/')) {
+            Some((n, inner)) => return xnnpack::from_program(name, &p, executorch::number(what, n)?, inner, raw),
+            None => executorch::from_program(name, &p, what).map(Cow::Borrowed),
+        },
         File::VkGraph(b) => executorch::from_blob(name, &b, what).map(Cow::Borrowed),
+        File::Xnnpack(b) => return xnnpack::from_blob(name, &b, what, raw),
+        File::Ptd(f) => return xnnpack::from_ptd(name, &f, what, raw),
         File::Cvimodel(c) => cvimodel::bytes(name, &c, what),
         other => Err(Failure::Invalid(format!("extract does not read {:?} files", other.format()))),
-    }
+    };
+    data.map(|d| (d, None))
 }
 
 /// Writes `data` to a temporary file beside `out`, then renames it over `out`: `data` may be

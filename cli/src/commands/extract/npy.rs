@@ -61,8 +61,21 @@ pub fn encode(tensor: &TensorFacts, data: &[u8], sparse: bool) -> Result<Vec<u8>
         }
         bits => unpack(data, bits, layout.signed, elements)?,
     };
-    let mut out = header(layout.descr, &tensor.shape);
+    let shape: Vec<i64> = tensor.shape.iter().map(|&d| i64::from(d)).collect();
+    let mut out = header(layout.descr, &shape);
     out.extend_from_slice(&body);
+    Ok(out)
+}
+
+/// The `.npy` file of `data` as elements of NumPy's `descr`, `size` bytes each, in C order of
+/// dimensions `shape`, or why it cannot be one (the data is not the size the shape needs).
+pub fn plain(descr: &str, size: u64, shape: &[i64], data: &[u8]) -> Result<Vec<u8>, String> {
+    let expected = crate::summary::facts::elements(shape.iter().copied()).checked_mul(size);
+    if expected != Some(to_u64(data.len())) {
+        return Err(format!("its data is {} bytes, not the {} its shape needs", data.len(), show(expected)));
+    }
+    let mut out = header(descr, shape);
+    out.extend_from_slice(data);
     Ok(out)
 }
 
@@ -95,7 +108,7 @@ fn unpack(data: &[u8], bits: u32, signed: bool, elements: u64) -> Result<Vec<u8>
 
 /// The `.npy` 1.0 header for `descr` and `shape`, padded with spaces to a multiple of 64 bytes
 /// and ended by a newline.
-fn header(descr: &str, shape: &[i32]) -> Vec<u8> {
+fn header(descr: &str, shape: &[i64]) -> Vec<u8> {
     let dims: Vec<String> = shape.iter().map(|d| d.max(&0).to_string()).collect();
     let shape = match dims.as_slice() {
         [one] => format!("({one},)"),
@@ -113,7 +126,7 @@ fn header(descr: &str, shape: &[i32]) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::{header, unpack};
+    use super::{header, plain, unpack};
 
     #[test]
     fn packed_integers_unpack_low_bits_first() {
@@ -135,5 +148,13 @@ mod tests {
         assert!(text.ends_with(" \n"));
         assert!(std::str::from_utf8(&header("|i1", &[5])[10..]).unwrap().contains("'shape': (5,)"));
         assert!(std::str::from_utf8(&header("|i1", &[])[10..]).unwrap().contains("'shape': ()"));
+    }
+
+    #[test]
+    fn plain_data_must_fill_its_shape() {
+        let npy = plain("<f4", 4, &[2], &[0, 0, 128, 63, 0, 0, 0, 64]).unwrap();
+        assert_eq!(npy.len(), 64 + 8);
+        assert_eq!(&npy[64..], &[0, 0, 128, 63, 0, 0, 0, 64]);
+        assert!(plain("<f4", 4, &[3], &[0; 8]).unwrap_err().contains("not the 12"));
     }
 }
