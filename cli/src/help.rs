@@ -25,7 +25,8 @@ usage:
   flatmodel help [COMMAND]            a command's options and an example
 
 Formats, detected from the bytes: TFLite (TFL3), Circle (CIR0), nnpackage directories and zips,
-ExecuTorch programs (.pte, ET12), Vulkan delegate blobs (VH00) and bare VkGraphs (VK00), Sophgo
+ExecuTorch programs (.pte, ET12), Vulkan delegate blobs (VH00) and bare VkGraphs (VK00), XNNPACK
+delegate blobs (XH00) and bare XNNGraphs (XN01), ExecuTorch data files (.ptd, FT01), Sophgo
 cvimodels (CviModel).
 Files are read into memory, as one snapshot: one written meanwhile is read again, then refused.
 --mmap (verify, inspect, scan, dump, extract) maps them instead, for files too large to hold: nothing
@@ -82,7 +83,12 @@ subgraphs its control-flow operators call and its activation arena (the sum of i
 tensors, and a greedy plan by tensor lifetime in the manner of TensorFlow Lite Micro's planner);
 operators by name and version; signatures, metadata and buffers. --tensors adds one row per
 tensor (type, stored shape with dynamic dimensions marked, bytes, buffer, quantization), or for
-a .pte or Vulkan graph per value (type, shape, bytes, where its data is); --json
+a .pte or Vulkan graph per value (type, shape, bytes, where its data is). An XNNPACK blob (and
+each XNNPACK delegate of a .pte) shows its XH00 header and regions, nodes by type, values by
+kind, dtype and quantization, and its constants by dtype and by the node type reading them, each
+with where its bytes live (the blob's constant region, or named data under a key); the text lists
+the first 10 constants, --tensors every one and every value. A .ptd shows its FH01 header,
+segments and named data (segment, bytes, tensor layout); --json
 prints the same as JSON, numbers at full precision, in the layout cli/src/inspect.schema.json
 describes for every format (its format_version key names the layout's version). --tflm-resolver prints instead, for a TFLite
 model, the C++ lines that register its operators with TensorFlow Lite Micro (the set TFLM's
@@ -160,15 +166,31 @@ Writes what WHAT names to OUT ('-' for standard output):
                                    in the primary subgraph; NAME finds the first tensor so named.
                                    Sparse tensors and types NumPy lacks (bfloat16, float8) need --raw.
   buffer:N, metadata:NAME          TFLite and Circle buffers and metadata entries, as stored
-  delegate:N, segment:N, named:KEY a .pte's delegate blobs, segments and named data
-  constant:N                       a VH00 blob's constant
+  delegate:N, segment:N, named:KEY a .pte's delegate blobs, segments and named data, as stored;
+                                   N counts the delegates of every execution plan, plan by plan
+                                   (as inspect lists them)
+  delegate:N/constant:M            constant M of the .pte's XNNPACK delegate N, found inline in its
+                                   blob or, for a named constant, in the program's named data
+  constant:N                       a VH00 blob's constant, as stored; an XH00 blob's (or bare
+                                   XNNGraph's) inline constant (a named one lives in a .pte's or a
+                                   .ptd's named data: the error names its key)
+  named:KEY                        a .ptd's named datum
+                                   XNNPACK constants and .ptd named data are written as .npy with
+                                   the dtype and shape of the value (the tensor layout) holding
+                                   them where NumPy has the dtype (fp32, fp16, int8, uint8, int32,
+                                   bool, ...); packed int4, bfloat16 (groupwise scales), data with
+                                   no layout or not in C order are written as stored, with a note
+                                   on standard error. --raw always writes them as stored.
   section:NAME                     a cvimodel section as stored
   section-data:NAME                ... inflated when LZ4-compressed
   weight:NAME                      a cvimodel weight
 
 example:
   flatmodel extract model.tflite tensor:conv2d/Kernel -o kernel.npy
-  flatmodel extract model.tflite metadata:min_runtime_version -o -",
+  flatmodel extract model.tflite metadata:min_runtime_version -o -
+  flatmodel extract model.pte delegate:0 -o delegate0.xh00
+  flatmodel extract model.pte delegate:0/constant:1 -o weight.npy
+  flatmodel extract weights.ptd named:fc1.weight -o fc1_weight.npy",
     },
     Page {
         name: "path",
