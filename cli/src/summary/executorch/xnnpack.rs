@@ -73,7 +73,7 @@ pub struct XnnpackGraphSummary {
     /// The constants' bytes, as the graph gives their sizes.
     pub constant_bytes: u64,
     /// The constants by dtype and by the node type that first reads them.
-    pub weights: XnnpackWeights,
+    pub weight_groups: XnnpackWeights,
     /// Every constant and where its bytes live.
     pub constants: Vec<XnnConstant>,
     /// Every value, with `--tensors`.
@@ -355,7 +355,7 @@ impl XnnpackGraphSummary {
             constants.push(XnnConstant { index: i, bytes, dtype, value, role, operator: reader.get(&i).cloned(), storage });
         }
         let constant_bytes = constants.iter().fold(0u64, |sum, c| sum.saturating_add(c.bytes));
-        let weights = XnnpackWeights::of(&constants);
+        let weight_groups = XnnpackWeights::of(&constants);
 
         let ids = |list: Option<flatmodel::wire::Vector<'_, u32>>| -> Vec<XnnValue> {
             list.into_iter().flatten().filter_map(|id| rows.get(index(id)).map(XnnValue::clone)).collect()
@@ -377,7 +377,7 @@ impl XnnpackGraphSummary {
             num_externs: g.num_externs(),
             constant_count,
             constant_bytes,
-            weights,
+            weight_groups,
             constants,
             tensor_list: if tensors { Some(rows) } else { None },
         })
@@ -421,8 +421,8 @@ impl XnnpackGraphSummary {
                 parts.join(", ")
             }
         };
-        writeln!(out, "{indent}  weights by type:     {}", groups(&self.weights.by_dtype))?;
-        writeln!(out, "{indent}  weights by operator: {}", groups(&self.weights.by_operator))?;
+        writeln!(out, "{indent}  weights by type:     {}", groups(&self.weight_groups.by_dtype))?;
+        writeln!(out, "{indent}  weights by operator: {}", groups(&self.weight_groups.by_operator))?;
         let shown = if all { self.constants.len() } else { LISTED.min(self.constants.len()) };
         for c in self.constants.iter().take(shown) {
             writeln!(out, "{indent}  {}", c.text())?;
