@@ -12,10 +12,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The model files to summarise: testdata's, then the corpus's.
+/// The model files to summarise: testdata's, then the corpus's, each with its XNNPACK blobs,
+/// bare XNNGraphs, programs and `.ptd` data files.
 fn models() -> Vec<PathBuf> {
-    let mut all = support::model_files(&support::testdata());
-    all.extend(support::corpus().map(|c| support::model_files(&c)).unwrap_or_default());
+    let mut all = Vec::new();
+    for root in std::iter::once(support::testdata()).chain(support::corpus()) {
+        all.extend(support::model_files(&root));
+        for sub in ["xnnpack", "ptd"] {
+            for suffix in [".pte", ".xh00", ".xn.bin", ".ptd"] {
+                all.extend(support::files_with_suffix(&root.join(sub), suffix));
+            }
+        }
+    }
     all
 }
 
@@ -123,5 +131,36 @@ fn the_schema_rejects_summaries_that_break_it() {
     assert!(results[0].is_empty(), "the unedited summary: {:?}", results[0]);
     for (i, errors) in results.iter().enumerate().skip(1) {
         assert!(!errors.is_empty(), "edit {i} of {count} passed the schema");
+    }
+}
+
+/// The XNNPACK and `.ptd` parts of the schema check what they describe: summaries of a blob
+/// and of a data file pass, and each edit that breaks them is rejected.
+#[test]
+fn the_schema_rejects_broken_xnnpack_and_data_file_summaries() {
+    let blob = summary(&support::testdata().join("xnnpack/xnn_linear_dq_int4_group32.delegate0.xh00")).unwrap();
+    let pte = summary(&support::testdata().join("xnnpack/xnn_mlp_fp32.pte")).unwrap();
+    let ptd = summary(&support::testdata().join("ptd/ptd_mlp_portable.ptd")).unwrap();
+    let edits: [(&Value, fn(&mut Value)); 6] = [
+        (&blob, |d| d["constants"][1]["stored"] = json!("nowhere")),
+        (&blob, |d| {
+            d.as_object_mut().unwrap().remove("nodes");
+        }),
+        (&blob, |d| d["weight_groups"]["by_dtype"][0]["count"] = json!(-1)),
+        (&pte, |d| d["delegates"][0]["xnnpack"]["value_count"] = json!("seven")),
+        (&ptd, |d| d["named_data"][0]["segment"] = json!(-1)),
+        (&ptd, |d| {
+            d["named_data"][0]["layout"].as_object_mut().unwrap().remove("shape");
+        }),
+    ];
+    let mut docs = vec![blob.clone(), pte.clone(), ptd.clone()];
+    for (good, edit) in edits {
+        let mut doc = good.clone();
+        edit(&mut doc);
+        docs.push(doc);
+    }
+    let Some(results) = validate(&docs) else { return };
+    for (i, errors) in results.iter().enumerate() {
+        assert_eq!(errors.is_empty(), i < 3, "document {i}: {errors:?}");
     }
 }

@@ -34,9 +34,9 @@ pub fn from_program<'a>(name: &str, file: &PteFile<'a>, what: &str) -> Extracted
         Some(("named", key)) => {
             file.named_data(key).ok_or_else(|| Failure::new(format!("{name}: no named data '{key}'")))
         }
-        _ => Err(Failure::new(format!(
-            "'{what}': a .pte has delegate:N, delegate:N/constant:M, segment:N or named:KEY"
-        ))),
+        _ => {
+            Err(Failure::new(format!("'{what}': a .pte has delegate:N, delegate:N/constant:M, segment:N or named:KEY")))
+        }
     }
 }
 

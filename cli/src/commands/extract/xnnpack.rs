@@ -98,7 +98,8 @@ fn encode<'a>(name: &str, blob: &Blob<'_>, index: u32, data: &'a [u8], raw: bool
         return Ok((Cow::Borrowed(data), Some(note)));
     };
     let Some((descr, size)) = h.descr else {
-        let note = format!("{name}: NumPy has no dtype for {}: constant {index} written as stored (raw bytes)", h.dtype);
+        let note =
+            format!("{name}: NumPy has no dtype for {}: constant {index} written as stored (raw bytes)", h.dtype);
         return Ok((Cow::Borrowed(data), Some(note)));
     };
     super::npy::plain(descr, size, &h.shape, data)
@@ -152,7 +153,10 @@ pub fn from_program<'a>(name: &str, file: &PteFile<'a>, delegate: usize, what: &
     let m = number(what, m)?;
     let index = u32::try_from(m).map_err(|_| Failure::new(format!("{name}: no constant {m}")))?;
     if m >= constants(&blob) {
-        return Err(Failure::new(format!("{name}: delegate {delegate} has no constant {m} (it has {})", constants(&blob))));
+        return Err(Failure::new(format!(
+            "{name}: delegate {delegate} has no constant {m} (it has {})",
+            constants(&blob)
+        )));
     }
     match blob.constant_data(m, |key| file.named_data(key)) {
         Ok(data) => encode(name, &blob, index, data, raw),

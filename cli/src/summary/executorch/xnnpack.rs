@@ -301,7 +301,11 @@ impl XnnpackGraphSummary {
         for (id, v) in values_list.into_iter().flatten().enumerate() {
             let row = value_row(u32::try_from(id).unwrap_or(u32::MAX), &v, budget)?;
             let u = v.xvalue_union();
-            bump(&mut values.by_kind, u.type_name().map_or_else(|| format!("XValueUnion({})", u.tag()), str::to_string), 1);
+            bump(
+                &mut values.by_kind,
+                u.type_name().map_or_else(|| format!("XValueUnion({})", u.tag()), str::to_string),
+                1,
+            );
             if let Some(dtype) = &row.dtype {
                 bump(&mut values.by_dtype, dtype.clone(), 1);
             }
@@ -352,7 +356,15 @@ impl XnnpackGraphSummary {
                 Some((d, v, r)) => (Some(d.clone()), Some(*v), Some(*r)),
                 None => (None, None, None),
             };
-            constants.push(XnnConstant { index: i, bytes, dtype, value, role, operator: reader.get(&i).cloned(), storage });
+            constants.push(XnnConstant {
+                index: i,
+                bytes,
+                dtype,
+                value,
+                role,
+                operator: reader.get(&i).cloned(),
+                storage,
+            });
         }
         let constant_bytes = constants.iter().fold(0u64, |sum, c| sum.saturating_add(c.bytes));
         let weight_groups = XnnpackWeights::of(&constants);
@@ -428,7 +440,11 @@ impl XnnpackGraphSummary {
             writeln!(out, "{indent}  {}", c.text())?;
         }
         if shown < self.constants.len() {
-            writeln!(out, "{indent}  ... {} more (--tensors lists every one)", self.constants.len().saturating_sub(shown))?;
+            writeln!(
+                out,
+                "{indent}  ... {} more (--tensors lists every one)",
+                self.constants.len().saturating_sub(shown)
+            )?;
         }
         if let Some(rows) = &self.tensor_list {
             writeln!(out, "{indent}every value:")?;
@@ -603,7 +619,9 @@ impl XnnConstant {
             XnnStorage::Inline { offset, blob_offset: None } => format!("inline at {offset}"),
             XnnStorage::Named { key, found: Some(false) } => format!("named {key} (missing from the program)"),
             XnnStorage::Named { key, .. } => format!("named {key}"),
-            XnnStorage::OutsideBareGraph { offset } => format!("constant region at {offset} (not part of a bare XNNGraph)"),
+            XnnStorage::OutsideBareGraph { offset } => {
+                format!("constant region at {offset} (not part of a bare XNNGraph)")
+            }
             XnnStorage::Unreadable { error } => format!("unreadable: {error}"),
         };
         format!("[{}] {} bytes, {what}, {reader}, {place}", self.index, grouped(self.bytes))
