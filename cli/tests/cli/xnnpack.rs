@@ -437,3 +437,54 @@ fn extract_of_a_data_files_named_datum_is_its_segments_bytes() {
     }
     assert!(checked >= 8, "{checked}");
 }
+
+/// A node of a type this schema does not name (a newer writer's) is counted by its number.
+#[test]
+fn inspect_counts_an_unknown_node_type_by_its_number() {
+    // XNNGraph { xnodes: [XNode { xnode_union_type: 200, xnode_union: {} }] }, bare (XN01).
+    let mut b = support::Bytes::with_identifier(b"XN01");
+    let graph_vt = b.vtable(&[0, 4], 8);
+    let graph = b.table(graph_vt, &[0; 4]);
+    b.patch(0, graph);
+    let nodes = b.offsets(1);
+    b.patch(graph + 4, nodes);
+    let node_vt = b.vtable(&[4, 8], 12);
+    let node = b.table(node_vt, &[200, 0, 0, 0, 0, 0, 0, 0]);
+    b.patch(nodes + 4, node);
+    b.empty_table(node + 8);
+    let dir = Scratch::new("xnnpack-unknown-node");
+    let file = dir.write("graph.bin", &b.buf);
+    let s = inspect_json(&file, &[]);
+    assert_eq!(s["format"], "XNNGraph (XN01)");
+    assert_eq!(s["nodes"], serde_json::json!([{ "name": "XNodeUnion(200)", "count": 1 }]));
+    let r = run([OsStr::new("inspect"), file.as_os_str()]);
+    r.expect_code(0);
+    assert!(r.stdout.contains("1  XNodeUnion(200)"), "{}", r.stdout);
+}
+
+/// The text lists the first 10 constants and counts the rest; `--tensors` and the JSON list
+/// every one.
+#[test]
+fn inspect_bounds_its_constant_listing() {
+    // XNNGraph { constant_data: [ConstantDataOffset {}; 25] }, bare (XN01).
+    let mut b = support::Bytes::with_identifier(b"XN01");
+    let graph_vt = b.vtable(&[0, 0, 0, 0, 0, 0, 0, 0, 4], 8);
+    let graph = b.table(graph_vt, &[0; 4]);
+    b.patch(0, graph);
+    let constants = b.offsets(25);
+    b.patch(graph + 4, constants);
+    for i in 0..25 {
+        b.empty_table(constants + 4 + 4 * i);
+    }
+    let dir = Scratch::new("xnnpack-many-constants");
+    let file = dir.write("graph.bin", &b.buf);
+    assert_eq!(inspect_json(&file, &[])["constants"].as_array().unwrap().len(), 25);
+    let r = run([OsStr::new("inspect"), file.as_os_str()]);
+    r.expect_code(0);
+    let rows = |text: &str| text.lines().filter(|l| l.trim_start().starts_with('[')).count();
+    assert_eq!(rows(&r.stdout), 10, "{}", r.stdout);
+    assert!(r.stdout.contains("... 15 more"), "{}", r.stdout);
+    let r = run([OsStr::new("inspect"), OsStr::new("--tensors"), file.as_os_str()]);
+    r.expect_code(0);
+    assert_eq!(rows(&r.stdout), 25, "{}", r.stdout);
+}

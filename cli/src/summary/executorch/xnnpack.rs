@@ -617,7 +617,9 @@ impl XnnConstant {
         let place = match &self.storage {
             XnnStorage::Inline { offset, blob_offset: Some(at) } => format!("inline at {offset} (blob offset {at})"),
             XnnStorage::Inline { offset, blob_offset: None } => format!("inline at {offset}"),
-            XnnStorage::Named { key, found: Some(false) } => format!("named {key} (missing from the program)"),
+            XnnStorage::Named { key, found: Some(false) } => {
+                format!("named {key} (not in the program's named data: a .ptd's)")
+            }
             XnnStorage::Named { key, .. } => format!("named {key}"),
             XnnStorage::OutsideBareGraph { offset } => {
                 format!("constant region at {offset} (not part of a bare XNNGraph)")
