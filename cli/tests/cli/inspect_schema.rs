@@ -141,7 +141,9 @@ fn the_schema_rejects_broken_xnnpack_and_data_file_summaries() {
     let blob = summary(&support::testdata().join("xnnpack/xnn_linear_dq_int4_group32.delegate0.xh00")).unwrap();
     let pte = summary(&support::testdata().join("xnnpack/xnn_mlp_fp32.pte")).unwrap();
     let ptd = summary(&support::testdata().join("ptd/ptd_mlp_portable.ptd")).unwrap();
-    let edits: [(&Value, fn(&mut Value)); 6] = [
+    /// A summary and an edit that breaks it.
+    type Edit<'a> = (&'a Value, fn(&mut Value));
+    let edits: [Edit<'_>; 6] = [
         (&blob, |d| d["constants"][1]["stored"] = json!("nowhere")),
         (&blob, |d| {
             d.as_object_mut().unwrap().remove("nodes");

@@ -370,7 +370,7 @@ impl XnnpackGraphSummary {
         let weight_groups = XnnpackWeights::of(&constants);
 
         let ids = |list: Option<flatmodel::wire::Vector<'_, u32>>| -> Vec<XnnValue> {
-            list.into_iter().flatten().filter_map(|id| rows.get(index(id)).map(XnnValue::clone)).collect()
+            list.into_iter().flatten().filter_map(|id| rows.get(index(id)).cloned()).collect()
         };
         let (inputs, outputs) = (ids(g.input_ids()), ids(g.output_ids()));
         budget.charge(inputs.len().saturating_add(outputs.len()))?;
