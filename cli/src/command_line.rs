@@ -45,6 +45,7 @@ struct Args {
     tflm_resolver: bool,
     quiet: bool,
     runtime: Option<flatmodel::graph::Runtime>,
+    data: Vec<OsString>,
     circle_revision: Option<flatmodel::circle::Revision>,
     help: bool,
     out: Option<OsString>,
@@ -82,7 +83,7 @@ fn circle_revision(value: OsString) -> Result<flatmodel::circle::Revision, Failu
 /// The long flags `command` takes (for suggesting one after a typo; `run` parses them).
 fn flags_of(command: &str) -> &'static [&'static str] {
     match command {
-        "verify" => &["--quiet", "--runtime", "--schema", "--root-type", "--mmap", "--help"],
+        "verify" => &["--quiet", "--runtime", "--data", "--schema", "--root-type", "--mmap", "--help"],
         "inspect" => &["--json", "--tensors", "--tflm-resolver", "--schema", "--root-type", "--mmap", "--help"],
         "dump" => &["--circle-revision", "--schema", "--root-type", "--mmap", "--help"],
         "extract" => &["--output", "--raw", "--mmap", "--help"],
@@ -116,6 +117,7 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
             Long("tflm-resolver") if matches!(command, "inspect") => a.tflm_resolver = true,
             Short('q') | Long("quiet") if matches!(command, "verify") => a.quiet = true,
             Long("runtime") if matches!(command, "verify") => a.runtime = Some(runtime(parser.value()?)?),
+            Long("data") if matches!(command, "verify") => a.data.push(parser.value()?),
             Long("circle-revision") if matches!(command, "dump") => {
                 a.circle_revision = Some(circle_revision(parser.value()?)?)
             }
@@ -166,6 +168,11 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
         "verify" if a.positional.is_empty() => {
             Err(Failure::new(format!("verify needs at least one FILE\n{}", help::usage_of(command))))
         }
+        "verify" if !a.data.is_empty() && a.runtime.is_some() => Err(Failure::new(format!(
+            "--runtime applies to TFLite models and --data to ExecuTorch programs: give one\n{}",
+            help::usage_of(command)
+        ))),
+        "verify" if !a.data.is_empty() => verify::run_with_data(out, &a.positional, &a.data, a.quiet, a.access),
         "verify" => verify::run(out, &a.positional, a.quiet, a.runtime, a.access),
         "scan" if a.positional.is_empty() => {
             Err(Failure::new(format!("scan needs at least one FILE\n{}", help::usage_of(command))))
@@ -193,6 +200,7 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
 fn with_schema(out: &mut Out, command: &str, a: &Args, schema_path: &OsString) -> Result<Outcome, Failure> {
     let other = [
         (a.runtime.is_some(), "--runtime"),
+        (!a.data.is_empty(), "--data"),
         (a.circle_revision.is_some(), "--circle-revision"),
         (a.tensors, "--tensors"),
         (a.tflm_resolver, "--tflm-resolver"),

@@ -8,3 +8,4 @@ pub mod path;
 pub mod scan;
 pub mod tflm_resolver;
 pub mod verify;
+pub mod verify_data;

@@ -26,6 +26,8 @@ pub struct Verdict {
     pub summary: String,
     /// The advisory findings.
     pub warnings: Warnings,
+    /// Lines printed after the summary's: the external data a program needs, by reader.
+    pub details: Vec<String>,
 }
 
 /// Verifies each file as the format its bytes show, TFLite models also against `runtime`'s
@@ -38,6 +40,46 @@ pub fn run(
     access: Access,
 ) -> Result<Outcome, Failure> {
     batch(out, files, |out, path| one(out, path, quiet, runtime, access))
+}
+
+/// Verifies the program `files` names (exactly one) and checks it against the `.ptd` files
+/// `data` names (`--data`): `PATH: ok (SUMMARY)` then `PATH: data: N key(s) resolved (...)`,
+/// or `PATH: invalid: REASON` naming the first key missing or short. Usage errors (exit 2):
+/// several files, a file that is no program, a `--data` file that is no `.ptd`.
+pub fn run_with_data(
+    out: &mut Out,
+    files: &[OsString],
+    data: &[OsString],
+    quiet: bool,
+    access: Access,
+) -> Result<Outcome, Failure> {
+    let [path] = files else {
+        return Err(Failure::new(format!("verify --data takes exactly one FILE\n{}", crate::help::usage_of("verify"))));
+    };
+    let name = path.to_string_lossy();
+    let input = open::model_file(path, "verify --data", access)?;
+    let inputs = super::verify_data::read(data, access)?;
+    let file = match open::file(input.bytes()) {
+        Ok(file) if file.format() != Format::Pte => {
+            return Err(Failure::new(format!(
+                "--data applies to ExecuTorch programs (.pte), and {name} is a {:?} file\n{}",
+                file.format(),
+                crate::help::usage_of("verify")
+            )))
+        }
+        other => other,
+    };
+    open::reporting(out, &name, |out| {
+        let file = file?;
+        let verdict = check(file, None)?;
+        let line = super::verify_data::check(file, &inputs, data)?;
+        if !quiet {
+            writeln!(out, "{name}: ok ({})", verdict.summary)?;
+            writeln!(out, "{name}: {line}")?;
+        }
+        verdict.warnings.print(out, &format!("{name}: warning: "))?;
+        Ok(Outcome::Ok)
+    })
 }
 
 /// Verifies each file as a flatbuffer of `schema` whose root is a `root` table (`--schema`):
@@ -109,6 +151,9 @@ fn one(
     };
     if !quiet {
         writeln!(out, "{name}: ok ({})", verdict.summary)?;
+        for line in &verdict.details {
+            writeln!(out, "{name}: {line}")?;
+        }
     }
     verdict.warnings.print(out, &format!("{name}: warning: "))?;
     Ok(Outcome::Ok)
@@ -132,7 +177,11 @@ fn check(file: File<'_>, runtime: Option<Runtime>) -> Result<Verdict, Failure> {
     if let Some(w) = associated_warning(file) {
         warnings.push(w);
     }
-    Ok(Verdict { summary, warnings })
+    let details = match file {
+        File::Pte(program) => super::verify_data::needs(&program)?,
+        _ => Vec::new(),
+    };
+    Ok(Verdict { summary, warnings, details })
 }
 
 /// What a valid file is, in a few words: format, version, counts.

@@ -6,12 +6,18 @@
 //! plans, delegates (with their blobs, inline or in a segment) and named data; Vulkan delegate
 //! blobs are verified as [`crate::vkgraph::Blob`]s and XNNPACK ones as
 //! [`crate::xnnpack::Blob`]s, their named constants looked up here.
+//!
+//! [`PteFile::data_keys`] lists the keys the program reads from named data (external tensors,
+//! delegates' named constants) and [`PteFile::check_data`] checks them against the program's
+//! named data and `.ptd` files ([`crate::ptd::PtdFile`]) together.
 
+mod data;
 mod file;
 mod generated;
 mod header;
 mod scalar_type;
 
+pub use data::{DataError, DataKey, DataProblem, DataReader, DataSource, UnresolvedKey};
 pub use file::{Delegate, PteFile};
 pub use generated::*;
 pub use header::{ExtendedHeader, EXTENDED_HEADER_MAGIC};

@@ -18,6 +18,26 @@ const GROUP_SCALE_BYTES: u64 = 2;
 /// A broken rule: its kind and the parameter's field it is located at.
 type Fault = (ErrorKind, Name);
 
+impl XNNQuantParams<'_> {
+    /// The constant holding these parameters' scales (`scale_buffer_idx`, an index of
+    /// `XNNGraph.constant_data`) and the bytes ExecuTorch's runtime reads there: `num_scales`
+    /// floats per channel, or bfloat16s per group. `None` when the scales are inline (a
+    /// non-empty `scale`), when no constant holds them, and for the other parameter types.
+    pub fn scale_constant(&self) -> Option<(u32, u64)> {
+        let (inline, buffer, count, bytes) = match self {
+            XNNQuantParams::PerChannelQuant(q) => {
+                (q.scale(), q.scale_buffer_idx(), q.num_scales(), CHANNEL_SCALE_BYTES)
+            }
+            XNNQuantParams::PerChannelGroupQuant(q) => {
+                (q.scale(), q.scale_buffer_idx(), q.num_scales(), GROUP_SCALE_BYTES)
+            }
+            _ => return None,
+        };
+        let inline = inline.is_some_and(|s| !s.is_empty());
+        (!inline && buffer != 0).then(|| (buffer, u64::from(count).saturating_mul(bytes)))
+    }
+}
+
 /// Checks `params` against `tensor`, the walk at the value's `quant_params`.
 pub(super) fn check_quant(
     walk: &mut Walk<'_>,

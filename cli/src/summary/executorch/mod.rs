@@ -3,6 +3,7 @@
 //! an `XH00` XNNPACK delegate blob or a bare XNNGraph, or a `.ptd` data file.
 
 mod counts;
+pub mod data;
 mod dtypes;
 mod program;
 mod ptd;

@@ -43,6 +43,8 @@ pub struct ProgramSummary {
     pub segment_bytes: u64,
     /// How many named data entries the program lists.
     pub named_data: usize,
+    /// Its backends, the external data it needs and where its weights live.
+    pub data: super::data::ProgramData,
 }
 
 /// A `.pte`'s extended (`eh00`) header.
@@ -136,6 +138,7 @@ impl ProgramSummary {
             segments,
             segment_bytes,
             named_data: program.named_data().map_or(0, |n| n.len()),
+            data: super::data::ProgramData::of(file, budget)?,
         })
     }
 
@@ -157,7 +160,7 @@ impl ProgramSummary {
         for delegate in &self.delegates {
             delegate.print_text(out)?;
         }
-        Ok(())
+        self.data.print_text(out)
     }
 }
 
