@@ -9,6 +9,8 @@ pub const USAGE: &str = "\
 usage:
   flatmodel verify [--runtime R] FILE...
                                       check files (structure and model rules), one line each
+  flatmodel verify P.pte --data W.ptd...
+                                      check an ExecuTorch program with its data files together
   flatmodel inspect FILE [--json] [--tensors] [--tflm-resolver]
                                       what a model takes, holds and needs
   flatmodel scan FILE...              for upload scanners: a JSON line per file, its verdict and
@@ -43,6 +45,7 @@ const PAGES: &[Page] = &[
     Page {
         name: "verify",
         usage: "usage: flatmodel verify [-q|--quiet] [--runtime litert|tflm] FILE...
+       flatmodel verify [-q|--quiet] P.pte --data W.ptd [--data W2.ptd ...]
        flatmodel verify [-q|--quiet] --schema S.fbs|S.bfbs [--root-type NAME] FILE...",
         text: "\
 Checks each FILE or nnpackage completely: the flatbuffer structure, the format's model rules
@@ -56,6 +59,16 @@ naming the runtime and the check. --runtime litert (LiteRT's interpreter) or --r
 (TensorFlow Lite Micro) applies that runtime's own load-time checks: a model it would refuse is
 invalid. Custom operators and each kernel's own checks are out of their scope.
 
+An ExecuTorch program (.pte) may read weights from named data outside it: program tensors
+stored EXTERNAL (by fully qualified name) and delegates' named constants (XNNPACK's and
+Vulkan's, by SHA-256 key). `verify P.pte` adds a line per reader that needs keys its own named
+data lacks: `needs external data: N key(s) (B bytes) for READER: KEY, ...`. --data W.ptd (may
+repeat) checks the program with those ExecuTorch data files: every key must be in the program's
+named data or a .ptd, with the bytes its reader needs (a program tensor's from a datum with a
+tensor layout). `ok` is followed by `data: N key(s) resolved (...)`; otherwise `invalid:` names
+the first key missing or short, who needs it and the bytes needed and found. --data on a file
+that is no .pte, or naming a file that is no .ptd, is a usage error.
+
 --schema verifies each FILE instead as a flatbuffer of that schema: a .fbs file (its includes
 read relative to it) or flatc's binary schema (.bfbs, `flatc -b --schema`). The root is a table
 of type --root-type NAME (with or without its namespace), else the schema's root_type; the
@@ -68,6 +81,7 @@ Exit status: 2 if any FILE could not be read, else 1 if any is invalid, else 0.
 example:
   flatmodel verify models/*.tflite
   flatmodel verify --runtime tflm person_detect.tflite
+  flatmodel verify model.pte --data model.ptd
   flatmodel verify --schema monster.fbs --root-type Monster saves/*.bin",
     },
     Page {

@@ -1,5 +1,5 @@
 //! `flatmodel verify P.pte --data W.ptd...`: a program and its data checked together
-//! (`docs/executorch.md` §3.10), and what `verify P.pte` alone says of the external data a
+//! (`docs/executorch.md` §3.11), and what `verify P.pte` alone says of the external data a
 //! program needs.
 
 use crate::input::{Access, Input};

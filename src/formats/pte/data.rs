@@ -1,4 +1,4 @@
-//! A program and its data checked together (`docs/executorch.md` §3.10): the keys a program
+//! A program and its data checked together (`docs/executorch.md` §3.11): the keys a program
 //! reads from named data (external program tensors, XNNPACK and Vulkan named constants), each
 //! with who reads it and how many bytes, and whether the program's own named data or `.ptd`
 //! files hold them.

@@ -1,4 +1,4 @@
-//! A program's data (`docs/executorch.md` §3.10): the backends its delegates name, the keys it
+//! A program's data (`docs/executorch.md` §3.11): the backends its delegates name, the keys it
 //! needs from external data (`.ptd` files), grouped by who reads them, and where each of its
 //! weights lives: in the program (its constant buffer or segments), in its named data, in a
 //! delegate blob's constant region, or under an external key.
@@ -208,18 +208,15 @@ fn program_weights(
             let elements = crate::summary::facts::elements(sizes.into_iter().flatten());
             let bytes = t.scalar_type().element_size().map_or(0, |size| size.saturating_mul(elements));
             let external = t.extra_tensor_info().filter(|e| e.location() == TensorDataLocation::EXTERNAL);
-            match (external, t.data_buffer_idx(), t.allocation_info()) {
+            let place = match (external, t.data_buffer_idx(), t.allocation_info()) {
                 (Some(e), _, _) => {
-                    if keys.insert(budget.text(e.fully_qualified_name().unwrap_or(""))?) {
-                        add(EXTERNAL, bytes);
-                    }
+                    keys.insert(budget.text(e.fully_qualified_name().unwrap_or(""))?).then_some(EXTERNAL)
                 }
-                (None, index, None) if index > 0 => {
-                    if buffers.insert(index) {
-                        add(PROGRAM, bytes);
-                    }
-                }
-                _ => {}
+                (None, index, None) if index > 0 => buffers.insert(index).then_some(PROGRAM),
+                _ => None,
+            };
+            if let Some(place) = place {
+                add(place, bytes);
             }
         }
     }
