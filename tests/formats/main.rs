@@ -15,6 +15,7 @@ mod dump_matches_flatc;
 mod litert_agreement;
 mod lz4_agreement;
 mod metadata;
+mod program_data;
 mod ptd;
 mod vectors;
 mod vkgraph;
