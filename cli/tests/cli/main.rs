@@ -28,6 +28,7 @@ mod inspect_schema;
 mod metadata;
 mod nnpackage_cli;
 mod numeric_paths;
+mod program_data;
 mod scan;
 mod tflm_agreement;
 mod xnnpack;

@@ -64,8 +64,8 @@ pub struct DataKey<'a> {
     /// reads there, and at least the constant's `size`; a Vulkan constant's `length`. A count
     /// past `u64` is `u64::MAX`.
     pub bytes: u64,
-    /// The file offset of the table that names the key (the tensor's `ExtraTensorInfo`, or
-    /// the constant's entry in the delegate's graph), where its errors are located.
+    /// The file offset where the key's errors are located: the tensor's `ExtraTensorInfo`, or
+    /// the root table of the delegate's graph (where the blob's own errors are).
     pub at: u64,
 }
 
@@ -304,8 +304,10 @@ impl<'a> PteFile<'a> {
         let (at, bytes) = self.delegate_blob(delegate).map_err(DataError::Invalid)?;
         charge(budget, bytes.len(), to_u64(at))?;
         let blob = xnnpack::Blob::parse(bytes).map_err(|e| DataError::Invalid(e.shifted(to_u64(at))))?;
+        // The graph's root table, where the blob's own errors are located.
         let base = to_u64(at).saturating_add(blob.header().map_or(0, |h| u64::from(h.flatbuffer_offset)));
-        let constants = blob.graph().constant_data();
+        let at = base.saturating_add(to_u64(blob.graph().raw().position()));
+        let count = blob.graph().constant_data().map_or(0, |c| c.len());
         let values = blob.graph().xvalues();
         let (plan, index) = (delegate.plan, delegate.index);
         for v in 0..values.map_or(0, |l| l.len()) {
@@ -316,12 +318,11 @@ impl<'a> PteFile<'a> {
             let data = (tensor.constant_buffer_idx(), tensor_bytes(&tensor));
             for (constant, needed) in core::iter::once(data).chain(scales) {
                 let Ok(constant) = usize::try_from(constant) else { continue };
-                let Some(entry) = constants.and_then(|c| c.get(constant)).filter(|_| constant != 0) else {
+                if constant == 0 || constant >= count {
                     continue;
-                };
+                }
                 let Ok(xnnpack::Constant::Named { key, size }) = blob.constant(constant) else { continue };
                 let reader = DataReader::Delegate { plan, index, backend: XNNPACK_BACKEND, constant };
-                let at = base.saturating_add(to_u64(entry.raw().position()));
                 each(DataKey { key, reader, bytes: needed.max(size), at }, budget)?;
             }
         }
@@ -338,15 +339,15 @@ impl<'a> PteFile<'a> {
         let (at, bytes) = self.delegate_blob(delegate).map_err(DataError::Invalid)?;
         charge(budget, bytes.len(), to_u64(at))?;
         let blob = vkgraph::Blob::parse(bytes).map_err(|e| DataError::Invalid(e.shifted(to_u64(at))))?;
+        // The graph's root table, where the blob's own errors are located.
         let base = to_u64(at).saturating_add(blob.header().map_or(0, |h| u64::from(h.flatbuffer_offset)));
+        let at = base.saturating_add(to_u64(blob.graph().raw().position()));
         let constants = blob.graph().constants();
         let (plan, index) = (delegate.plan, delegate.index);
         for constant in 0..constants.map_or(0, |c| c.len()) {
             charge(budget, 1, base)?;
             let Ok(vkgraph::Constant::Named { key, length }) = blob.constant(constant) else { continue };
-            let Some(entry) = constants.and_then(|c| c.get(constant)) else { continue };
             let reader = DataReader::Delegate { plan, index, backend: VULKAN_BACKEND, constant };
-            let at = base.saturating_add(to_u64(entry.raw().position()));
             each(DataKey { key, reader, bytes: length, at }, budget)?;
         }
         Ok(())
