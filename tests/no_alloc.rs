@@ -65,6 +65,30 @@ fn other_formats_parse_without_allocating() {
 }
 
 #[test]
+fn a_program_is_checked_with_its_data_without_allocating() {
+    use flatmodel::ptd::PtdFile;
+    use flatmodel::pte::{DataError, PteFile};
+    use flatmodel::verify::Options;
+    let dir = support::testdata().join("ptd");
+    let mut checked = 0;
+    for path in support::files_with_suffix(&dir, ".pte") {
+        let (pte, ptd) = (std::fs::read(&path).unwrap(), std::fs::read(path.with_extension("ptd")).unwrap());
+        let (program, data) = (PteFile::parse(&pte).unwrap(), PtdFile::parse(&ptd).unwrap());
+        let ((with, without, keys), n) = allocations(|| {
+            let mut keys = 0;
+            program.data_keys(&Options::DEFAULT, |_| keys += 1).unwrap();
+            (program.check_data(&[data], &Options::DEFAULT), program.check_data(&[], &Options::DEFAULT), keys)
+        });
+        assert_eq!(n, 0, "{}: {n} allocations", path.display());
+        assert_eq!(with, Ok(()), "{}", path.display());
+        assert!(matches!(without, Err(DataError::Unresolved(_))), "{}", path.display());
+        assert_eq!(keys, 4, "{}: the README's four weights", path.display());
+        checked += 1;
+    }
+    assert_eq!(checked, 2);
+}
+
+#[test]
 fn a_cvimodel_lz4_section_is_verified_without_inflating_it() {
     use support::cvimodel::{lz4_file, lz4_zeros};
     // 16 MiB of zeros stored in 64 KiB: verification walks the block and allocates nothing.
