@@ -318,7 +318,7 @@ fn each_lookup_is_charged_to_the_budget() {
     // Without the per-byte budget only the slack is left: four lookups, each a step per named
     // datum of 300 files, pass it.
     let tiny = Options { apparent_size_per_byte: 0, ..Options::DEFAULT };
-    assert!(4 * 300 * 4 > Options::APPARENT_SIZE_SLACK);
+    const { assert!(4 * 300 * 4 > Options::APPARENT_SIZE_SLACK) };
     let Err(DataError::Invalid(e)) = program.check_data(&data, &tiny) else { panic!("not refused") };
     assert_eq!(e.kind(), ErrorKind::ApparentSizeLimit);
     assert_eq!(program.check_data(&data[..1], &tiny), Ok(()));
