@@ -352,3 +352,28 @@ fn vulkan_programs_list_their_named_constants_and_hold_them() {
     }
     assert!(checked >= 6, "{checked}");
 }
+
+#[test]
+fn a_program_tensor_needs_a_datum_with_a_tensor_layout() {
+    let pte = read("ptd_mlp_portable.pte");
+    let program = PteFile::parse(&pte).unwrap();
+    let dump = json(&support::testdata().join("ptd/ptd_mlp_portable.flatc.json"));
+    let (name, _, bytes) = expected_program_keys(&dump).remove(0);
+    // The XNNPACK data file (no tensor layouts), its first key renamed to the tensor's name:
+    // the string's length shortened and a NUL after the new name.
+    let mut ptd = read("ptd_xnnpack_mlp_fp32.ptd");
+    let xdump = json(&support::testdata().join("ptd/ptd_xnnpack_mlp_fp32.ptd.flatc.json"));
+    let key = xdump["named_data"][0]["key"].as_str().unwrap();
+    let at = ptd.windows(key.len()).position(|w| w == key.as_bytes()).unwrap();
+    assert_eq!(u32::from_le_bytes(ptd[at - 4..at].try_into().unwrap()) as usize, key.len());
+    ptd[at - 4..at].copy_from_slice(&(name.len() as u32).to_le_bytes());
+    ptd[at..at + name.len()].copy_from_slice(name.as_bytes());
+    ptd[at + name.len()] = 0;
+    let data = PtdFile::parse(&ptd).unwrap();
+    assert!(data.named_data(&name).is_some_and(|(entry, _)| entry.tensor_layout().is_none()));
+    let Err(DataError::Unresolved(u)) = program.check_data(&[data], &Options::DEFAULT) else { panic!("resolved") };
+    assert_eq!((u.need.key, u.need.bytes, u.problem, u.found), (name.as_str(), bytes, DataProblem::NoLayout, None));
+    let e = flatmodel::Error::from(u);
+    assert_eq!(e.kind(), ErrorKind::Rule("a program tensor's data needs a tensor_layout"));
+    assert!(u.to_string().ends_with("has no tensor layout"), "{u}");
+}
