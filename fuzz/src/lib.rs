@@ -227,7 +227,8 @@ pub fn vkgraph(data: &[u8]) -> Option<Walker> {
 
 /// Reads `data` as an ExecuTorch program; when its structure verifies, walks every table,
 /// every segment, delegate blob (Vulkan ones as blobs, constants through the named data) and
-/// named datum, runs the program's rules and the dump. One walker, with the work budget of
+/// named datum, runs the program's rules, lists the keys it reads from named data and checks
+/// them against none, and runs the dump. One walker, with the work budget of
 /// `data`, walks the program and the blobs.
 pub fn pte(data: &[u8]) -> Option<Walker> {
     let file = flatmodel::pte::PteFile::parse_structure(data).ok()?;
@@ -250,7 +251,13 @@ pub fn pte(data: &[u8]) -> Option<Walker> {
             xnnpack_helpers(&blob, |key| file.named_data(key));
         }
     }
-    let _ = flatmodel::pte::PteFile::parse(data);
+    if let Ok(program) = flatmodel::pte::PteFile::parse(data) {
+        // The keys it reads from named data, and the check against none (within the budget).
+        let _ = program.data_keys(&Options::DEFAULT, |k| {
+            let _ = program.find_data(&k, &[]);
+        });
+        let _ = program.check_data(&[], &Options::DEFAULT).map_err(flatmodel::Error::from);
+    }
     let _ = dump_table(&mut Sink(0), Dumpable::new(file.program()), &Options::DEFAULT);
     Some(walker)
 }
