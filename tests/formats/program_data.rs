@@ -1,4 +1,4 @@
-//! A program and its data checked together (`docs/executorch.md` §3.10): the keys each program
+//! A program and its data checked together (`docs/executorch.md` §3.11): the keys each program
 //! reads, with their readers and bytes, against flatc's dumps; every `.pte` + `.ptd` pair
 //! resolves; a program without its data, with the wrong data, with data too short or with its
 //! keys split over several files. Expected keys and sizes come from the dumps.

@@ -1,5 +1,5 @@
 //! `verify P.pte --data W.ptd`, and what `verify P.pte` alone and `inspect` say of the data a
-//! program needs (`docs/executorch.md` §3.10). Keys and sizes come from flatc's dumps.
+//! program needs (`docs/executorch.md` §3.11). Keys and sizes come from flatc's dumps.
 
 use crate::support;
 
