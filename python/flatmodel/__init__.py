@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import mmap
 import os
-from typing import Optional, Union
+from typing import Optional, Sequence, Union
 
 from . import _flatmodel as _native
 from ._flatmodel import (
@@ -125,6 +125,7 @@ def verify(
     runtime: Optional[str] = None,
     schema: Union[str, "os.PathLike[str]", None] = None,
     root_type: Optional[str] = None,
+    data: Optional[Sequence[Source]] = None,
 ) -> Verdict:
     """Verify a model file, nnpackage or bytes: the verdict ``flatmodel verify`` prints.
 
@@ -135,13 +136,21 @@ def verify(
     ``runtime`` (``"litert"`` or ``"tflm"``) adds that runtime's own load checks of a TFLite
     model, as ``flatmodel verify --runtime``. ``schema`` (a ``.fbs`` or ``.bfbs`` file) verifies
     the bytes as any flatbuffer of that schema instead, rooted at ``root_type`` (else the
-    schema's ``root_type``), as ``flatmodel verify --schema``. The GIL is released while the
-    bytes are verified.
+    schema's ``root_type``), as ``flatmodel verify --schema``. ``data`` (ExecuTorch ``.ptd``
+    files, as paths or bytes) checks a ``.pte`` program with its data, as ``flatmodel verify
+    P.pte --data W.ptd``: every key the program and its delegates read must be in the program's
+    named data or one of them, with the bytes its reader needs; the first that is not makes the
+    verdict invalid, naming the key (a ``ValueError`` when the source is no program or a data
+    file no ``.ptd``). The GIL is released while the bytes are verified.
     """
     schema_path = None if schema is None else os.fspath(schema)
     if isinstance(schema_path, bytes):
         schema_path = os.fsdecode(schema_path)
-    return _native.verify(_source(source), runtime=runtime, schema=schema_path, root_type=root_type)
+    if data is not None:
+        if isinstance(data, (str, bytes, os.PathLike)):
+            raise TypeError("data= takes a sequence of .ptd files (paths or bytes), not one")
+        data = [_source(d) for d in data]
+    return _native.verify(_source(source), runtime=runtime, schema=schema_path, root_type=root_type, data=data)
 
 
 def open(  # noqa: A001

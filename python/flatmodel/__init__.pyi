@@ -2,7 +2,7 @@
 
 import mmap
 import os
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union, overload
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -15,8 +15,11 @@ def verify(
     runtime: Optional[str] = None,
     schema: Union[str, "os.PathLike[str]", None] = None,
     root_type: Optional[str] = None,
+    data: Optional[Sequence[Source]] = None,
 ) -> Verdict:
-    """Verify a model file, nnpackage or bytes: the verdict ``flatmodel verify`` prints; never raises on bad bytes."""
+    """Verify a model file, nnpackage or bytes: the verdict ``flatmodel verify`` prints; never raises on bad bytes.
+
+    ``data``: ``.ptd`` files a ``.pte`` program is checked with, as ``flatmodel verify --data``."""
 
 def open(source: Source) -> Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, CviModel, Package]:
     """Open a model file, nnpackage or bytes, verified in full; raises ``InvalidModel``."""
@@ -259,6 +262,9 @@ class Program:
     @property
     def named_data_keys(self) -> List[str]:
         """The keys of the named data."""
+    @property
+    def external_keys(self) -> List[Tuple[str, str, int]]:
+        """``(key, reader, bytes)`` of each key the program's own named data lacks: what its ``.ptd`` files must hold."""
     def named_data(self, key: str) -> Optional[npt.NDArray[np.uint8]]:
         """The named datum's bytes (no copy), or None."""
     @property

@@ -94,6 +94,21 @@ impl Program {
         Ok(p.program().named_data().into_iter().flatten().map(|d| d.key().unwrap_or("").to_string()).collect())
     }
 
+    /// The keys the program reads from named data that its own named data does not hold (or
+    /// holds too short): what its `.ptd` files must give, as `(key, reader, bytes)` with the
+    /// reader as `verify` names it (`delegate 0.0 (XnnpackBackend)`, `program (plan 0, value
+    /// 3)`) and the bytes it reads.
+    #[getter]
+    fn external_keys(&self) -> PyResult<Vec<(String, String, u64)>> {
+        let p = program(&self.core)?;
+        let mut keys = Vec::new();
+        p.external_keys(&flatmodel::verify::Options::DEFAULT, |k| {
+            keys.push((k.key.to_string(), k.reader.to_string(), k.bytes));
+        })
+        .map_err(|e| crate::invalid(&e))?;
+        Ok(keys)
+    }
+
     /// The named datum `key`'s bytes as a `uint8` array over the file, or `None`.
     fn named_data(&self, py: Python<'_>, key: &str) -> PyResult<Option<PyObject>> {
         program(&self.core)?.named_data(key).map(|b| crate::bytes_array(py, &self.core, b)).transpose()

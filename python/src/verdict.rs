@@ -6,6 +6,8 @@ use crate::schema;
 use crate::source::Source;
 use flatmodel::graph::Runtime;
 use flatmodel::nnpackage::{self, AssociatedFiles, Package, PackageError, PackageErrorKind};
+use flatmodel::ptd::PtdFile;
+use flatmodel::pte::DataError;
 use flatmodel::verify::Options;
 use flatmodel::{Error, ErrorKind, File, Format};
 pub use flatmodel_cli::unknown_format;
@@ -122,14 +124,21 @@ pub fn format_name(format: Format) -> &'static str {
 
 /// Verifies a model file, an nnpackage, or bytes: the verdict of `flatmodel verify`.
 #[pyfunction]
-#[pyo3(signature = (source, *, runtime = None, schema = None, root_type = None))]
+#[pyo3(signature = (source, *, runtime = None, schema = None, root_type = None, data = None))]
 pub fn verify(
     py: Python<'_>,
     source: Source,
     runtime: Option<&str>,
     schema: Option<&str>,
     root_type: Option<&str>,
+    data: Option<Vec<Source>>,
 ) -> PyResult<Verdict> {
+    if let Some(data) = data {
+        if runtime.is_some() || schema.is_some() || root_type.is_some() {
+            return Err(PyValueError::new_err("data= goes with a program alone, not with runtime= or schema="));
+        }
+        return verify_with_data(py, source, data);
+    }
     let runtime = match runtime {
         None => None,
         Some(key) => Some(
@@ -158,6 +167,51 @@ pub fn verify(
     let bytes = source.bytes(py)?;
     let held = bytes.get(py);
     Ok(py.allow_threads(|| check(held, runtime)))
+}
+
+/// An ExecuTorch program verified with its `.ptd` data files, as `flatmodel verify P.pte --data
+/// W.ptd` does: the program, each data file, then every key the program reads resolved in its
+/// own named data or a data file with the bytes its reader needs. A source that is not a
+/// program, or data that is not a `.ptd`, is a `ValueError` (the command line's usage error).
+fn verify_with_data(py: Python<'_>, source: Source, data: Vec<Source>) -> PyResult<Verdict> {
+    let program = source.bytes(py)?;
+    let mut files = Vec::with_capacity(data.len());
+    for (i, d) in data.into_iter().enumerate() {
+        let held = d.bytes(py)?;
+        if flatmodel::detect(held.get(py)) != Some(Format::Ptd) {
+            let message = format!("data[{i}] is not an ExecuTorch data file (.ptd, FT01 at byte 4)");
+            return Err(PyValueError::new_err(message));
+        }
+        files.push(held);
+    }
+    let program = program.get(py);
+    let data: Vec<&[u8]> = files.iter().map(|f| f.get(py)).collect();
+    if flatmodel::detect(program) != Some(Format::Pte) {
+        let message = match detected(program) {
+            Some(format) => format!("data= applies to ExecuTorch programs (.pte), and this is a {format} file"),
+            None => "data= applies to ExecuTorch programs (.pte), and this is not one".to_string(),
+        };
+        return Err(PyValueError::new_err(message));
+    }
+    Ok(py.allow_threads(|| check_with_data(program, &data)))
+}
+
+/// [`verify_with_data`]'s checks, on bytes already read.
+fn check_with_data(program: &[u8], data: &[&[u8]]) -> Verdict {
+    let verdict = check(program, None);
+    let Ok(File::Pte(pte)) = File::parse(program) else { return verdict };
+    let mut files = Vec::with_capacity(data.len());
+    for (i, bytes) in data.iter().enumerate() {
+        match PtdFile::parse(bytes) {
+            Ok(file) => files.push(file),
+            Err(e) => return Verdict::invalid(Some("pte"), ModelError::of(&e, format!("data[{i}]: {e}"))),
+        }
+    }
+    match pte.check_data(&files, &Options::DEFAULT) {
+        Ok(()) => verdict,
+        Err(DataError::Unresolved(u)) => Verdict::invalid(Some("pte"), ModelError::of(&Error::from(u), u.to_string())),
+        Err(DataError::Invalid(e)) => Verdict::invalid(Some("pte"), ModelError::from_error(&e)),
+    }
 }
 
 /// `bytes` verified as a model file: structure, rules, and `runtime`'s checks.

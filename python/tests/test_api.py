@@ -418,3 +418,39 @@ def test_ptd_files_give_their_named_tensors():
         assert "no-such-key" not in f
         with pytest.raises(KeyError):
             f.named_data("no-such-key")
+
+
+def test_programs_verify_with_their_data_files():
+    ptd = TESTDATA / "ptd"
+    for name in ("ptd_mlp_portable", "ptd_xnnpack_mlp_fp32"):
+        program, data = ptd / f"{name}.pte", ptd / f"{name}.ptd"
+        data_dump = json.loads(data.with_name(data.name + ".flatc.json").read_text())
+        keys = [d["key"] for d in data_dump["named_data"]]
+        # Alone, the program is valid and says which keys its .ptd must hold.
+        assert flatmodel.verify(program).ok
+        assert sorted(k for k, _, _ in flatmodel.open(program).external_keys) == sorted(keys)
+        # With its data (as a path, then as bytes), every key resolves.
+        assert flatmodel.verify(program, data=[data]).ok
+        assert flatmodel.verify(program.read_bytes(), data=[data.read_bytes()]).ok
+    # The XNNPACK program with the portable program's data: its first key is missing.
+    xnn = ptd / "ptd_xnnpack_mlp_fp32.pte"
+    blob_dump = flatc_json_with_bare_floats(ptd / "ptd_xnnpack_mlp_fp32.delegate0.xn.flatc.json")
+    first_key = next(c["named_key"] for c in blob_dump["constant_data"] if c.get("named_key"))
+    v = flatmodel.verify(xnn, data=[ptd / "ptd_mlp_portable.ptd"])
+    assert not v.ok and v.format == "pte" and v.error.kind == "NotFound"
+    assert first_key in str(v.error) and "is missing" in str(v.error)
+    v = flatmodel.verify(xnn, data=[])
+    assert not v.ok and first_key in str(v.error)
+    # A data file cut short of its segments is reported as that data file's error.
+    cut = (ptd / "ptd_xnnpack_mlp_fp32.ptd").read_bytes()[:-100]
+    v = flatmodel.verify(xnn, data=[cut])
+    assert not v.ok and str(v.error).startswith("data[0]: ")
+    # Not a program, or data that is not a .ptd: the command line's usage errors.
+    with pytest.raises(ValueError):
+        flatmodel.verify(ptd / "ptd_mlp_portable.ptd", data=[ptd / "ptd_mlp_portable.ptd"])
+    with pytest.raises(ValueError):
+        flatmodel.verify(xnn, data=[xnn])
+    with pytest.raises(ValueError):
+        flatmodel.verify(xnn, data=[ptd / "ptd_xnnpack_mlp_fp32.ptd"], runtime="tflm")
+    with pytest.raises(TypeError):
+        flatmodel.verify(xnn, data=ptd / "ptd_xnnpack_mlp_fp32.ptd")
