@@ -5,7 +5,7 @@
 use crate::support;
 
 use flatmodel::verify::Options;
-use flatmodel::{circle, cvimodel, pte, tflite, vkgraph, ErrorKind, File, Format};
+use flatmodel::{circle, cvimodel, ptd, pte, tflite, vkgraph, xnnpack, ErrorKind, File, Format};
 use std::path::PathBuf;
 
 /// Every model file of testdata and the corpus, and the corpus's invalid TFLite files.
@@ -26,6 +26,8 @@ fn own_parse(bytes: &[u8]) -> Option<Result<(), flatmodel::Error>> {
         Format::VkGraph => vkgraph::Blob::parse(bytes).map(drop),
         Format::Pte => pte::PteFile::parse(bytes).map(drop),
         Format::Cvimodel => cvimodel::CviModel::parse(bytes).map(drop),
+        Format::Xnnpack => xnnpack::Blob::parse(bytes).map(drop),
+        Format::Ptd => ptd::PtdFile::parse(bytes).map(drop),
         _ => return None,
     })
 }
@@ -90,6 +92,10 @@ fn own_view(bytes: &[u8], format: Format) -> Own {
             let c = cvimodel::CviModel::parse_structure(bytes).unwrap();
             (dump_of(Ok(Dumpable::new(c.model()))), c.for_each_warning(|w| texts.push(w.to_string())))
         }
+        Format::Xnnpack => (dump_of(Ok(Dumpable::new(xnnpack::Blob::parse_structure(bytes).unwrap().graph()))), Ok(())),
+        Format::Ptd => {
+            (dump_of(Ok(Dumpable::new(ptd::PtdFile::parse_structure(bytes).unwrap().flat_tensor()))), Ok(()))
+        }
         other => panic!("no own view for {other:?}"),
     };
     (dumpable.then_some(dump), texts, end)
@@ -130,7 +136,7 @@ fn file_accessors_agree_with_each_formats_own_view() {
         checked += 1;
         formats.insert(format!("{format:?}"));
     }
-    assert_eq!(formats.len(), 5, "every format among the files: {formats:?}");
+    assert_eq!(formats.len(), 7, "every format among the files: {formats:?}");
     assert!(checked >= 25 && dumped >= 25, "{checked} files checked, {dumped} dumped");
     assert!(with_warnings.contains("Tflite"), "some TFLite file has warnings: {with_warnings:?}");
 }

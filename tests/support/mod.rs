@@ -486,7 +486,8 @@ pub fn files_with_suffix(dir: &std::path::Path, suffix: &str) -> Vec<std::path::
 }
 
 /// The model files of every format below `root` (testdata or the corpus): `tflite/`,
-/// `circle/`, `circle-0.10/`, `cvimodel/` and `vkgraph/` (programs, blobs and bare graphs).
+/// `circle/`, `circle-0.10/`, `cvimodel/`, `vkgraph/` and `xnnpack/` (programs, blobs and bare
+/// graphs) and `ptd/` (programs, their data files and their blobs).
 pub fn model_files(root: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut all = Vec::new();
     for (dir, suffixes) in [
@@ -495,6 +496,8 @@ pub fn model_files(root: &std::path::Path) -> Vec<std::path::PathBuf> {
         ("circle-0.10", &[".circle"][..]),
         ("cvimodel", &[".cvimodel"][..]),
         ("vkgraph", &[".pte", ".vh00", ".vk00.bin"][..]),
+        ("xnnpack", &[".pte", ".xh00", ".xn.bin"][..]),
+        ("ptd", &[".pte", ".ptd", ".xh00", ".xn.bin"][..]),
     ] {
         for suffix in suffixes {
             all.extend(files_with_suffix(&root.join(dir), suffix));
