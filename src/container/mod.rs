@@ -1,8 +1,11 @@
 //! The container kit: the glue every format's reader shares around its generated schema code.
 //! One set of parsing entry points ([`entry`]), one verified-root sequence ([`root`]), one work
 //! budget ([`budget`]) and one builder of located errors ([`path`], and [`slot`] to build them in
-//! place, with [`walk`] for rule walks), so that each format says only what differs.
+//! place, with [`walk`] for rule walks), so that each format says only what differs; and the
+//! header ExecuTorch writes before a delegate's flatbuffer ([`blob_header`]), which the Vulkan and
+//! XNNPACK blobs share.
 
+pub(crate) mod blob_header;
 mod budget;
 mod entry;
 mod ids;

@@ -1,43 +1,28 @@
-//! The `VH00` header of a Vulkan delegate blob (`docs/executorch.md` §3.1), read with zerocopy
-//! and checked with overflow-safe arithmetic; errors name the field at fault.
+//! The `VH00` header of a Vulkan delegate blob (`docs/executorch.md` §3.1): the header every
+//! ExecuTorch delegate blob shares (`container::blob_header`), with its raw constant bytes as the data region.
 
-use crate::error::{Error, ErrorKind};
-use crate::verify::Name;
-use crate::wire::to_u64;
+use crate::container::blob_header::{self, Fields, Layout};
+use crate::error::Error;
 use core::ops::Range;
-use zerocopy::little_endian::{U16, U32, U64};
-use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
+
+pub(crate) use crate::container::blob_header::HeaderFault;
 
 /// The magic at bytes 4..8 of a blob with a header (a bare VkGraph has `VK00` there).
 pub const HEADER_MAGIC: [u8; 4] = *b"VH00";
 
-/// The smallest `header_size` a reader accepts (the fields below end at byte 30).
-const MIN_HEADER_SIZE: u16 = 30;
-
-macro_rules! fields {
-    ($($id:ident = $s:literal),* $(,)?) => {$(static $id: &str = $s;)*};
-}
-
-fields! {
-    MAGIC = "VH00.magic", HEADER_SIZE = "VH00.header_size", FLATBUFFER_OFFSET = "VH00.flatbuffer_offset",
-    FLATBUFFER_SIZE = "VH00.flatbuffer_size", BYTES_OFFSET = "VH00.bytes_offset", BYTES_SIZE = "VH00.bytes_size",
-}
-
-/// A broken header rule: the error's kind, offset and field.
-pub(crate) type HeaderFault = (ErrorKind, u64, Name);
-
-/// The header as it lies in the blob.
-#[derive(FromBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-struct Wire {
-    padding: [u8; 4],
-    magic: [u8; 4],
-    header_size: U16,
-    flatbuffer_offset: U32,
-    flatbuffer_size: U32,
-    bytes_offset: U32,
-    bytes_size: U64,
-}
+/// The header's magic, its fields' names in errors and its data region's rule.
+static LAYOUT: Layout = Layout {
+    magic: HEADER_MAGIC,
+    names: [
+        &"VH00.magic",
+        &"VH00.header_size",
+        &"VH00.flatbuffer_offset",
+        &"VH00.flatbuffer_size",
+        &"VH00.bytes_offset",
+        &"VH00.bytes_size",
+    ],
+    data_after_flatbuffer: "the raw bytes must start after the flatbuffer",
+};
 
 /// A checked `VH00` header: where the VkGraph flatbuffer and the raw constant bytes lie, as
 /// offsets from the start of the blob.
@@ -57,7 +42,7 @@ pub struct Header {
 
 impl Header {
     /// Reads and checks the header at the start of `blob`: `header_size >= 30`, the flatbuffer
-    /// after the header and not empty, the raw bytes after the flatbuffer, both inside `blob`.
+    /// after the header and not empty, the raw constant bytes after the flatbuffer, both inside `blob`.
     pub fn parse(blob: &[u8]) -> Result<Header, Error> {
         Header::read(blob).map_err(|(kind, at, field)| Error::header(kind, at, field))
     }
@@ -65,64 +50,18 @@ impl Header {
     /// [`Header::parse`], failing with the error's kind, offset and field (small, so that no
     /// error is built and moved until a caller builds one).
     pub(crate) fn read(blob: &[u8]) -> Result<Header, HeaderFault> {
-        let Ok((wire, _)) = Wire::ref_from_prefix(blob) else {
-            return Err((ErrorKind::Truncated, to_u64(blob.len()), &HEADER_SIZE));
-        };
-        if wire.magic != HEADER_MAGIC {
-            return Err((ErrorKind::WrongIdentifier, 4, &MAGIC));
-        }
-        let header = Header {
-            header_size: wire.header_size.get(),
-            flatbuffer_offset: wire.flatbuffer_offset.get(),
-            flatbuffer_size: wire.flatbuffer_size.get(),
-            bytes_offset: wire.bytes_offset.get(),
-            bytes_size: wire.bytes_size.get(),
-        };
-        header.check(to_u64(blob.len()))?;
-        Ok(header)
-    }
-
-    /// The header's rules.
-    fn check(&self, len: u64) -> Result<(), HeaderFault> {
-        let rule = ErrorKind::Rule;
-        if self.header_size < MIN_HEADER_SIZE {
-            return Err((rule("header_size must be at least 30"), 8, &HEADER_SIZE));
-        }
-        if self.flatbuffer_offset < u32::from(self.header_size) {
-            return Err((rule("the flatbuffer must start after the header"), 10, &FLATBUFFER_OFFSET));
-        }
-        if self.flatbuffer_size == 0 {
-            return Err((rule("flatbuffer_size must not be 0"), 14, &FLATBUFFER_SIZE));
-        }
-        // Two u32s cannot overflow a u64; the raw bytes' u32 + u64 can.
-        let flatbuffer_end = u64::from(self.flatbuffer_offset).saturating_add(u64::from(self.flatbuffer_size));
-        if flatbuffer_end > len {
-            return Err((ErrorKind::OutOfBounds, 14, &FLATBUFFER_SIZE));
-        }
-        if u64::from(self.bytes_offset) < flatbuffer_end {
-            return Err((rule("the raw bytes must start after the flatbuffer"), 18, &BYTES_OFFSET));
-        }
-        match u64::from(self.bytes_offset).checked_add(self.bytes_size) {
-            Some(end) if end <= len => Ok(()),
-            _ => Err((ErrorKind::OutOfBounds, 22, &BYTES_SIZE)),
-        }
+        let Fields { header_size, flatbuffer_offset, flatbuffer_size, data_offset, data_size } =
+            blob_header::read(blob, &LAYOUT)?;
+        Ok(Header { header_size, flatbuffer_offset, flatbuffer_size, bytes_offset: data_offset, bytes_size: data_size })
     }
 
     /// Where the VkGraph flatbuffer lies in the blob.
     pub fn flatbuffer_range(&self) -> Range<usize> {
-        range(u64::from(self.flatbuffer_offset), u64::from(self.flatbuffer_size))
+        blob_header::range(u64::from(self.flatbuffer_offset), u64::from(self.flatbuffer_size))
     }
 
     /// Where the raw constant bytes lie in the blob.
     pub fn bytes_range(&self) -> Range<usize> {
-        range(u64::from(self.bytes_offset), self.bytes_size)
+        blob_header::range(u64::from(self.bytes_offset), self.bytes_size)
     }
-}
-
-/// `start..start + len` as indices; [`Header::parse`] checked the sum against the blob's length,
-/// so this saturates only for headers it would have refused.
-fn range(start: u64, len: u64) -> Range<usize> {
-    let start = usize::try_from(start).unwrap_or(usize::MAX);
-    let end = usize::try_from(len).map_or(usize::MAX, |len| start.saturating_add(len));
-    start..end
 }
