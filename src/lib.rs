@@ -75,6 +75,9 @@
 //! - [`pte`]: ExecuTorch programs: extended header, segments, delegates, named data.
 //! - [`ptd`]: ExecuTorch data files (`.ptd`): the `FH01` header, the FlatTensor, its segments
 //!   and named data.
+//! - [`litertlm`]: LiteRT-LM's on-device language model files (`.litertlm`): the header, the
+//!   `LiteRTLMMetaData` flatbuffer, sections inside the file and not overlapping, TFLite sections
+//!   verified as TFLite models.
 //! - `reflect` (feature `alloc`): any FlatBuffers schema read at run time, from `.fbs` text
 //!   or flatc's binary schema, driving the same verifier and dump as the formats above (the
 //!   verifier's layout and the dump's description are built from the resolved schema), with
@@ -128,7 +131,8 @@ pub use container::Parsed;
 pub use error::{Error, ErrorKind, Location, PathName, Result, MAX_PATH};
 #[cfg(not(flatmodel_bootstrap))]
 pub use formats::{
-    circle, circle_training, conversion_metadata, cvimodel, ptd, pte, tflite, tflite_metadata, vkgraph, xnnpack,
+    circle, circle_training, conversion_metadata, cvimodel, litertlm, ptd, pte, tflite, tflite_metadata, vkgraph,
+    xnnpack,
 };
 #[cfg(not(flatmodel_bootstrap))]
 pub use formats::{detect, File, FileWarning, Format};

@@ -47,13 +47,21 @@ fn verify_walk_and_rules_do_not_allocate() {
 fn other_formats_parse_without_allocating() {
     let dir = support::testdata();
     let mut checked = 0;
-    for (sub, suffix) in [("circle", ".circle"), ("vkgraph", ".pte"), ("vkgraph", ".vh00"), ("cvimodel", ".cvimodel")] {
+    let dirs = [
+        ("circle", ".circle"),
+        ("vkgraph", ".pte"),
+        ("vkgraph", ".vh00"),
+        ("cvimodel", ".cvimodel"),
+        ("litertlm", ".litertlm"),
+    ];
+    for (sub, suffix) in dirs {
         for path in support::files_with_suffix(&dir.join(sub), suffix) {
             let bytes = std::fs::read(&path).unwrap();
             let (ok, n) = allocations(|| match suffix {
                 ".circle" => flatmodel::circle::Model::parse(&bytes).is_ok(),
                 ".pte" => flatmodel::pte::PteFile::parse(&bytes).is_ok(),
                 ".vh00" => flatmodel::vkgraph::Blob::parse(&bytes).is_ok(),
+                ".litertlm" => flatmodel::litertlm::LitertLmFile::parse(&bytes).is_ok(),
                 _ => flatmodel::cvimodel::CviModel::parse(&bytes).is_ok(),
             });
             assert!(ok, "{}", path.display());
@@ -61,7 +69,7 @@ fn other_formats_parse_without_allocating() {
             checked += 1;
         }
     }
-    assert!(checked >= 10, "checked {checked}");
+    assert!(checked >= 13, "checked {checked}");
 }
 
 #[test]

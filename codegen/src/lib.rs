@@ -32,6 +32,7 @@ pub const SCHEMAS: &[(&str, &str)] = &[
     ("src/formats/pte/schema.fbs", "src/formats/pte/generated.rs"),
     ("src/formats/xnnpack/schema.fbs", "src/formats/xnnpack/generated.rs"),
     ("src/formats/ptd/schema.fbs", "src/formats/ptd/generated.rs"),
+    ("src/formats/litertlm/schema.fbs", "src/formats/litertlm/generated.rs"),
     ("src/formats/cvimodel/schema.fbs", "src/formats/cvimodel/generated.rs"),
     ("src/formats/tflite_metadata/schema.fbs", "src/formats/tflite_metadata/generated.rs"),
     ("src/formats/conversion_metadata/schema.fbs", "src/formats/conversion_metadata/generated.rs"),

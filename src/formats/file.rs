@@ -2,7 +2,7 @@
 //! and verified, in one call, for tools that take whatever file they are given. The common
 //! jobs (the bytes, the format, the root to dump, the warnings) need no match on the format.
 
-use super::{circle, cvimodel, detect, ptd, pte, tflite, vkgraph, xnnpack, Format};
+use super::{circle, cvimodel, detect, litertlm, ptd, pte, tflite, vkgraph, xnnpack, Format};
 use crate::container::Parsed;
 use crate::dump::Dumpable;
 use crate::error::{Error, ErrorKind, Location};
@@ -45,6 +45,8 @@ pub enum File<'a> {
     Xnnpack(xnnpack::Blob<'a>),
     /// An ExecuTorch data file (`.ptd`).
     Ptd(ptd::PtdFile<'a>),
+    /// A LiteRT-LM file (`.litertlm`).
+    LitertLm(litertlm::LitertLmFile<'a>),
 }
 
 impl<'a> File<'a> {
@@ -79,6 +81,7 @@ impl<'a> File<'a> {
             Some(Format::Cvimodel) => wrap(cvimodel::CviModel::parse_into(bytes, options, error), File::Cvimodel),
             Some(Format::Xnnpack) => wrap(xnnpack::Blob::parse_into(bytes, options, error), File::Xnnpack),
             Some(Format::Ptd) => wrap(ptd::PtdFile::parse_into(bytes, options, error), File::Ptd),
+            Some(Format::LitertLm) => wrap(litertlm::LitertLmFile::parse_into(bytes, options, error), File::LitertLm),
             None => {
                 error.copy_from(&Error::new(ErrorKind::UnknownFormat, 0, Location::at(&FILE)));
                 None
@@ -105,6 +108,9 @@ impl<'a> File<'a> {
             Some(Format::Cvimodel) => wrap(cvimodel::CviModel::parse_structure_with(bytes, options)?, File::Cvimodel),
             Some(Format::Xnnpack) => wrap(xnnpack::Blob::parse_structure_with(bytes, options)?, File::Xnnpack),
             Some(Format::Ptd) => wrap(ptd::PtdFile::parse_structure_with(bytes, options)?, File::Ptd),
+            Some(Format::LitertLm) => {
+                wrap(litertlm::LitertLmFile::parse_structure_with(bytes, options)?, File::LitertLm)
+            }
             None => return Err(Error::new(ErrorKind::UnknownFormat, 0, Location::at(&FILE))),
         })
     }
@@ -119,6 +125,7 @@ impl<'a> File<'a> {
             File::Cvimodel(c) => c.check_rules(options),
             File::Xnnpack(b) => b.check_rules(options),
             File::Ptd(p) => p.check_rules(options),
+            File::LitertLm(l) => l.check_rules(options),
         }
     }
 
@@ -145,6 +152,7 @@ impl<'a> File<'a> {
             File::Cvimodel(_) => Format::Cvimodel,
             File::Xnnpack(_) => Format::Xnnpack,
             File::Ptd(_) => Format::Ptd,
+            File::LitertLm(_) => Format::LitertLm,
         }
     }
 
@@ -166,12 +174,14 @@ impl<'a> File<'a> {
             File::Cvimodel(c) => c.file(),
             File::Xnnpack(b) => b.bytes(),
             File::Ptd(p) => p.bytes(),
+            File::LitertLm(l) => l.bytes(),
         }
     }
 
     /// The root table [`crate::dump::dump_table`] prints for the file: the model of a TFLite
     /// or Circle file, the program of a `.pte`, the VkGraph of a Vulkan blob, the XNNGraph of
-    /// an XNNPACK blob, the FlatTensor of a `.ptd`, the body of a cvimodel.
+    /// an XNNPACK blob, the FlatTensor of a `.ptd`, the metadata of a `.litertlm`, the body of a
+    /// cvimodel.
     ///
     /// A Circle model is dumped by the names of the schema revision its content shows
     /// ([`circle::Model::dump_root`]); that dump of a revision-0 file verifies the bytes again
@@ -194,6 +204,7 @@ impl<'a> File<'a> {
             File::Cvimodel(c) => Ok(Dumpable::new(c.model())),
             File::Xnnpack(b) => Ok(Dumpable::new(b.graph())),
             File::Ptd(p) => Ok(Dumpable::new(p.flat_tensor())),
+            File::LitertLm(l) => Ok(Dumpable::new(l.metadata())),
         }
     }
 
@@ -217,7 +228,7 @@ impl<'a> File<'a> {
     /// Calls `f` for each advisory finding of the file's format: a TFLite or Circle model's
     /// ([`tflite::Model::for_each_warning_with`]), a cvimodel's
     /// ([`cvimodel::CviModel::for_each_warning_with`]); `.pte` programs, `.ptd` data files,
-    /// Vulkan and XNNPACK blobs have none.
+    /// `.litertlm` files, Vulkan and XNNPACK blobs have none.
     ///
     /// The walk is charged to the apparent-size budget of `options`. On a file
     /// [`File::check_rules`] accepted with the same `options` it never runs out; after
@@ -228,7 +239,7 @@ impl<'a> File<'a> {
             File::Tflite(m) => m.for_each_warning_with(options, |w| f(FileWarning::Model(w))),
             File::Circle(m) => m.for_each_warning_with(options, |w| f(FileWarning::Model(w))),
             File::Cvimodel(c) => c.for_each_warning_with(options, |w| f(FileWarning::Cvimodel(w))),
-            File::VkGraph(_) | File::Pte(_) | File::Xnnpack(_) | File::Ptd(_) => Ok(()),
+            File::VkGraph(_) | File::Pte(_) | File::Xnnpack(_) | File::Ptd(_) | File::LitertLm(_) => Ok(()),
         }
     }
 

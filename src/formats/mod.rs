@@ -5,6 +5,7 @@ pub mod circle_training;
 pub mod conversion_metadata;
 pub mod cvimodel;
 mod file;
+pub mod litertlm;
 pub mod ptd;
 pub mod pte;
 pub mod tflite;
@@ -32,12 +33,17 @@ pub enum Format {
     Xnnpack,
     /// An ExecuTorch data file (`.ptd`): identifier `FT01`.
     Ptd,
+    /// A LiteRT-LM file (`.litertlm`): magic `LITERTLM` at byte 0.
+    LitertLm,
 }
 
 /// Recognises the format of `bytes` from their content, not a file name.
 pub fn detect(bytes: &[u8]) -> Option<Format> {
     if cvimodel::is_cvimodel(bytes) {
         return Some(Format::Cvimodel);
+    }
+    if litertlm::is_litertlm(bytes) {
+        return Some(Format::LitertLm);
     }
     if crate::wire::has_identifier(bytes, tflite::IDENTIFIER) {
         return Some(Format::Tflite);

@@ -5,14 +5,17 @@
 use crate::support;
 
 use flatmodel::verify::Options;
-use flatmodel::{circle, cvimodel, ptd, pte, tflite, vkgraph, xnnpack, ErrorKind, File, Format};
+use flatmodel::{circle, cvimodel, litertlm, ptd, pte, tflite, vkgraph, xnnpack, ErrorKind, File, Format};
 use std::path::PathBuf;
 
-/// Every model file of testdata and the corpus, and the corpus's invalid TFLite files.
+/// Every model file of testdata and the corpus, the LiteRT-LM files of both, and the corpus's
+/// invalid TFLite files.
 fn files() -> Vec<PathBuf> {
     let mut all = support::model_files(&support::testdata());
+    all.extend(support::files_with_suffix(&support::testdata().join("litertlm"), ".litertlm"));
     if let Some(corpus) = support::corpus() {
         all.extend(support::model_files(&corpus));
+        all.extend(support::files_with_suffix(&corpus.join("litertlm"), ".litertlm"));
         all.extend(support::files_with_suffix(&corpus.join("tflite/invalid"), ".tflite"));
     }
     all
@@ -28,6 +31,7 @@ fn own_parse(bytes: &[u8]) -> Option<Result<(), flatmodel::Error>> {
         Format::Cvimodel => cvimodel::CviModel::parse(bytes).map(drop),
         Format::Xnnpack => xnnpack::Blob::parse(bytes).map(drop),
         Format::Ptd => ptd::PtdFile::parse(bytes).map(drop),
+        Format::LitertLm => litertlm::LitertLmFile::parse(bytes).map(drop),
         _ => return None,
     })
 }
@@ -96,6 +100,9 @@ fn own_view(bytes: &[u8], format: Format) -> Own {
         Format::Ptd => {
             (dump_of(Ok(Dumpable::new(ptd::PtdFile::parse_structure(bytes).unwrap().flat_tensor()))), Ok(()))
         }
+        Format::LitertLm => {
+            (dump_of(Ok(Dumpable::new(litertlm::LitertLmFile::parse_structure(bytes).unwrap().metadata()))), Ok(()))
+        }
         other => panic!("no own view for {other:?}"),
     };
     (dumpable.then_some(dump), texts, end)
@@ -136,7 +143,7 @@ fn file_accessors_agree_with_each_formats_own_view() {
         checked += 1;
         formats.insert(format!("{format:?}"));
     }
-    assert_eq!(formats.len(), 7, "every format among the files: {formats:?}");
+    assert_eq!(formats.len(), 8, "every format among the files: {formats:?}");
     assert!(checked >= 25 && dumped >= 25, "{checked} files checked, {dumped} dumped");
     assert!(with_warnings.contains("Tflite"), "some TFLite file has warnings: {with_warnings:?}");
 }

@@ -13,6 +13,7 @@ mod circle;
 mod crafted;
 mod dump_matches_flatc;
 mod litert_agreement;
+mod litertlm;
 mod lz4_agreement;
 mod metadata;
 mod program_data;

@@ -1,0 +1,21 @@
+//! LiteRT-LM's `.litertlm` files, the container Google ships its on-device language models in
+//! (`docs/litertlm.md`): a 32-byte header (`LITERTLM`, the version, where the metadata ends),
+//! the `LiteRTLMMetaData` flatbuffer (`schema.fbs`, no identifier), then sections of TFLite
+//! models, tokenizers and protos.
+//!
+//! [`LitertLmFile::parse`] verifies the header, the metadata, every section's range (inside the
+//! file, after the metadata, overlapping no other) and each TFLiteModel section as a TFLite
+//! model; [`LitertLmFile::section`] hands out a section's bytes.
+
+mod file;
+mod generated;
+mod header;
+
+pub use file::{LitertLmFile, Section};
+pub use generated::*;
+pub use header::{Header, HEADER_LENGTH, MAGIC};
+
+/// Whether `bytes` start with the `LITERTLM` magic.
+pub fn is_litertlm(bytes: &[u8]) -> bool {
+    bytes.starts_with(&MAGIC)
+}
