@@ -29,7 +29,7 @@ usage:
 Formats, detected from the bytes: TFLite (TFL3), Circle (CIR0), nnpackage directories and zips,
 ExecuTorch programs (.pte, ET12), Vulkan delegate blobs (VH00) and bare VkGraphs (VK00), XNNPACK
 delegate blobs (XH00) and bare XNNGraphs (XN01), ExecuTorch data files (.ptd, FT01), Sophgo
-cvimodels (CviModel).
+cvimodels (CviModel), LiteRT-LM files (.litertlm, LITERTLM; verify and dump).
 Files are read into memory, as one snapshot: one written meanwhile is read again, then refused.
 --mmap (verify, inspect, scan, dump, extract) maps them instead, for files too large to hold: nothing
 may then truncate or rewrite a file while flatmodel runs (a truncated one ends it with SIGBUS).
@@ -146,8 +146,8 @@ example:
        flatmodel dump --schema S.fbs|S.bfbs [--root-type NAME] FILE",
         text: "\
 Prints the file's flatbuffer as JSON with flatc's conventions (`flatc --json --strict-json
---defaults-json`): the TFLite or Circle Model, the .pte Program, a blob's VkGraph or a
-cvimodel's Model. metadata:NAME prints instead the flatbuffer nested in the model's metadata
+--defaults-json`): the TFLite or Circle Model, the .pte Program, a blob's VkGraph, a
+cvimodel's Model or a .litertlm file's LiteRTLMMetaData. metadata:NAME prints instead the flatbuffer nested in the model's metadata
 entry NAME, verified first: TFLITE_METADATA (tflite-support's ModelMetadata, M001) or
 CONVERSION_METADATA (the converter's record) in a TFLite model, CIRCLE_TRAINING (the training
 parameters, CTR0 or CTR1) in a Circle model. The output
@@ -212,7 +212,7 @@ example:
         text: "\
 Names the fields in an error path printed by a build with the `numeric-paths` feature (which
 leaves field names out of flash and shows each field by its number in the schema's layout, as
-#N). FORMAT is tflite, circle, vkgraph, pte or cvimodel; TEXT is the path or the whole error
+#N). FORMAT is tflite, circle, vkgraph, pte, cvimodel or litertlm; TEXT is the path or the whole error
 line, printed back with every #N replaced by the field's name.
 
 example:

@@ -226,7 +226,8 @@ pub fn reporting(
 pub fn unknown_format(bytes: &[u8]) -> String {
     const KNOWN: &str = "TFLite (TFL3 at byte 4), Circle (CIR0), ExecuTorch .pte (ET12), Vulkan blob (VH00) or \
                          VkGraph (VK00), XNNPACK blob (XH00) or XNNGraph (XN01), ExecuTorch data (.ptd, FT01), \
-                         cvimodel (CviModel at byte 0), or an nnpackage directory or zip";
+                         cvimodel (CviModel at byte 0), LiteRT-LM (LITERTLM at byte 0), or an nnpackage \
+                         directory or zip";
     if bytes.is_empty() {
         return format!("not a model: the file is empty; flatmodel reads {KNOWN}");
     }

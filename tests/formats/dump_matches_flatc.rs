@@ -8,7 +8,7 @@
 use crate::support;
 
 use flatmodel::verify::Options;
-use flatmodel::{circle, ptd, pte, tflite, vkgraph, xnnpack};
+use flatmodel::{circle, litertlm, ptd, pte, tflite, vkgraph, xnnpack};
 use serde_json::Value;
 use std::path::Path;
 
@@ -126,6 +126,8 @@ const XH00: Format = Format { suffix: ".xh00", dump: dump_xnnpack, allowed: |_| 
 const XN01: Format = Format { suffix: ".xn.bin", dump: dump_xnnpack, allowed: |_| &EXACT };
 /// A `.ptd`'s reference is NAME.ptd.flatc.json (NAME.flatc.json is its program's).
 const PTD: Format = Format { suffix: ".ptd", dump: dump_ptd, allowed: |_| &EXACT };
+/// A `.litertlm`'s reference is NAME.metadata.flatc.json, flatc's dump of its metadata region.
+const LITERTLM: Format = Format { suffix: ".litertlm", dump: dump_litertlm, allowed: |_| &EXACT };
 
 /// A revision-0 file dumps with revision 0's schema, exactly; a later one with 0.10's.
 fn circle_allowed(bytes: &[u8]) -> &'static Allowed {
@@ -195,6 +197,14 @@ fn dump_ptd(bytes: &[u8]) -> Value {
     to_json(&text)
 }
 
+/// The `LiteRTLMMetaData` of a `.litertlm` file.
+fn dump_litertlm(bytes: &[u8]) -> Value {
+    let file = litertlm::LitertLmFile::parse_structure(bytes).expect("structurally valid");
+    let mut text = String::new();
+    flatmodel::dump::dump_table(&mut text, flatmodel::dump::Dumpable::new(file.metadata()), &Options::DEFAULT).unwrap();
+    to_json(&text)
+}
+
 fn dump_pte(bytes: &[u8]) -> Value {
     let file = pte::PteFile::parse_structure(bytes).expect("structurally valid");
     let mut text = String::new();
@@ -212,7 +222,8 @@ fn check_dir(dir: &Path, format: &Format) -> usize {
         let reference = support::reference(&model, &own)
             .or_else(|| support::reference(&model, "flatc.json"))
             .or_else(|| support::reference(&model, "vk00.flatc.json"))
-            .or_else(|| support::reference(&model, "xn.flatc.json"));
+            .or_else(|| support::reference(&model, "xn.flatc.json"))
+            .or_else(|| support::reference(&model, "metadata.flatc.json"));
         let Some(reference) = reference else { continue };
         let bytes = std::fs::read(&model).unwrap();
         let theirs = match reference.extension().is_some_and(|e| e == "gz") {
@@ -261,6 +272,16 @@ fn xnnpack_dumps_equal_flatc() {
         }
         assert!(checked >= at_least, "{}: checked {checked}", format.suffix);
     }
+}
+
+#[test]
+fn litertlm_dumps_equal_flatc() {
+    // The corpus's LiteRT-LM files may ship, so testdata holds them all.
+    let mut checked = check_dir(&support::testdata().join("litertlm"), &LITERTLM);
+    if let Some(corpus) = support::corpus() {
+        checked += check_dir(&corpus.join("litertlm"), &LITERTLM);
+    }
+    assert!(checked >= 3, "checked {checked}");
 }
 
 /// The liberty the comparisons take is exactly the tokens JSON cannot hold: a bare `inf`

@@ -14,6 +14,7 @@ fn names_of(format: &str) -> Option<&'static FieldNames> {
         "vkgraph" => <flatmodel::vkgraph::Root as VerifyTable>::schema().names,
         "pte" => <flatmodel::pte::Root as VerifyTable>::schema().names,
         "cvimodel" => <flatmodel::cvimodel::Root as VerifyTable>::schema().names,
+        "litertlm" => <flatmodel::litertlm::Root as VerifyTable>::schema().names,
         _ => return None,
     })
 }
@@ -40,8 +41,9 @@ pub fn resolve(names: &FieldNames, text: &str) -> Result<String, String> {
 
 /// Prints `text` with its field numbers named for `format`.
 pub fn run(out: &mut Out, format: &str, text: &str) -> Result<Outcome, Failure> {
-    let names = names_of(format)
-        .ok_or_else(|| Failure::new(format!("unknown format '{format}': tflite, circle, vkgraph, pte or cvimodel")))?;
+    let names = names_of(format).ok_or_else(|| {
+        Failure::new(format!("unknown format '{format}': tflite, circle, vkgraph, pte, cvimodel or litertlm"))
+    })?;
     match resolve(names, text) {
         Ok(named) => {
             writeln!(out, "{named}")?;

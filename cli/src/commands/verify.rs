@@ -193,6 +193,7 @@ fn summary_of(file: File<'_>) -> Result<String, Failure> {
         File::VkGraph(blob) => blob_summary(&blob),
         File::Xnnpack(blob) => xnnpack_summary(&blob),
         File::Ptd(file) => ptd_summary(&file),
+        File::LitertLm(file) => litertlm_summary(&file),
         File::Cvimodel(cvimodel) => cvimodel_summary(&cvimodel),
         other => return Err(Failure::Invalid(format!("verify does not read {:?} files", other.format()))),
     })
@@ -244,6 +245,25 @@ fn ptd_summary(file: &flatmodel::ptd::PtdFile<'_>) -> String {
         t.segments().map_or(0, |s| s.len()),
         named.map_or(0, |n| n.len())
     )
+}
+
+/// A valid `.litertlm` file's summary: its version and its sections counted by type, in the
+/// order each type first appears.
+fn litertlm_summary(file: &flatmodel::litertlm::LitertLmFile<'_>) -> String {
+    let h = file.header();
+    let mut types: Vec<(String, usize)> = Vec::new();
+    for section in (0..file.section_count()).filter_map(|i| file.section(i).ok()) {
+        let t = section.data_type;
+        let name = t.name().map_or_else(|| format!("type {}", t.0), str::to_string);
+        match types.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, count)) => *count += 1,
+            None => types.push((name, 1)),
+        }
+    }
+    let by_type: Vec<String> = types.iter().map(|(name, count)| format!("{count} {name}")).collect();
+    let sections = file.section_count();
+    let listed = if by_type.is_empty() { String::new() } else { format!(" ({})", by_type.join(", ")) };
+    format!("LiteRT-LM v{}.{}.{}, {sections} section(s){listed}", h.major, h.minor, h.patch)
 }
 
 /// A valid XNNPACK blob's summary: its values, nodes and constants.

@@ -87,6 +87,7 @@ pub fn format_key(format: Format) -> &'static str {
         Format::Pte => "pte",
         Format::VkGraph => "vkgraph",
         Format::Cvimodel => "cvimodel",
+        Format::LitertLm => "litertlm",
         _ => "other",
     }
 }

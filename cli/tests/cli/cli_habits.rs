@@ -214,7 +214,8 @@ fn unknown_format_names_every_format_and_the_bytes_found() {
     let file = dir.write("x.bin", b"\x7fELF\x02\x01\x01\0rest");
     let r = run([OsStr::new("verify"), file.as_os_str()]);
     r.expect_code(1);
-    for name in ["TFL3", "CIR0", "ET12", "VH00", "VK00", "CviModel", "nnpackage", "7f 45 4c 46 02 01 01 00"] {
+    for name in ["TFL3", "CIR0", "ET12", "VH00", "VK00", "CviModel", "LITERTLM", "nnpackage", "7f 45 4c 46 02 01 01 00"]
+    {
         assert!(r.stdout.contains(name), "{name} missing from {}", r.stdout);
     }
     let empty = dir.write("empty.bin", b"");

@@ -25,6 +25,7 @@ mod cli_summary;
 mod cvimodel;
 mod inspect_golden;
 mod inspect_schema;
+mod litertlm;
 mod metadata;
 mod nnpackage_cli;
 mod numeric_paths;
