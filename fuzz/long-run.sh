@@ -25,7 +25,7 @@ while getopts "t:j:" opt; do
 done
 shift $((OPTIND - 1))
 runs=("$@")
-[ ${#runs[@]} -gt 0 ] || runs=(tflite circle pte vkgraph cvimodel differential package_zip manifest schema_text schema_bfbs)
+[ ${#runs[@]} -gt 0 ] || runs=(tflite circle pte vkgraph cvimodel litertlm differential package_zip manifest schema_text schema_bfbs)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
@@ -40,6 +40,7 @@ seed() {
         circle) cp testdata/circle/*.circle "$dir/" ;;
         vkgraph) cp testdata/vkgraph/*.vh00 "$dir/" ;;
         cvimodel) cp testdata/cvimodel/*.cvimodel "$dir/" ;;
+        litertlm) cp testdata/litertlm/*.litertlm "$dir/" ;;
         pte)
             if [ -n "${FLATMODEL_CORPUS:-}" ]; then
                 find "$FLATMODEL_CORPUS" -name '*.pte' -exec cp {} "$dir/" \;

@@ -122,6 +122,7 @@ pub fn any(data: &[u8]) -> Option<Walker> {
         Some(Format::VkGraph) => vkgraph(data),
         Some(Format::Xnnpack) => xnnpack(data),
         Some(Format::Ptd) => ptd(data),
+        Some(Format::LitertLm) => litertlm(data),
         Some(Format::Pte) => pte(data),
         Some(Format::Cvimodel) => cvimodel(data),
         _ => tflite(data),
@@ -289,6 +290,33 @@ pub fn ptd(data: &[u8]) -> Option<Walker> {
     }
     let _ = flatmodel::ptd::PtdFile::parse(data);
     let _ = dump_table(&mut Sink(0), Dumpable::new(file.flat_tensor()), &Options::DEFAULT);
+    Some(walker)
+}
+
+/// Reads `data` as a LiteRT-LM file (`.litertlm`); when its header and metadata verify, walks
+/// the metadata, resolves every section (each TFLite one verified as a model, and walked when it
+/// verifies), runs the rules and the dump.
+pub fn litertlm(data: &[u8]) -> Option<Walker> {
+    use flatmodel::litertlm::{AnySectionDataType, LitertLmFile};
+    let file = LitertLmFile::parse_structure(data).ok()?;
+    let mut walker = walker(data.len());
+    file.metadata().walk(&mut walker);
+    let valid = LitertLmFile::parse(data).is_ok();
+    for i in 0..file.section_count().min(4096) {
+        let Ok(section) = file.section(i) else {
+            debug_assert!(!valid, "every section of a valid file lies inside it");
+            continue;
+        };
+        if section.data_type == AnySectionDataType::TFLiteModel {
+            let model = file.tflite_model(i, &Options::DEFAULT);
+            debug_assert!(!valid || model.is_ok(), "every TFLite section of a valid file verifies");
+            if let Ok(model) = model {
+                model.walk(&mut walker);
+            }
+        }
+    }
+    let _ = file.section(usize::MAX);
+    let _ = dump_table(&mut Sink(0), Dumpable::new(file.metadata()), &Options::DEFAULT);
     Some(walker)
 }
 

@@ -666,6 +666,7 @@ pub fn text_seeds(repo: &std::path::Path) -> Vec<(String, Vec<u8>)> {
         ),
         ("vkgraph", &["src/formats/vkgraph/schema.fbs"], "testdata/vkgraph/vk_mlp.delegate0.vk00.bin"),
         ("cvimodel", &["src/formats/cvimodel/schema.fbs"], ""),
+        ("litertlm", &["src/formats/litertlm/schema.fbs"], "testdata/litertlm/litertlm_many_sections.metadata.bin"),
     ];
     for (name, schema_files, buffer) in formats {
         let texts: Option<Vec<Vec<u8>>> = schema_files.iter().map(|p| file(repo, p)).collect();

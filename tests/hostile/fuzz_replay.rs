@@ -72,6 +72,7 @@ fn testdata_models() -> Vec<PathBuf> {
     for suffix in [".pte", ".ptd", ".xh00"] {
         models.extend(support::files_with_suffix(&dir.join("ptd"), suffix));
     }
+    models.extend(support::files_with_suffix(&dir.join("litertlm"), ".litertlm"));
     models
 }
 
