@@ -1,5 +1,5 @@
 //! A `.litertlm` file: its header, the verified `LiteRTLMMetaData` flatbuffer, and its sections
-//! resolved to bytes, each checked by its type as far as this crate reads it (`docs/litertlm.md`).
+//! resolved to bytes, each checked by its type as far as this crate reads it (`docs/litertlm.md` §8.3).
 
 use super::header::HEADER_LENGTH;
 use super::{AnySectionDataType, Header, LiteRTLMMetaData, SectionObject};
@@ -227,7 +227,7 @@ impl<'a> LitertLmFile<'a> {
     }
 
     /// Each section by its type: a TFLiteModel section verified as a TFLite model. Other types
-    /// are checked only for their range (`docs/litertlm.md` §3).
+    /// are checked only for their range (`docs/litertlm.md` §8.3).
     fn check_types(&self, error: &mut Error, options: &Options) -> Checked {
         for i in 0..self.section_count() {
             let section = self.section_in(error, i)?;

@@ -1,4 +1,4 @@
-//! The 32-byte header at the start of a `.litertlm` file (`docs/litertlm.md` §1), read with
+//! The 32-byte header at the start of a `.litertlm` file (`docs/litertlm.md` §8.1), read with
 //! zerocopy and checked with overflow-safe arithmetic; errors name the field at fault.
 
 use crate::error::{Error, ErrorKind};

@@ -1,5 +1,5 @@
 //! LiteRT-LM's `.litertlm` files, the container Google ships its on-device language models in
-//! (`docs/litertlm.md`): a 32-byte header (`LITERTLM`, the version, where the metadata ends),
+//! (`docs/litertlm.md` §8): a 32-byte header (`LITERTLM`, the version, where the metadata ends),
 //! the `LiteRTLMMetaData` flatbuffer (`schema.fbs`, no identifier), then sections of TFLite
 //! models, tokenizers and protos.
 //!
