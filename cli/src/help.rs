@@ -147,8 +147,8 @@ example:
         text: "\
 Prints the file's flatbuffer as JSON with flatc's conventions (`flatc --json --strict-json
 --defaults-json`): the TFLite or Circle Model, the .pte Program, a blob's VkGraph, a
-cvimodel's Model or a .litertlm file's LiteRTLMMetaData. metadata:NAME prints instead the flatbuffer nested in the model's metadata
-entry NAME, verified first: TFLITE_METADATA (tflite-support's ModelMetadata, M001) or
+cvimodel's Model or a .litertlm file's LiteRTLMMetaData. metadata:NAME prints instead the
+flatbuffer nested in the model's metadata entry NAME, verified first: TFLITE_METADATA (tflite-support's ModelMetadata, M001) or
 CONVERSION_METADATA (the converter's record) in a TFLite model, CIRCLE_TRAINING (the training
 parameters, CTR0 or CTR1) in a Circle model. The output
 streams; a dump disproportionate to the file (tables shared by many offsets) is refused with
