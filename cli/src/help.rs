@@ -148,9 +148,9 @@ example:
 Prints the file's flatbuffer as JSON with flatc's conventions (`flatc --json --strict-json
 --defaults-json`): the TFLite or Circle Model, the .pte Program, a blob's VkGraph, a
 cvimodel's Model or a .litertlm file's LiteRTLMMetaData. metadata:NAME prints instead the
-flatbuffer nested in the model's metadata entry NAME, verified first: TFLITE_METADATA (tflite-support's ModelMetadata, M001) or
-CONVERSION_METADATA (the converter's record) in a TFLite model, CIRCLE_TRAINING (the training
-parameters, CTR0 or CTR1) in a Circle model. The output
+flatbuffer nested in the model's metadata entry NAME, verified first: TFLITE_METADATA
+(tflite-support's ModelMetadata, M001) or CONVERSION_METADATA (the converter's record) in a
+TFLite model, CIRCLE_TRAINING (the training parameters, CTR0 or CTR1) in a Circle model. The output
 streams; a dump disproportionate to the file (tables shared by many offsets) is refused with
 exit status 1 before anything is printed.
 
@@ -212,8 +212,8 @@ example:
         text: "\
 Names the fields in an error path printed by a build with the `numeric-paths` feature (which
 leaves field names out of flash and shows each field by its number in the schema's layout, as
-#N). FORMAT is tflite, circle, vkgraph, pte, cvimodel or litertlm; TEXT is the path or the whole error
-line, printed back with every #N replaced by the field's name.
+#N). FORMAT is tflite, circle, vkgraph, pte, cvimodel or litertlm; TEXT is the path or the
+whole error line, printed back with every #N replaced by the field's name.
 
 example:
   flatmodel path tflite 'string is not valid UTF-8 at byte 912 (Model.#3[0].#41[12].#52)'",
