@@ -166,6 +166,11 @@ typedef int32_t fm_runtime;
 #define FM_FORMAT_PTD 7
 
 /**
+ * A LiteRT-LM file, `.litertlm` (magic `LITERTLM`), recognised and verified by `fm_verify`.
+ */
+#define FM_FORMAT_LITERTLM 8
+
+/**
  * No error (the status is `FM_OK`, or `FM_BAD_ARGUMENT`).
  */
 #define FM_ERROR_NONE 0
@@ -314,7 +319,7 @@ size_t fm_report_path(const struct fm_report *report, char *text, size_t cap);
 
 /**
  * The format's name, a static NUL-terminated string: "tflite", "circle", "vkgraph", "pte",
- * "cvimodel", or "unknown" for any other value.
+ * "cvimodel", "xnnpack", "ptd", "litertlm", or "unknown" for any other value.
  */
 const char *fm_format_name(fm_format format);
 
@@ -425,6 +430,19 @@ fm_status fm_verify_ptd(const void *data,
                         size_t len,
                         const struct fm_options *options,
                         struct fm_report *report);
+
+/**
+ * `fm_verify`, for a LiteRT-LM file (`.litertlm`) only: its header, metadata, section ranges
+ * and TFLite sections.
+ *
+ * # Safety
+ *
+ * As for `fm_verify`.
+ */
+fm_status fm_verify_litertlm(const void *data,
+                             size_t len,
+                             const struct fm_options *options,
+                             struct fm_report *report);
 
 /**
  * `fm_verify`, for a Sophgo cvimodel only.

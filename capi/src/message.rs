@@ -55,7 +55,7 @@ pub unsafe extern "C" fn fm_report_path(report: *const fm_report, text: *mut c_c
 }
 
 /// The format's name, a static NUL-terminated string: "tflite", "circle", "vkgraph", "pte",
-/// "cvimodel", or "unknown" for any other value.
+/// "cvimodel", "xnnpack", "ptd", "litertlm", or "unknown" for any other value.
 #[no_mangle]
 pub extern "C" fn fm_format_name(format: fm_format) -> *const c_char {
     match format {
@@ -64,6 +64,9 @@ pub extern "C" fn fm_format_name(format: fm_format) -> *const c_char {
         FM_FORMAT_VKGRAPH => c"vkgraph",
         FM_FORMAT_PTE => c"pte",
         FM_FORMAT_CVIMODEL => c"cvimodel",
+        FM_FORMAT_XNNPACK => c"xnnpack",
+        FM_FORMAT_PTD => c"ptd",
+        FM_FORMAT_LITERTLM => c"litertlm",
         _ => c"unknown",
     }
     .as_ptr()

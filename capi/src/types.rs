@@ -38,6 +38,8 @@ pub const FM_FORMAT_CVIMODEL: fm_format = 5;
 pub const FM_FORMAT_XNNPACK: fm_format = 6;
 /// An ExecuTorch data file, `.ptd` (identifier `FT01`), recognised and verified by `fm_verify`.
 pub const FM_FORMAT_PTD: fm_format = 7;
+/// A LiteRT-LM file, `.litertlm` (magic `LITERTLM`), recognised and verified by `fm_verify`.
+pub const FM_FORMAT_LITERTLM: fm_format = 8;
 
 /// Why bytes were rejected: one of the `FM_ERROR_` constants.
 pub type fm_error_kind = i32;
@@ -181,6 +183,7 @@ pub fn format_number(format: Format) -> fm_format {
         Format::Cvimodel => FM_FORMAT_CVIMODEL,
         Format::Xnnpack => FM_FORMAT_XNNPACK,
         Format::Ptd => FM_FORMAT_PTD,
+        Format::LitertLm => FM_FORMAT_LITERTLM,
         _ => FM_FORMAT_UNKNOWN,
     }
 }

@@ -187,6 +187,28 @@ pub unsafe extern "C" fn fm_verify_ptd(
     }
 }
 
+/// `fm_verify`, for a LiteRT-LM file (`.litertlm`) only: its header, metadata, section ranges
+/// and TFLite sections.
+///
+/// # Safety
+///
+/// As for `fm_verify`.
+#[cfg(feature = "litertlm")]
+#[no_mangle]
+pub unsafe extern "C" fn fm_verify_litertlm(
+    data: *const c_void,
+    len: usize,
+    options: *const fm_options,
+    report: *mut fm_report,
+) -> fm_status {
+    // SAFETY: the caller's promises, forwarded.
+    unsafe {
+        run(data, len, options, report, |bytes, options, error| {
+            (FM_FORMAT_LITERTLM, flatmodel::litertlm::LitertLmFile::parse_into(bytes, options, error).is_some())
+        })
+    }
+}
+
 /// `fm_verify`, for a Sophgo cvimodel only.
 ///
 /// # Safety

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use flatmodel::graph::Runtime;
 use flatmodel::verify::Options;
-use flatmodel::{circle, cvimodel, ptd, pte, tflite, vkgraph, xnnpack, Error, File, Format};
+use flatmodel::{circle, cvimodel, litertlm, ptd, pte, tflite, vkgraph, xnnpack, Error, File, Format};
 use flatmodel_c::*;
 
 mod support;
@@ -124,9 +124,7 @@ fn format_of(bytes: &[u8]) -> fm_format {
         Some(Format::Cvimodel) => 5,
         Some(Format::Xnnpack) => 6,
         Some(Format::Ptd) => 7,
-        // The C ABI does not name LiteRT-LM yet: `fm_verify` gives the library's verdict under
-        // FM_FORMAT_UNKNOWN (`format_number`'s fallback).
-        Some(Format::LitertLm) => 0,
+        Some(Format::LitertLm) => 8,
         Some(other) => panic!("a format this test does not know: {other:?}"),
     }
 }
@@ -137,7 +135,7 @@ fn agree(name: &str, bytes: &[u8]) -> bool {
     let o = &Options::DEFAULT;
     let any = call(fm_verify, bytes);
     assert_eq!(any, expected(format_of(bytes), File::parse_with(bytes, o).map(drop)), "fm_verify: {name}");
-    let per_format: [(VerifyFn, fm_format, Result<(), Error>); 7] = [
+    let per_format: [(VerifyFn, fm_format, Result<(), Error>); 8] = [
         (fm_verify_tflite, 1, tflite::Model::parse_with(bytes, o).map(drop)),
         (fm_verify_circle, 2, circle::Model::parse_with(bytes, o).map(drop)),
         (fm_verify_vkgraph, 3, vkgraph::Blob::parse_with(bytes, o).map(drop)),
@@ -145,6 +143,7 @@ fn agree(name: &str, bytes: &[u8]) -> bool {
         (fm_verify_cvimodel, 5, cvimodel::CviModel::parse_with(bytes, o).map(drop)),
         (fm_verify_xnnpack, 6, xnnpack::Blob::parse_with(bytes, o).map(drop)),
         (fm_verify_ptd, 7, ptd::PtdFile::parse_with(bytes, o).map(drop)),
+        (fm_verify_litertlm, 8, litertlm::LitertLmFile::parse_with(bytes, o).map(drop)),
     ];
     for (f, format, verdict) in per_format {
         assert_eq!(call(f, bytes), expected(format, verdict), "format {format}: {name}");

@@ -196,8 +196,11 @@ fn format_names_are_static_strings() {
         unsafe { CStr::from_ptr(fm_format_name(f)) }.to_str().unwrap()
     };
     assert_eq!(
-        [1, 2, 3, 4, 5, 0, 6, -1].map(name),
-        ["tflite", "circle", "vkgraph", "pte", "cvimodel", "unknown", "unknown", "unknown"]
+        [1, 2, 3, 4, 5, 6, 7, 8, 0, 9, -1].map(name),
+        [
+            "tflite", "circle", "vkgraph", "pte", "cvimodel", "xnnpack", "ptd", "litertlm", "unknown", "unknown",
+            "unknown"
+        ]
     );
 }
 

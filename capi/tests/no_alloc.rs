@@ -21,7 +21,7 @@ type VerifyFn = unsafe extern "C" fn(*const c_void, usize, *const fm_options, *m
 
 /// Every function on `bytes`, then the report's message and path: the allocations of all.
 fn allocations_of_every_call(bytes: &[u8]) -> (usize, usize) {
-    let functions: [VerifyFn; 8] = [
+    let functions: [VerifyFn; 9] = [
         fm_verify,
         fm_verify_tflite,
         fm_verify_circle,
@@ -30,6 +30,7 @@ fn allocations_of_every_call(bytes: &[u8]) -> (usize, usize) {
         fm_verify_cvimodel,
         fm_verify_xnnpack,
         fm_verify_ptd,
+        fm_verify_litertlm,
     ];
     let mut text = [0u8; 256];
     let (invalid, n) = allocations(|| {

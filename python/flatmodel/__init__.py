@@ -37,6 +37,7 @@ from ._flatmodel import (
     Delegate,
     InvalidModel,
     Items,
+    LitertLm,
     Metadata,
     Model,
     ModelError,
@@ -84,6 +85,7 @@ __all__ = [
     "XnnValue",
     "XnnNode",
     "DataFile",
+    "LitertLm",
     "CviModel",
     "Section",
     "Weight",
@@ -155,11 +157,12 @@ def verify(
 
 def open(  # noqa: A001
     source: Source,
-) -> Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, CviModel, Package]:
+) -> Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, LitertLm, CviModel, Package]:
     """Open a model file, nnpackage or bytes, verified in full.
 
     Returns a ``Model`` (TFLite, Circle), ``Program`` (``.pte``), ``VulkanBlob``,
-    ``XnnpackBlob``, ``DataFile`` (``.ptd``), ``CviModel`` or ``Package`` (nnpackage). Raises ``InvalidModel`` (a ``ValueError``, with ``.error`` the
+    ``XnnpackBlob``, ``DataFile`` (``.ptd``), ``LitertLm`` (``.litertlm``), ``CviModel`` or ``Package``
+    (nnpackage). Raises ``InvalidModel`` (a ``ValueError``, with ``.error`` the
     ``ModelError``) when the file is not a valid model, ``OSError`` when a path cannot be read,
     ``TypeError`` for an argument of the wrong type.
     """

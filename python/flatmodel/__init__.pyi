@@ -21,7 +21,7 @@ def verify(
 
     ``data``: ``.ptd`` files a ``.pte`` program is checked with, as ``flatmodel verify --data``."""
 
-def open(source: Source) -> Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, CviModel, Package]:
+def open(source: Source) -> Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, LitertLm, CviModel, Package]:
     """Open a model file, nnpackage or bytes, verified in full; raises ``InvalidModel``."""
 
 def inspect(source: Source, *, tensors: bool = False) -> Dict[str, Any]:
@@ -524,6 +524,28 @@ class DataFile:
     def warnings(self) -> List[str]:
         """The advisory findings."""
 
+class LitertLm:
+    """A LiteRT-LM file (``.litertlm``), verified: header, metadata, section ranges, TFLite sections."""
+
+    @property
+    def format(self) -> str:
+        """``"litertlm"``."""
+    @property
+    def version(self) -> Tuple[int, int, int]:
+        """``(major, minor, patch)``."""
+    def system_metadata(self) -> Dict[str, Union[int, float, bool, str, None]]:
+        """The system metadata's key-value pairs."""
+    @property
+    def sections(self) -> List[Tuple[str, int, int]]:
+        """``(type, begin, end)`` of each section."""
+    def section(self, index: int) -> npt.NDArray[np.uint8]:
+        """Section ``index``'s bytes (no copy)."""
+    def section_items(self, index: int) -> Dict[str, Union[int, float, bool, str, None]]:
+        """Section ``index``'s items."""
+    @property
+    def warnings(self) -> List[str]:
+        """The advisory findings."""
+
 class CviModel:
     """A Sophgo cvimodel, verified in full."""
 
@@ -613,5 +635,5 @@ class Package:
     def model_types(self) -> List[str]:
         """Each model's type."""
     @property
-    def models(self) -> List[Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, CviModel, None]]:
+    def models(self) -> List[Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, LitertLm, CviModel, None]]:
         """The models, as ``open`` gives them (None for an opaque binary)."""

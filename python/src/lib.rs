@@ -11,6 +11,7 @@ mod core;
 mod cvimodel;
 mod graph;
 mod items;
+mod litertlm;
 mod memory;
 mod package;
 mod ptd;
@@ -70,7 +71,7 @@ pub fn bytes_array(py: Python<'_>, core: &Shared, bytes: &[u8]) -> PyResult<PyOb
 }
 
 /// The Python object for a verified file: `Model`, `Program`, `VulkanBlob`, `XnnpackBlob`,
-/// `DataFile` or `CviModel`.
+/// `DataFile`, `LitertLm` or `CviModel`.
 pub fn wrap(py: Python<'_>, core: Core) -> PyResult<PyObject> {
     let format = core.file().format();
     let core = Arc::new(core);
@@ -81,6 +82,7 @@ pub fn wrap(py: Python<'_>, core: Core) -> PyResult<PyObject> {
         Format::Cvimodel => Py::new(py, cvimodel::CviModel { core })?.into_any(),
         Format::Xnnpack => Py::new(py, xnnpack::XnnpackBlob::new(core, None))?.into_any(),
         Format::Ptd => Py::new(py, ptd::DataFile { core })?.into_any(),
+        Format::LitertLm => Py::new(py, litertlm::LitertLm { core })?.into_any(),
         _ => return Err(PyValueError::new_err("a format this module does not wrap")),
     })
 }
@@ -145,6 +147,7 @@ fn _flatmodel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<xnnpack::XnnValue>()?;
     m.add_class::<xnnpack::XnnNode>()?;
     m.add_class::<ptd::DataFile>()?;
+    m.add_class::<litertlm::LitertLm>()?;
     m.add_class::<cvimodel::CviModel>()?;
     m.add_class::<cvimodel::Section>()?;
     m.add_class::<cvimodel::Weight>()?;

@@ -118,6 +118,7 @@ pub fn format_name(format: Format) -> &'static str {
         Format::Cvimodel => "cvimodel",
         Format::Xnnpack => "xnnpack",
         Format::Ptd => "ptd",
+        Format::LitertLm => "litertlm",
         _ => "unknown",
     }
 }

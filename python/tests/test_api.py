@@ -4,6 +4,7 @@ of the API (types accepted, errors raised, arrays read-only and kept alive)."""
 
 import gc
 import gzip
+import hashlib
 import json
 import mmap
 import re
@@ -454,3 +455,28 @@ def test_programs_verify_with_their_data_files():
         flatmodel.verify(xnn, data=[ptd / "ptd_xnnpack_mlp_fp32.ptd"], runtime="tflm")
     with pytest.raises(TypeError):
         flatmodel.verify(xnn, data=ptd / "ptd_xnnpack_mlp_fp32.ptd")
+
+
+def test_litertlm_files_give_their_sections():
+    for path in sorted((TESTDATA / "litertlm").glob("*.litertlm")):
+        told = json.loads(path.with_name(path.stem + ".header.json").read_text())
+        data = path.read_bytes()
+        f = flatmodel.open(path)
+        h = told["header"]
+        assert f.format == "litertlm" and f.version == (h["major"], h["minor"], h["patch"])
+        assert f.sections == [(s["data_type"], s["begin_offset"], s["end_offset"]) for s in told["sections"]]
+        for i, s in enumerate(told["sections"]):
+            assert hashlib.sha256(bytes(f.section(i))).hexdigest() == s["sha256"]
+            assert bytes(f.section(i)) == data[s["begin_offset"] : s["end_offset"]]
+        dump = json.loads(path.with_name(path.stem + ".metadata.flatc.json").read_text())
+        entries = dump.get("system_metadata", {}).get("entries", [])
+        assert sorted(f.system_metadata()) == sorted({e["key"] for e in entries})
+        for e in entries:
+            got = f.system_metadata()[e["key"]]
+            want = e["value"]["value"] if "value" in e["value"] else None
+            if isinstance(got, float):
+                assert got == pytest.approx(want, rel=1e-6)
+            elif want is not None:
+                assert got == want
+    with pytest.raises(IndexError):
+        f.section(len(f.sections))

@@ -62,6 +62,10 @@ def walk(obj):
         _ = (obj.version, obj.segments, obj.warnings, len(obj))
         for key in obj.keys:
             _ = (key in obj, obj.layout(key), obj.named_data(key))
+    elif isinstance(obj, flatmodel.LitertLm):
+        _ = (obj.version, obj.system_metadata(), obj.warnings)
+        for i, _section in enumerate(obj.sections):
+            _ = (obj.section(i), obj.section_items(i))
     elif isinstance(obj, flatmodel.CviModel):
         _ = (obj.version, obj.chip, obj.name, obj.md5_ok, obj.programs, obj.warnings)
         for s in obj.sections:

@@ -21,6 +21,7 @@ const C_ABI: &[&str] = &[
     "fm_verify_cvimodel",
     "fm_verify_xnnpack",
     "fm_verify_ptd",
+    "fm_verify_litertlm",
     "fm_check_runtime",
     "fm_options_default",
     "fm_report_message",

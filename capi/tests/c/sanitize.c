@@ -99,7 +99,7 @@ static const struct {
     {FM_FORMAT_TFLITE, fm_verify_tflite},   {FM_FORMAT_CIRCLE, fm_verify_circle},
     {FM_FORMAT_VKGRAPH, fm_verify_vkgraph}, {FM_FORMAT_PTE, fm_verify_pte},
     {FM_FORMAT_CVIMODEL, fm_verify_cvimodel}, {FM_FORMAT_XNNPACK, fm_verify_xnnpack},
-    {FM_FORMAT_PTD, fm_verify_ptd},
+    {FM_FORMAT_PTD, fm_verify_ptd},             {FM_FORMAT_LITERTLM, fm_verify_litertlm},
 };
 #define FORMAT_COUNT (sizeof FORMATS / sizeof FORMATS[0])
 
@@ -275,7 +275,7 @@ static int ends_with(const char *s, const char *suffix) {
 
 /* A model file as the Rust tests list them (tests/support/mod.rs: model_files). */
 static int is_model(const char *name) {
-    const char *suffixes[] = {".tflite", ".circle", ".cvimodel", ".pte", ".vh00", ".vk00.bin"};
+    const char *suffixes[] = {".tflite", ".circle", ".cvimodel", ".pte", ".vh00", ".vk00.bin", ".xh00", ".xn.bin", ".ptd", ".litertlm"};
     for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
         if (ends_with(name, suffixes[i])) {
             return 1;
@@ -508,12 +508,12 @@ static void check_misuse(const unsigned char *model, size_t model_len) {
     misuse += 3;
 
     /* Format names, out-of-range values included. */
-    const char *names[] = {"unknown", "tflite", "circle", "vkgraph", "pte", "cvimodel"};
-    for (int f = 0; f <= 5; f++) {
+    const char *names[] = {"unknown", "tflite", "circle", "vkgraph", "pte", "cvimodel", "xnnpack", "ptd", "litertlm"};
+    for (int f = 0; f <= 8; f++) {
         EXPECT(strcmp(fm_format_name(f), names[f]) == 0);
     }
-    EXPECT(strcmp(fm_format_name(6), "unknown") == 0 && strcmp(fm_format_name(-1), "unknown") == 0);
-    misuse += 7;
+    EXPECT(strcmp(fm_format_name(9), "unknown") == 0 && strcmp(fm_format_name(-1), "unknown") == 0);
+    misuse += 10;
     guard_free(&g);
 }
 
@@ -535,7 +535,7 @@ int main(int argc, char **argv) {
     check_misuse(model, model_len);
     free(model);
 
-    const char *model_dirs[] = {"tflite", "circle", "cvimodel", "vkgraph", "xnnpack", "ptd"};
+    const char *model_dirs[] = {"tflite", "circle", "cvimodel", "vkgraph", "xnnpack", "ptd", "litertlm"};
     for (size_t i = 0; i < sizeof model_dirs / sizeof model_dirs[0]; i++) {
         snprintf(dir, sizeof dir, "%s/%s", testdata, model_dirs[i]);
         walk(dir, is_model, VALID);
@@ -549,7 +549,8 @@ int main(int argc, char **argv) {
                            "cvimodel/tpumlir_tinycnn_int8_cv181x.cvimodel", "vkgraph/vk_mlp.delegate0.vh00",
                            "vkgraph/vk_mlp.delegate0.vk00.bin", "vkgraph/vk_mlp.pte",
                            "xnnpack/xnn_partial_cumsum.delegate1.xh00", "xnnpack/xnn_partial_cumsum.delegate1.xn.bin",
-                           "xnnpack/xnn_partial_cumsum.pte", "ptd/ptd_mlp_portable.ptd"};
+                           "xnnpack/xnn_partial_cumsum.pte", "ptd/ptd_mlp_portable.ptd",
+                           "litertlm/litertlm_sp_llm.litertlm"};
     for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
         snprintf(dir, sizeof dir, "%s/%s", testdata, small[i]);
         check_truncations(dir);
