@@ -1,6 +1,6 @@
-//! `flatmodel dump FILE [metadata:NAME]`: the root table, or the flatbuffer nested in a
-//! metadata entry, as JSON, streamed to standard output; with `--schema`, any flatbuffer as
-//! that schema reads it.
+//! `flatmodel dump FILE [metadata:NAME | section:N]`: the root table, or the flatbuffer nested
+//! in a metadata entry or (a `.litertlm` file's TFLite model) in a section, as JSON, streamed
+//! to standard output; with `--schema`, any flatbuffer as that schema reads it.
 //!
 //! The dump runs twice: a dry run that only counts, which refuses a dump disproportionate to
 //! the file before anything is printed, then the real one straight to the output. Memory stays
@@ -37,7 +37,7 @@ pub fn run(
         }
         let file = file?;
         let root = match what {
-            Some(what) => nested(file, what)?,
+            Some(what) => nested(&name, file, what)?,
             None => whole(file, revision)?,
         };
         stream(out, &name, |mut w| dump_table(&mut w, root, &Options::DEFAULT))
@@ -93,11 +93,17 @@ fn whole(file: File<'_>, revision: Option<circle::Revision>) -> Result<Dumpable<
     .map_err(|e| Failure::Invalid(e.to_string()))
 }
 
-/// The verified root of the flatbuffer `what` (`metadata:NAME`) names in the model, why it is
-/// invalid ([`Failure::Invalid`]), or a usage error.
-fn nested<'a>(file: File<'a>, what: &str) -> Result<Dumpable<'a>, Failure> {
+/// The verified root of the flatbuffer `what` names in the model (`metadata:NAME`) or in the
+/// LiteRT-LM file (`section:N`, a TFLite model) called `file_name`, why it is invalid
+/// ([`Failure::Invalid`]), or a usage error.
+fn nested<'a>(file_name: &str, file: File<'a>, what: &str) -> Result<Dumpable<'a>, Failure> {
+    if let File::LitertLm(f) = file {
+        return crate::commands::extract::litertlm::tflite_model(file_name, &f, what).map(Dumpable::new);
+    }
     let Some(name) = what.strip_prefix("metadata:") else {
-        return Err(Failure::new(format!("dump takes FILE [metadata:NAME], not '{what}'")));
+        return Err(Failure::new(format!(
+            "dump takes FILE [metadata:NAME] (a .litertlm file: FILE [section:N]), not '{what}'"
+        )));
     };
     match file {
         File::Tflite(m) if name == flatmodel::tflite_metadata::METADATA_NAME => {

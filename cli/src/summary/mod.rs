@@ -10,6 +10,7 @@ pub mod facts;
 pub mod flatbuffer;
 pub mod graph;
 pub mod io;
+pub mod litertlm;
 pub mod needs;
 pub mod package;
 pub mod support_metadata;
@@ -25,6 +26,7 @@ use flatmodel::nnpackage::Package;
 use flatmodel::verify::Options;
 use flatmodel::File;
 use graph::{GraphSummary, Rules};
+use litertlm::LitertlmSummary;
 use package::PackageSummary;
 use serde::Serialize;
 use std::io::Write;
@@ -40,6 +42,8 @@ pub enum Summary {
     Executorch(Box<ExecutorchSummary>),
     /// A cvimodel.
     Cvimodel(Box<CvimodelSummary>),
+    /// A LiteRT-LM file, each TFLite section with its own summary.
+    Litertlm(Box<LitertlmSummary>),
     /// An nnpackage.
     Package(Box<PackageSummary>),
     /// Any flatbuffer, read by a schema given at run time (`--schema`).
@@ -65,8 +69,8 @@ impl std::fmt::Display for Refused {
 impl Summary {
     /// The summary of a structurally verified file, every tensor (or value) listed when
     /// `tensors`, or why it cannot be given: the file is disproportionate to its summary, or
-    /// (ExecuTorch files, whose sections are located through them) its rules fail. TFLite,
-    /// Circle and cvimodel summaries show a failing rule instead.
+    /// (ExecuTorch and LiteRT-LM files, whose sections are located through them) its rules
+    /// fail. TFLite, Circle and cvimodel summaries show a failing rule instead.
     pub fn of_file(file: File<'_>, tensors: bool) -> Result<Summary, Refused> {
         let refused = |e: OverBudget| Refused { reason: e.to_string(), error: None };
         let rules = |e: flatmodel::Error| Refused { reason: e.to_string(), error: Some(e) };
@@ -101,6 +105,10 @@ impl Summary {
                 let mut budget = Budget::for_file(c.file().len());
                 Summary::Cvimodel(Box::new(CvimodelSummary::of(&c, &mut budget).map_err(refused)?))
             }
+            File::LitertLm(f) => {
+                f.check_rules(&Options::DEFAULT).map_err(rules)?;
+                Summary::Litertlm(Box::new(LitertlmSummary::of(&f, tensors).map_err(refused)?))
+            }
             other => {
                 let reason = format!("inspect does not read {:?} files", other.format());
                 return Err(Refused { reason, error: None });
@@ -124,6 +132,7 @@ impl Summary {
             Summary::Graph(s) => s.print_text(out, name),
             Summary::Executorch(s) => s.print_text(out, name),
             Summary::Cvimodel(s) => s.print_text(out, name),
+            Summary::Litertlm(s) => s.print_text(out, name),
             Summary::Package(s) => s.print_text(out, name),
             Summary::Flatbuffer(s) => s.print_text(out, name),
         }

@@ -3,6 +3,7 @@
 
 mod cvimodel;
 mod executorch;
+pub mod litertlm;
 mod model;
 pub mod npy;
 mod xnnpack;
@@ -66,6 +67,7 @@ fn bytes<'a>(name: &str, file: File<'a>, what: &str, raw: bool) -> xnnpack::Extr
         File::Xnnpack(b) => return xnnpack::from_blob(name, &b, what, raw),
         File::Ptd(f) => return xnnpack::from_ptd(name, &f, what, raw),
         File::Cvimodel(c) => cvimodel::bytes(name, &c, what),
+        File::LitertLm(f) => litertlm::bytes(name, &f, what).map(Cow::Borrowed),
         other => Err(Failure::Invalid(format!("extract does not read {:?} files", other.format()))),
     };
     data.map(|d| (d, None))
