@@ -29,7 +29,7 @@ usage:
 Formats, detected from the bytes: TFLite (TFL3), Circle (CIR0), nnpackage directories and zips,
 ExecuTorch programs (.pte, ET12), Vulkan delegate blobs (VH00) and bare VkGraphs (VK00), XNNPACK
 delegate blobs (XH00) and bare XNNGraphs (XN01), ExecuTorch data files (.ptd, FT01), Sophgo
-cvimodels (CviModel), LiteRT-LM files (.litertlm, LITERTLM; verify and dump).
+cvimodels (CviModel), LiteRT-LM files (.litertlm, LITERTLM).
 Files are read into memory, as one snapshot: one written meanwhile is read again, then refused.
 --mmap (verify, inspect, scan, dump, extract) maps them instead, for files too large to hold: nothing
 may then truncate or rewrite a file while flatmodel runs (a truncated one ends it with SIGBUS).
@@ -102,7 +102,10 @@ each XNNPACK delegate of a .pte) shows its XH00 header and regions, nodes by typ
 kind, dtype and quantization, and its constants by dtype and by the node type reading them, each
 with where its bytes live (the blob's constant region, or named data under a key); the text lists
 the first 10 constants, --tensors every one and every value. A .ptd shows its FH01 header,
-segments and named data (segment, bytes, tensor layout); --json
+segments and named data (segment, bytes, tensor layout). A .litertlm file shows its version,
+system metadata and sections (type, byte range, size, items), each TFLite section with the
+summary of its model, indented; only those bytes are read (with --mmap, a file of many GiB costs
+the pages of its metadata and TFLite sections). --json
 prints the same as JSON, numbers at full precision, in the layout cli/src/inspect.schema.json
 describes for every format (its format_version key names the layout's version). --tflm-resolver prints instead, for a TFLite
 model, the C++ lines that register its operators with TensorFlow Lite Micro (the set TFLM's
@@ -142,7 +145,7 @@ example:
     },
     Page {
         name: "dump",
-        usage: "usage: flatmodel dump FILE [metadata:NAME] [--circle-revision 0|0.10]
+        usage: "usage: flatmodel dump FILE [metadata:NAME|section:N] [--circle-revision 0|0.10]
        flatmodel dump --schema S.fbs|S.bfbs [--root-type NAME] FILE",
         text: "\
 Prints the file's flatbuffer as JSON with flatc's conventions (`flatc --json --strict-json
@@ -150,9 +153,11 @@ Prints the file's flatbuffer as JSON with flatc's conventions (`flatc --json --s
 cvimodel's Model or a .litertlm file's LiteRTLMMetaData. metadata:NAME prints instead the
 flatbuffer nested in the model's metadata entry NAME, verified first: TFLITE_METADATA
 (tflite-support's ModelMetadata, M001) or CONVERSION_METADATA (the converter's record) in a
-TFLite model, CIRCLE_TRAINING (the training parameters, CTR0 or CTR1) in a Circle model. The output
-streams; a dump disproportionate to the file (tables shared by many offsets) is refused with
-exit status 1 before anything is printed.
+TFLite model, CIRCLE_TRAINING (the training parameters, CTR0 or CTR1) in a Circle model.
+section:N prints a .litertlm file's TFLite section N as the model it holds (as dump prints that
+model in a file of its own); a section of another type is a usage error. The output streams; a
+dump disproportionate to the file (tables shared by many offsets) is refused with exit status 1
+before anything is printed.
 
 A Circle file is printed with the field names of the schema revision its content shows
 (revision 0 for operator codes in slot 0 alone or a stored data_format, otherwise 0.10, the
@@ -166,6 +171,7 @@ fault's byte and field path (exit status 1).
 example:
   flatmodel dump model.tflite > model.json
   flatmodel dump model.tflite metadata:TFLITE_METADATA
+  flatmodel dump model.litertlm section:2
   flatmodel dump model.circle --circle-revision 0.10
   flatmodel dump --schema monster.fbs save.bin > save.json",
     },
@@ -198,13 +204,15 @@ Writes what WHAT names to OUT ('-' for standard output):
   section:NAME                     a cvimodel section as stored
   section-data:NAME                ... inflated when LZ4-compressed
   weight:NAME                      a cvimodel weight
+  section:N                        a .litertlm file's section N (from 0), byte for byte
 
 example:
   flatmodel extract model.tflite tensor:conv2d/Kernel -o kernel.npy
   flatmodel extract model.tflite metadata:min_runtime_version -o -
   flatmodel extract model.pte delegate:0 -o delegate0.xh00
   flatmodel extract model.pte delegate:0/constant:1 -o weight.npy
-  flatmodel extract weights.ptd named:fc1.weight -o fc1_weight.npy",
+  flatmodel extract weights.ptd named:fc1.weight -o fc1_weight.npy
+  flatmodel extract model.litertlm section:2 -o section2.tflite",
     },
     Page {
         name: "path",

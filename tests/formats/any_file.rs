@@ -8,14 +8,12 @@ use flatmodel::verify::Options;
 use flatmodel::{circle, cvimodel, litertlm, ptd, pte, tflite, vkgraph, xnnpack, ErrorKind, File, Format};
 use std::path::PathBuf;
 
-/// Every model file of testdata and the corpus, the LiteRT-LM files of both, and the corpus's
+/// Every model file of testdata and the corpus (LiteRT-LM files among them), and the corpus's
 /// invalid TFLite files.
 fn files() -> Vec<PathBuf> {
     let mut all = support::model_files(&support::testdata());
-    all.extend(support::files_with_suffix(&support::testdata().join("litertlm"), ".litertlm"));
     if let Some(corpus) = support::corpus() {
         all.extend(support::model_files(&corpus));
-        all.extend(support::files_with_suffix(&corpus.join("litertlm"), ".litertlm"));
         all.extend(support::files_with_suffix(&corpus.join("tflite/invalid"), ".tflite"));
     }
     all

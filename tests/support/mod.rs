@@ -487,7 +487,7 @@ pub fn files_with_suffix(dir: &std::path::Path, suffix: &str) -> Vec<std::path::
 
 /// The model files of every format below `root` (testdata or the corpus): `tflite/`,
 /// `circle/`, `circle-0.10/`, `cvimodel/`, `vkgraph/` and `xnnpack/` (programs, blobs and bare
-/// graphs) and `ptd/` (programs, their data files and their blobs).
+/// graphs), `ptd/` (programs, their data files and their blobs) and `litertlm/`.
 pub fn model_files(root: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut all = Vec::new();
     for (dir, suffixes) in [
@@ -498,6 +498,7 @@ pub fn model_files(root: &std::path::Path) -> Vec<std::path::PathBuf> {
         ("vkgraph", &[".pte", ".vh00", ".vk00.bin"][..]),
         ("xnnpack", &[".pte", ".xh00", ".xn.bin"][..]),
         ("ptd", &[".pte", ".ptd", ".xh00", ".xn.bin"][..]),
+        ("litertlm", &[".litertlm"][..]),
     ] {
         for suffix in suffixes {
             all.extend(files_with_suffix(&root.join(dir), suffix));

@@ -166,3 +166,33 @@ fn the_schema_rejects_broken_xnnpack_and_data_file_summaries() {
         assert_eq!(errors.is_empty(), i < 3, "document {i}: {errors:?}");
     }
 }
+
+/// The LiteRT-LM part of the schema checks what it describes: a `.litertlm` summary passes, and
+/// each edit that breaks it (a section without its range, a negative offset, a type code past a
+/// byte, a metadata value that is an object, a TFLite section's summary without its subgraphs)
+/// is rejected.
+#[test]
+fn the_schema_rejects_broken_litertlm_summaries() {
+    let good = summary(&support::testdata().join("litertlm/litertlm_many_sections.litertlm")).unwrap();
+    let edits: [fn(&mut Value); 5] = [
+        |d| {
+            d["sections"][0].as_object_mut().unwrap().remove("end_offset");
+        },
+        |d| d["sections"][1]["begin_offset"] = json!(-1),
+        |d| d["sections"][1]["type_code"] = json!(256),
+        |d| d["system_metadata"][0]["value"] = json!({"nested": true}),
+        |d| {
+            d["sections"][2]["summary"].as_object_mut().unwrap().remove("subgraphs");
+        },
+    ];
+    let mut docs = vec![good.clone()];
+    for edit in edits {
+        let mut doc = good.clone();
+        edit(&mut doc);
+        docs.push(doc);
+    }
+    let Some(results) = validate(&docs) else { return };
+    for (i, errors) in results.iter().enumerate() {
+        assert_eq!(errors.is_empty(), i == 0, "document {i}: {errors:?}");
+    }
+}
