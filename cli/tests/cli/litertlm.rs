@@ -198,7 +198,7 @@ fn same_pair(ours: &Value, (key, kind, value): &(String, String, String), what: 
         "StringValue" => v.as_str() == Some(value.as_str()),
         "Bool" => v.as_bool() == Some(value == "True"),
         "Float32" | "Double" => (v.as_f64().unwrap() - value.parse::<f64>().unwrap()).abs() <= 5e-5,
-        _ => v.to_string() == *value,
+        _ => serde_json::from_str::<Value>(value).ok().as_ref() == Some(v),
     };
     assert!(agrees, "{what}: {key}: ours {v}, peek {value}");
 }
@@ -224,15 +224,15 @@ fn inspect_json(path: &Path) -> Value {
 
 /// `1,234`, as inspect groups a size's digits.
 fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
+    // Three digits at a time from the right, joined by commas.
+    let (mut n, mut parts) = (n, Vec::new());
+    while n >= 1000 {
+        parts.push(format!("{:03}", n % 1000));
+        n /= 1000;
     }
-    out
+    parts.push(n.to_string());
+    parts.reverse();
+    parts.join(",")
 }
 
 #[test]
