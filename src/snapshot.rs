@@ -69,9 +69,23 @@ pub fn read_file(file: &File, limit: u64) -> io::Result<Vec<u8>> {
 /// [`read_file`] into a buffer of the caller's: `buffer(len)` gives one of exactly `len`
 /// bytes for each try (memory laid out as the caller wants it, for example in huge pages).
 pub fn read_file_into<B: AsMut<[u8]>>(
+    file: &File,
+    limit: u64,
+    buffer: impl FnMut(usize) -> io::Result<B>,
+) -> io::Result<B> {
+    read_file_with(file, limit, buffer, read_from_start)
+}
+
+/// [`read_file_into`], the buffer filled by `fill(file, bytes)` instead of one read of the
+/// whole file: it fills `bytes` with the file's first `bytes.len()` bytes, or fails with
+/// `UnexpectedEof` when the file is shorter. A caller whose buffers are zero already can skip
+/// what it knows reads as zeros, such as a sparse file's holes (the command line does). The
+/// same checks follow: nothing past the end, and the file's stamp unchanged.
+pub fn read_file_with<B: AsMut<[u8]>>(
     mut file: &File,
     limit: u64,
     mut buffer: impl FnMut(usize) -> io::Result<B>,
+    mut fill: impl FnMut(&File, &mut [u8]) -> io::Result<()>,
 ) -> io::Result<B> {
     for _ in 0..TRIES {
         let meta = file.metadata()?;
@@ -91,19 +105,27 @@ pub fn read_file_into<B: AsMut<[u8]>>(
         if bytes.as_mut().len() != len {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "the buffer is not of the file's length"));
         }
-        file.seek(SeekFrom::Start(0))?;
-        let whole = match file.read_exact(bytes.as_mut()) {
+        let whole = match fill(file, bytes.as_mut()) {
             // Shorter than it was: truncated meanwhile.
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => false,
             Err(e) => return Err(e),
             // Longer than it was: grown meanwhile.
-            Ok(()) => file.read(&mut [0u8; 1])? == 0,
+            Ok(()) => {
+                file.seek(SeekFrom::Start(before.len))?;
+                file.read(&mut [0u8; 1])? == 0
+            }
         };
         if whole && before == Stamp::of(&file.metadata()?) {
             return Ok(bytes);
         }
     }
     Err(io::Error::other(std::format!("the file changed while it was read, {TRIES} times in a row")))
+}
+
+/// Fills `bytes` with the file's first bytes, in one read from its start.
+fn read_from_start(mut file: &File, bytes: &mut [u8]) -> io::Result<()> {
+    file.seek(SeekFrom::Start(0))?;
+    file.read_exact(bytes)
 }
 
 fn too_large_for_memory(len: u64) -> io::Error {

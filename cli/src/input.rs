@@ -42,16 +42,10 @@ impl Input {
     /// `name` says which file in messages.
     pub fn of(file: &File, name: &str, access: Access) -> std::io::Result<Input> {
         match access {
-            Access::Read => {
-                flatmodel::snapshot::read_file_into(file, u64::MAX, Memory::new).map(Input::Read).map_err(|e| {
-                    match e.kind() {
-                        std::io::ErrorKind::OutOfMemory => {
-                            std::io::Error::other(format!("{e}: --mmap maps it instead"))
-                        }
-                        _ => e,
-                    }
-                })
-            }
+            Access::Read => Memory::read_file(file).map(Input::Read).map_err(|e| match e.kind() {
+                std::io::ErrorKind::OutOfMemory => std::io::Error::other(format!("{e}: --mmap maps it instead")),
+                _ => e,
+            }),
             Access::Map => Input::map(file, name),
         }
     }
@@ -85,6 +79,57 @@ impl Input {
     }
 }
 
+/// Fills `bytes`, zero already, with the first `bytes.len()` bytes of `file`, reading only its
+/// data: where the file system tells where a sparse file's holes are (Linux's `SEEK_DATA` and
+/// `SEEK_HOLE`), the holes, which read as zeros, are not read at all. A file of gigabytes of
+/// holes (a test's sparse 4 GiB `.litertlm`) then reads in the time and memory of its data.
+/// Elsewhere, or where the file system says nothing, the whole range is read. A file shorter
+/// than `bytes` fails with `UnexpectedEof` (the snapshot then reads it again).
+fn fill_skipping_holes(mut file: &File, bytes: &mut [u8]) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let len = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    let mut at = 0;
+    while at < len {
+        let Some((data, hole)) = next_data(file, at, len) else {
+            // Holes to the end, as long as the file is still as long as the buffer.
+            if file.metadata()?.len() < len {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            break;
+        };
+        let range = usize::try_from(data).ok().zip(usize::try_from(hole).ok());
+        let Some(part) = range.and_then(|(data, hole)| bytes.get_mut(data..hole)) else { break };
+        file.seek(SeekFrom::Start(data))?;
+        file.read_exact(part)?;
+        at = hole;
+    }
+    Ok(())
+}
+
+/// The next range of `file`'s data at or after `at`, cut at `len`: `Some((at, len))` (read it
+/// all) where holes cannot be found, `None` when only holes remain before `len`.
+fn next_data(file: &File, at: u64, len: u64) -> Option<(u64, u64)> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{seek, SeekFrom};
+        let data = match seek(file, SeekFrom::Data(at)) {
+            Ok(data) if data >= len => return None,
+            Ok(data) => data,
+            // No data at or after `at`.
+            Err(rustix::io::Errno::NXIO) => return None,
+            Err(_) => return Some((at, len)),
+        };
+        // Every file ends with a hole (its end), so a hole is found past any data.
+        let hole = seek(file, SeekFrom::Hole(data)).map_or(len, |hole| hole.clamp(data.saturating_add(1), len));
+        Some((data, hole))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        Some((at, len))
+    }
+}
+
 /// Files this large or larger are read into huge pages ([`Memory::Huge`]).
 const HUGE_PAGE: usize = 2 << 20;
 
@@ -111,12 +156,18 @@ pub enum Memory {
 
 impl Memory {
     /// The regular file at `path`, read whole as one consistent snapshot
-    /// ([`flatmodel::snapshot::read_file_into`]): a file written while it is read is read again,
+    /// ([`flatmodel::snapshot::read_file_with`]): a file written while it is read is read again,
     /// then refused; nothing is mapped from the file, so nothing changes under a view and no
     /// signal can end the process. (The Python package reads paths so.)
     pub fn read(path: &std::path::Path) -> std::io::Result<Memory> {
-        let file = File::open(path)?;
-        flatmodel::snapshot::read_file_into(&file, u64::MAX, Memory::new)
+        Memory::read_file(&File::open(path)?)
+    }
+
+    /// [`Memory::read`] of a file opened already. The memory starts zeroed, so only the file's
+    /// data is read: a sparse file's holes are skipped ([`fill_skipping_holes`]), and the pages
+    /// under them stay untouched, taking no memory.
+    fn read_file(file: &File) -> std::io::Result<Memory> {
+        flatmodel::snapshot::read_file_with(file, u64::MAX, Memory::new, fill_skipping_holes)
     }
 
     /// Zeroed memory for `len` bytes.

@@ -1,9 +1,9 @@
 //! A `.litertlm` file larger than 4 GiB, end to end (`docs/litertlm.md` §8.5): a sparse file
 //! whose TFLite section lies past 4 GiB, behind a gap of holes, so the disk holds a few
 //! kilobytes. `verify`, `inspect` (text and JSON), `extract` and `dump` read it with `--mmap`
-//! and give the right offsets and bytes; and neither `verify` nor `inspect` reads the gap:
-//! the largest resident set of any child stays far under the gap's size, as the kernel counts
-//! it (`getrusage(RUSAGE_CHILDREN)`, which is why this is a test binary of its own: no other
+//! and give the right offsets and bytes; and neither `verify` nor `inspect` reads the gap,
+//! mapped or read into memory (which skips a sparse file's holes): the largest resident set of
+//! any child stays far under the gap's size, as the kernel counts it (`getrusage(RUSAGE_CHILDREN)`, which is why this is a test binary of its own: no other
 //! test's children may share the count).
 
 #[path = "../../tests/support/mod.rs"]
@@ -160,6 +160,16 @@ mod linux {
         assert!(dumped == ok(&[OsStr::new("dump"), out.as_os_str()]), "dump section:2 is not the model's dump");
         let (rss, _) = children_usage();
         assert!(rss < MAX_RSS_KIB, "extract or dump's resident set reached {rss} KiB");
+
+        // Read into memory, as without `--mmap`: only the file's data is read, the holes are
+        // skipped and the zeroed memory under them never touched.
+        let said = String::from_utf8(ok(&[OsStr::new("verify"), f])).unwrap();
+        assert_eq!(said, want);
+        let text = String::from_utf8(ok(&[OsStr::new("inspect"), f])).unwrap();
+        assert!(text.contains(&row), "no {row:?} in\n{text}");
+        let (rss, _) = children_usage();
+        eprintln!("the same read into memory: largest resident set {rss} KiB");
+        assert!(rss < MAX_RSS_KIB, "read into memory, a child's resident set reached {rss} KiB: the holes were read");
         let _ = fs::remove_dir_all(&dir);
     }
 }
