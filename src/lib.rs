@@ -85,6 +85,9 @@
 //! - `nnpackage` (feature `nnpackage`, with `std`): Samsung ONE's model packages, a directory
 //!   or zip holding a JSON MANIFEST and models, checked end to end; its zip reader also reads
 //!   the associated files tflite-support appends to a model.
+//! - `bundle` (feature `nnpackage`): model bundles, zip archives of models that are not
+//!   nnpackages (MediaPipe's `.task`), recognised by content, each member verified by its
+//!   format under the nnpackage's zip limits.
 #![no_std]
 // The generator of `src/formats/*/generated.rs` (`codegen/`) resolves schemas through
 // `reflect`. `cargo xtask codegen` builds the library for it with `--cfg flatmodel_bootstrap`:
@@ -109,6 +112,8 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+#[cfg(all(feature = "nnpackage", not(flatmodel_bootstrap)))]
+pub mod bundle;
 mod container;
 pub mod dump;
 mod error;

@@ -39,14 +39,19 @@ pub enum PackageErrorKind {
     ConnectMismatch,
     /// The path is neither a package directory nor a zip archive.
     NotAPackage,
+    /// The zip archive given as a model bundle ([`crate::bundle`]) holds an nnpackage
+    /// (`metadata/MANIFEST`): it is read as a package.
+    NotABundle,
 }
 
-/// An error opening or checking an nnpackage: the file or key at fault and the reason.
+/// An error opening or checking an nnpackage or a model bundle ([`crate::bundle`], which shares
+/// the package's zip reader and limits): the file or key at fault and the reason.
 ///
 /// Displays as `AT: REASON`, for example
 /// `metadata/MANIFEST: "models"[1]: file "x.tflite" not found`. When a model of the package
 /// failed verification, [`std::error::Error::source`] is the model's own [`crate::Error`] (its
-/// kind, byte offset and schema path), as the model's `parse` returned it.
+/// kind, byte offset and schema path), as the model's `parse` returned it; [`PackageError::model`]
+/// gives it too.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{at}{}{reason}", if .at.is_empty() { "" } else { ": " })]
 pub struct PackageError {
@@ -84,6 +89,12 @@ impl PackageError {
     /// Why.
     pub fn reason(&self) -> &str {
         &self.reason
+    }
+
+    /// The error of the model (or bundle member) that failed verification, its offset counted
+    /// from the start of that model's bytes; `None` for any other problem.
+    pub fn model(&self) -> Option<&crate::Error> {
+        self.model.as_ref()
     }
 }
 

@@ -32,7 +32,7 @@ mod models;
 mod path;
 mod run_model;
 mod source;
-mod zip;
+pub(crate) mod zip;
 
 pub use associated::AssociatedFiles;
 pub use config::Config;
@@ -43,6 +43,7 @@ pub use path::RelPath;
 pub use source::{read_file, Container, FileBytes, Loader, SharedBytes};
 
 use error::PackageErrorKind as Kind;
+pub(crate) use source::holds_package;
 use source::Source;
 use std::format;
 use std::io::Read;

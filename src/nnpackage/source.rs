@@ -258,6 +258,15 @@ fn read_small(file: File, rel: &RelPath, len: u64, limit: u64) -> Result<FileByt
     Ok(FileBytes::from_vec(bytes))
 }
 
+/// Whether `archive` holds an nnpackage: a `metadata/MANIFEST` at its root or in a top-level
+/// folder (the places [`package_root`] looks). A zip archive that does not is a model bundle
+/// ([`crate::bundle`]).
+pub(crate) fn holds_package(archive: &Archive) -> bool {
+    let suffix = format!("/{}", super::MANIFEST);
+    archive.contains(super::MANIFEST)
+        || archive.names().filter_map(|n| n.strip_suffix(suffix.as_str())).any(|dir| !dir.contains('/'))
+}
+
 /// Where the package lies in the archive: `""` when `metadata/MANIFEST` is at the root, or
 /// `"dir/"` when it is `dir/metadata/MANIFEST` for exactly one top-level `dir` (archives made
 /// by zipping the package's folder).

@@ -168,6 +168,11 @@ impl Archive {
         self.by_name.get(name).and_then(|&i| self.entries.get(i)).map(|e| e.size)
     }
 
+    /// The compressed size of entry `name` (its size in the archive).
+    pub fn compressed_size_of(&self, name: &str) -> Option<u64> {
+        self.by_name.get(name).and_then(|&i| self.entries.get(i)).map(|e| e.compressed)
+    }
+
     /// The data of entry `name` of `b` (the same bytes [`Archive::read`] read), checked
     /// against its CRC-32. Its declared size must be at most `limit`; the caller takes it
     /// from its budget. `Ok(None)` when there is no such entry.
