@@ -29,7 +29,8 @@ usage:
 Formats, detected from the bytes: TFLite (TFL3), Circle (CIR0), nnpackage directories and zips,
 ExecuTorch programs (.pte, ET12), Vulkan delegate blobs (VH00) and bare VkGraphs (VK00), XNNPACK
 delegate blobs (XH00) and bare XNNGraphs (XN01), ExecuTorch data files (.ptd, FT01), Sophgo
-cvimodels (CviModel), LiteRT-LM files (.litertlm, LITERTLM).
+cvimodels (CviModel), LiteRT-LM files (.litertlm, LITERTLM), and model bundles: zip archives of
+models that are no nnpackage (MediaPipe's .task), each member by its own bytes.
 Files are read into memory, as one snapshot: one written meanwhile is read again, then refused.
 --mmap (verify, inspect, scan, dump, extract) maps them instead, for files too large to hold: nothing
 may then truncate or rewrite a file while flatmodel runs (a truncated one ends it with SIGBUS).
@@ -76,6 +77,12 @@ schema's file_identifier is required when the root is its root_type. `ok (ROOT, 
 the tables, vectors and strings verified; `invalid:` names the fault's byte and field path
 (Monster.weapons[1].name). A schema that does not load is a usage error (file:line:column).
 
+A model bundle (a zip archive without metadata/MANIFEST, such as MediaPipe's .task) gets
+`ok (model bundle, N member(s): M model(s), K other)`, then a line per member: the verdict of
+its format for a member whose bytes a format claims, `other, N bytes, not verified` for the
+rest (a tokenizer, metadata). A member that fails its format makes the bundle invalid, naming
+the member, the byte in it and the byte in the archive.
+
 Exit status: 2 if any FILE could not be read, else 1 if any is invalid, else 0.
 
 example:
@@ -111,6 +118,8 @@ describes for every format (its format_version key names the layout's version). 
 model, the C++ lines that register its operators with TensorFlow Lite Micro (the set TFLM's
 generate_micro_mutable_op_resolver_from_model.py derives). A file whose summary would be
 disproportionate to its size (tables shared by many offsets) is refused with exit status 1.
+A model bundle lists its members (format, size, stored at which byte or deflated), then each
+model member's own summary.
 
 --schema reads FILE instead as a flatbuffer of that schema (.fbs or .bfbs; the root as
 --root-type NAME, else the schema's root_type, as verify --schema does) and prints its root
@@ -126,7 +135,8 @@ example:
         name: "scan",
         usage: "usage: flatmodel scan [--mmap] FILE...",
         text: "\
-For upload scanners: prints one JSON object per FILE or nnpackage, on one line, in the order
+For upload scanners: prints one JSON object per FILE, nnpackage or model bundle (format
+`bundle`, each finding naming its `member`), on one line, in the order
 given: {\"path\", \"verdict\", \"format\", \"error\", \"findings\", \"findings_count\"}. The verdict
 is valid (verified completely, as verify does), invalid (a format flatmodel reads, failing
 verification: error holds its kind, byte offset, schema path and message), unknown-format
@@ -205,6 +215,7 @@ Writes what WHAT names to OUT ('-' for standard output):
   section-data:NAME                ... inflated when LZ4-compressed
   weight:NAME                      a cvimodel weight
   section:N                        a .litertlm file's section N (from 0), byte for byte
+  member:NAME                      a model bundle's member (MediaPipe .task), inflated if deflated
 
 example:
   flatmodel extract model.tflite tensor:conv2d/Kernel -o kernel.npy

@@ -1,5 +1,6 @@
 //! Opening what a path names, in one place for every command: an nnpackage (a directory or a
-//! zip archive, checked by the library) or a model file (read into memory, or mapped with
+//! zip archive, checked by the library), a model bundle (a zip archive that is no nnpackage,
+//! such as MediaPipe's `.task`: its bytes, read by [`flatmodel::bundle::Bundle`]) or a model file (read into memory, or mapped with
 //! `--mmap`: [`Access`]; its format recognised and its structure verified once, as a
 //! [`flatmodel::File`]); with `--schema`, the schema read at run time and the flatbuffer files
 //! it reads.
@@ -8,6 +9,7 @@ use crate::convert::to_u64;
 use crate::input::{Access, Input};
 use crate::output::Out;
 use crate::status::{Failure, Outcome};
+use flatmodel::bundle::Bundle;
 use flatmodel::nnpackage::{self, Package, PackageErrorKind, SharedBytes};
 use flatmodel::reflect::{DynTable, Schema, TableId};
 use flatmodel::verify::{Options, Stats};
@@ -24,6 +26,8 @@ pub enum Opened {
     Package(Box<Package>),
     /// A model file's bytes; [`file()`] verifies them.
     File(Input),
+    /// A model bundle's bytes; [`bundle()`] reads and verifies them.
+    Bundle(Input),
 }
 
 /// Opens `path`, its files read as `access` says: [`Failure::Invalid`] when it is no model or
@@ -33,10 +37,24 @@ pub fn open(path: &OsStr, access: Access) -> Result<Opened, Failure> {
     if p.is_dir() && !p.join("metadata").join("MANIFEST").exists() {
         return Err(Failure::Invalid("not a model file or nnpackage directory (no metadata/MANIFEST)".into()));
     }
-    if nnpackage::container_of(p).is_some() {
-        return package(path, access).map(|p| Opened::Package(Box::new(p)));
+    match nnpackage::container_of(p) {
+        Some(nnpackage::Container::Zip) => {
+            // A zip archive is a package when it holds metadata/MANIFEST, else a model bundle.
+            let input = Input::open(path, access)?;
+            if flatmodel::bundle::is_bundle(input.bytes()) {
+                return Ok(Opened::Bundle(input));
+            }
+        }
+        Some(nnpackage::Container::Directory) => {}
+        None => return Input::open(path, access).map(Opened::File),
     }
-    Input::open(path, access).map(Opened::File)
+    package(path, access).map(|p| Opened::Package(Box::new(p)))
+}
+
+/// The model bundle in `bytes`, read and each member verified, or why it is invalid
+/// ([`Failure::Invalid`]: the member at fault and its error).
+pub fn bundle(bytes: &[u8]) -> Result<Bundle<'_>, Failure> {
+    Bundle::read(bytes, &nnpackage::Limits::DEFAULT).map_err(|e| Failure::Invalid(e.to_string()))
 }
 
 /// Opens `path` for a command that reads one model file (`dump`, `extract`, `inspect
@@ -47,6 +65,9 @@ pub fn model_file(path: &OsStr, command: &str, access: Access) -> Result<Input, 
         Opened::Package(_) => {
             Err(Failure::Invalid(format!("an nnpackage holds several models: {command} one of its model files")))
         }
+        Opened::Bundle(_) => Err(Failure::Invalid(format!(
+            "a model bundle holds several members: {command} one of them (extract FILE member:NAME -o OUT)"
+        ))),
     }
 }
 

@@ -8,6 +8,7 @@ use crate::open::{self, Opened};
 use crate::output::Out;
 use crate::status::{Failure, Outcome};
 use crate::summary::warnings::Warnings;
+use flatmodel::bundle::Bundle;
 use flatmodel::cvimodel::CviModel;
 use flatmodel::graph::{ModelView, Runtime, Warning};
 use flatmodel::nnpackage::Package;
@@ -147,6 +148,8 @@ fn one(
     let verdict = match open::open(path, access)? {
         Opened::Package(_) if runtime.is_some() => return Err(not_tflite(runtime, "an nnpackage")),
         Opened::Package(package) => return verify_package(out, &name, &package, quiet),
+        Opened::Bundle(_) if runtime.is_some() => return Err(not_tflite(runtime, "a model bundle")),
+        Opened::Bundle(input) => return verify_bundle(out, &name, &open::bundle(input.bytes())?, quiet),
         Opened::File(input) => check(open::file(input.bytes())?, runtime)?,
     };
     if !quiet {
@@ -217,6 +220,40 @@ fn verify_package(out: &mut Out, name: &str, package: &Package, quiet: bool) -> 
             _ => Warnings::default(),
         };
         warnings.print(out, &format!("{name}: warning: model {i} ({}): ", model.path))?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// `PATH: ok (model bundle, N member(s): M model(s), K other)`, then each member's verdict
+/// (`PATH: MEMBER: ok (...)` as `verify` words a model file's, or `other, N bytes, not
+/// verified`) and each model member's warnings.
+fn verify_bundle(out: &mut Out, name: &str, bundle: &Bundle<'_>, quiet: bool) -> Result<Outcome, Failure> {
+    let members = bundle.members();
+    let models = members.iter().filter(|m| m.format().is_some()).count();
+    if !quiet {
+        let (n, other) = (members.len(), members.len() - models);
+        writeln!(out, "{name}: ok (model bundle, {n} member(s): {models} model(s), {other} other)")?;
+    }
+    for (i, member) in members.iter().enumerate() {
+        let m = member.name();
+        let file = match bundle.member_file(i) {
+            Some(Ok(file)) => file,
+            Some(Err(e)) => return Err(Failure::Invalid(format!("{m}: {e}"))),
+            None => {
+                if !quiet {
+                    writeln!(out, "{name}: {m}: other, {} bytes, not verified", member.size())?;
+                }
+                continue;
+            }
+        };
+        if !quiet {
+            writeln!(out, "{name}: {m}: ok ({})", summary_of(file)?)?;
+        }
+        let mut warnings = Warnings::collect(|f| file.for_each_warning(f));
+        if let Some(w) = associated_warning(file) {
+            warnings.push(w);
+        }
+        warnings.print(out, &format!("{name}: warning: {m}: "))?;
     }
     Ok(Outcome::Ok)
 }

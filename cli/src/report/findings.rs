@@ -6,6 +6,7 @@
 
 use crate::convert::to_u64;
 use crate::summary::associated;
+use flatmodel::bundle::Bundle;
 use flatmodel::cvimodel::CviModel;
 use flatmodel::graph::{ModelView, OperatorKind, OperatorView, SubGraphView, Warning};
 use flatmodel::nnpackage::{AssociatedFiles, Package};
@@ -34,7 +35,8 @@ pub struct Finding {
     length: Option<u64>,
     /// Where in the schema (`Model.operator_codes[2]`); `null` when nowhere in particular.
     path: Option<String>,
-    /// For a finding in an nnpackage: the model file it is in (`offset` counts from its start).
+    /// For a finding in an nnpackage or a model bundle: the model file or member it is in
+    /// (`offset` counts from its start).
     #[serde(skip_serializing_if = "Option::is_none")]
     member: Option<String>,
 }
@@ -120,6 +122,20 @@ pub fn of_package(package: &Package) -> Findings {
         let (listed, _) = of_file(file).into_parts();
         for mut finding in listed {
             finding.member = Some(model.path.clone());
+            found.push(finding);
+        }
+    }
+    found
+}
+
+/// The findings of each model member of a verified bundle, each naming its member.
+pub fn of_bundle(bundle: &Bundle<'_>) -> Findings {
+    let mut found = Findings::default();
+    for (i, member) in bundle.members().iter().enumerate() {
+        let Some(Ok(file)) = bundle.member_file(i) else { continue };
+        let (listed, _) = of_file(file).into_parts();
+        for mut finding in listed {
+            finding.member = Some(member.name().to_string());
             found.push(finding);
         }
     }

@@ -18,9 +18,11 @@ use std::path::Path;
 #[derive(Clone, Copy, Debug)]
 pub enum Source<'a> {
     /// A path, opened exactly as the command line opens one: a model file read whole as one
-    /// consistent snapshot, or an nnpackage (a directory with `metadata/MANIFEST`, or a zip).
+    /// consistent snapshot, an nnpackage (a directory with `metadata/MANIFEST`, or a zip), or a
+    /// model bundle (a zip archive without one).
     Path(&'a Path),
-    /// A model file's bytes, already in memory: verified in place, never copied.
+    /// A model file's or model bundle's bytes, already in memory: verified in place, never
+    /// copied (a bundle's deflated members are inflated).
     Bytes(&'a [u8]),
 }
 
@@ -88,6 +90,8 @@ pub enum Held<'a> {
     Package(&'a Package),
     /// A model file's bytes.
     File(&'a [u8]),
+    /// A model bundle's bytes (a zip archive that is no nnpackage), not yet read.
+    Bundle(&'a [u8]),
 }
 
 /// Runs `f` on `source` opened (a path read as `access` says): an invalid package or a path
@@ -99,10 +103,12 @@ pub fn with_source<T, E: From<ReportError>>(
     f: impl FnOnce(Held<'_>) -> Result<T, E>,
 ) -> Result<T, E> {
     match source {
+        Source::Bytes(bytes) if flatmodel::bundle::is_bundle(bytes) => f(Held::Bundle(bytes)),
         Source::Bytes(bytes) => f(Held::File(bytes)),
         Source::Path(path) => match open::open(path.as_os_str(), access).map_err(ReportError::from)? {
             Opened::Package(package) => f(Held::Package(&package)),
             Opened::File(input) => f(Held::File(input.bytes())),
+            Opened::Bundle(input) => f(Held::Bundle(input.bytes())),
         },
     }
 }
@@ -112,6 +118,7 @@ pub fn with_source<T, E: From<ReportError>>(
 pub fn inspect_summary(held: Held<'_>, tensors: bool) -> Result<Summary, ReportError> {
     match held {
         Held::Package(package) => Ok(Summary::of_package(package)),
+        Held::Bundle(bytes) => Ok(Summary::of_bundle(&open::bundle(bytes)?, tensors)),
         Held::File(bytes) => {
             let file = File::parse_structure(bytes).map_err(|e| ReportError::invalid(bytes, e))?;
             Summary::of_file(file, tensors).map_err(|r| ReportError::Invalid { reason: r.to_string(), error: r.error })

@@ -6,6 +6,8 @@ use super::{with_source, Held, ReportError, Source};
 use crate::input::Access;
 use crate::open;
 use crate::status::Failure;
+use flatmodel::bundle::Bundle;
+use flatmodel::nnpackage::Limits;
 use flatmodel::{File, Format};
 use serde::Serialize;
 
@@ -16,7 +18,8 @@ pub struct Record {
     path: Option<String>,
     /// `valid`, `invalid`, `unknown-format`, or (on the command line only) `unreadable`.
     verdict: Verdict,
-    /// The format recognised: `tflite`, `circle`, `pte`, `vkgraph`, `cvimodel`, `nnpackage`;
+    /// The format recognised: `tflite`, `circle`, `pte`, `vkgraph`, `cvimodel`, `nnpackage`,
+    /// `bundle`, ...;
     /// `null` when none is.
     format: Option<&'static str>,
     /// Why the file is invalid, unrecognised or unreadable; `null` for a valid one.
@@ -129,6 +132,7 @@ pub fn record(source: Source<'_>, path: Option<String>, access: Access) -> Resul
                 record.with(findings::of_package(package))
             }
             Held::File(bytes) => of_bytes(bytes, path.clone()),
+            Held::Bundle(bytes) => of_bundle(bytes, path.clone()),
         })
     });
     match opened {
@@ -142,6 +146,22 @@ pub fn record(source: Source<'_>, path: Option<String>, access: Access) -> Resul
             Ok(Record::new(path, Verdict::Invalid, None, Some(located)))
         }
         Err(unreadable) => Err(unreadable),
+    }
+}
+
+/// The record of a model bundle's `bytes`: valid with its model members' findings, each naming
+/// its member, or invalid with the error of the member at fault (located in that member, which
+/// `error.message` names).
+fn of_bundle(bytes: &[u8], path: Option<String>) -> Record {
+    match Bundle::read(bytes, &Limits::DEFAULT) {
+        Ok(bundle) => Record::new(path, Verdict::Valid, Some("bundle"), None).with(findings::of_bundle(&bundle)),
+        Err(e) => {
+            let located = match e.model() {
+                Some(model) => Located { message: e.to_string(), ..Located::of(&[], model) },
+                None => Located::message(e.to_string()),
+            };
+            Record::new(path, Verdict::Invalid, Some("bundle"), Some(located))
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod arena;
 pub mod associated;
+pub mod bundle;
 pub mod conversion;
 pub mod cvimodel;
 pub mod executorch;
@@ -19,9 +20,11 @@ pub mod warnings;
 pub mod weights;
 
 use crate::budget::{Budget, OverBudget};
+use bundle::BundleSummary;
 use cvimodel::CvimodelSummary;
 use executorch::ExecutorchSummary;
 use flatbuffer::FlatbufferSummary;
+use flatmodel::bundle::Bundle;
 use flatmodel::nnpackage::Package;
 use flatmodel::verify::Options;
 use flatmodel::File;
@@ -46,6 +49,8 @@ pub enum Summary {
     Litertlm(Box<LitertlmSummary>),
     /// An nnpackage.
     Package(Box<PackageSummary>),
+    /// A model bundle (a zip archive of models that is no nnpackage).
+    Bundle(Box<BundleSummary>),
     /// Any flatbuffer, read by a schema given at run time (`--schema`).
     Flatbuffer(Box<FlatbufferSummary>),
 }
@@ -121,6 +126,12 @@ impl Summary {
         Summary::Package(Box::new(PackageSummary::of(package)))
     }
 
+    /// The summary of a read model bundle, each model member's listing every tensor when
+    /// `tensors`.
+    pub fn of_bundle(bundle: &Bundle<'_>, tensors: bool) -> Summary {
+        Summary::Bundle(Box::new(BundleSummary::of(bundle, tensors)))
+    }
+
     /// Writes the summary as JSON, with its layout's version.
     pub fn write_json(&self, out: &mut dyn Write) -> Result<(), serde_json::Error> {
         crate::output::write_summary(out, serde_json::to_value(self)?)
@@ -134,6 +145,7 @@ impl Summary {
             Summary::Cvimodel(s) => s.print_text(out, name),
             Summary::Litertlm(s) => s.print_text(out, name),
             Summary::Package(s) => s.print_text(out, name),
+            Summary::Bundle(s) => s.print_text(out, name),
             Summary::Flatbuffer(s) => s.print_text(out, name),
         }
     }

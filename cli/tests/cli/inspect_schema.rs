@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The model files to summarise: testdata's, then the corpus's, each with its XNNPACK blobs,
-/// bare XNNGraphs, programs and `.ptd` data files.
+/// bare XNNGraphs, programs and `.ptd` data files, and the model bundles.
 fn models() -> Vec<PathBuf> {
     let mut all = Vec::new();
     for root in std::iter::once(support::testdata()).chain(support::corpus()) {
@@ -23,6 +23,7 @@ fn models() -> Vec<PathBuf> {
                 all.extend(support::files_with_suffix(&root.join(sub), suffix));
             }
         }
+        all.extend(support::files_with_suffix(&root.join("bundle"), ".task"));
     }
     all
 }

@@ -30,19 +30,38 @@ pub fn run(
 ) -> Result<Outcome, Failure> {
     let name = path.to_string_lossy();
     open::reporting(out, &name, |out| {
+        if let Some(member) = what.strip_prefix("member:") {
+            if let open::Opened::Bundle(input) = open::open(path, access)? {
+                let bundle = open::bundle(input.bytes())?;
+                let found = bundle.members().iter().find(|m| m.name() == member);
+                let Some(found) = found else {
+                    let names: Vec<&str> = bundle.members().iter().map(|m| m.name()).collect();
+                    return Err(Failure::new(format!(
+                        "{name} has no member {member:?}; its members: {}",
+                        names.join(", ")
+                    )));
+                };
+                return emit(out, found.bytes(), to);
+            }
+        }
         let input = open::model_file(path, "extract from", access)?;
         let (data, note) = bytes(&name, open::file(input.bytes())?, what, raw)?;
         if let Some(note) = note {
             // The bytes are not the .npy file asked for: say so beside them.
             let _ = writeln!(std::io::stderr(), "flatmodel: note: {note}");
         }
-        if to == "-" {
-            out.write_all(&data)?;
-            out.flush()?;
-            return Ok(Outcome::Ok);
-        }
-        write_replacing(std::path::Path::new(to), &data).map(|()| Outcome::Ok)
+        emit(out, &data, to)
     })
+}
+
+/// Writes `data` to `to` (`-`: standard output).
+fn emit(out: &mut Out, data: &[u8], to: &OsString) -> Result<Outcome, Failure> {
+    if to == "-" {
+        out.write_all(data)?;
+        out.flush()?;
+        return Ok(Outcome::Ok);
+    }
+    write_replacing(std::path::Path::new(to), data).map(|()| Outcome::Ok)
 }
 
 /// The bytes `what` names in `file` (structurally verified), why the file is invalid
