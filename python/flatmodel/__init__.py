@@ -32,6 +32,7 @@ from typing import Optional, Sequence, Union
 from . import _flatmodel as _native
 from ._flatmodel import (
     ArrayData,
+    Bundle,
     CviModel,
     DataFile,
     Delegate,
@@ -90,6 +91,7 @@ __all__ = [
     "Section",
     "Weight",
     "Package",
+    "Bundle",
     "Items",
     "ArrayData",
 ]
@@ -129,7 +131,11 @@ def verify(
     root_type: Optional[str] = None,
     data: Optional[Sequence[Source]] = None,
 ) -> Verdict:
-    """Verify a model file, nnpackage or bytes: the verdict ``flatmodel verify`` prints.
+    """Verify a model file, nnpackage, model bundle or bytes: the verdict ``flatmodel verify`` prints.
+
+    A model bundle (a zip archive of models that is no nnpackage, such as MediaPipe's ``.task``)
+    has format ``"bundle"``: each member a format claims is verified by it, its warnings after
+    ``NAME: ``; a failing member's ``ModelError`` is located in that member.
 
     Never raises on bad bytes: ``Verdict.ok`` is False and ``Verdict.error`` says why. Raises
     ``TypeError`` for an argument of the wrong type, ``OSError`` for a path that cannot be read,
@@ -157,14 +163,16 @@ def verify(
 
 def open(  # noqa: A001
     source: Source,
-) -> Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, LitertLm, CviModel, Package]:
-    """Open a model file, nnpackage or bytes, verified in full.
+) -> Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, LitertLm, CviModel, Package, Bundle]:
+    """Open a model file, nnpackage, model bundle or bytes, verified in full.
 
     Returns a ``Model`` (TFLite, Circle), ``Program`` (``.pte``), ``VulkanBlob``,
     ``XnnpackBlob``, ``DataFile`` (``.ptd``), ``LitertLm`` (``.litertlm``), ``CviModel`` or ``Package``
     (nnpackage). Raises ``InvalidModel`` (a ``ValueError``, with ``.error`` the
     ``ModelError``) when the file is not a valid model, ``OSError`` when a path cannot be read,
-    ``TypeError`` for an argument of the wrong type.
+    ``TypeError`` for an argument of the wrong type. A model bundle (a zip archive of models
+    that is no nnpackage, such as MediaPipe's ``.task``) gives a ``Bundle``: its members' names,
+    types and sizes, and each model member as ``open`` gives a file.
     """
     return _native.open(_source(source))
 

@@ -21,8 +21,8 @@ def verify(
 
     ``data``: ``.ptd`` files a ``.pte`` program is checked with, as ``flatmodel verify --data``."""
 
-def open(source: Source) -> Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, LitertLm, CviModel, Package]:
-    """Open a model file, nnpackage or bytes, verified in full; raises ``InvalidModel``."""
+def open(source: Source) -> Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, LitertLm, CviModel, Package, Bundle]:
+    """Open a model file, nnpackage, model bundle or bytes, verified in full; raises ``InvalidModel``."""
 
 def inspect(source: Source, *, tensors: bool = False) -> Dict[str, Any]:
     """The document ``flatmodel inspect --json`` prints; raises ``InvalidModel`` on a file that is not a valid model."""
@@ -637,3 +637,23 @@ class Package:
     @property
     def models(self) -> List[Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, LitertLm, CviModel, None]]:
         """The models, as ``open`` gives them (None for an opaque binary)."""
+
+class Bundle:
+    """A model bundle (a zip archive of models that is no nnpackage, such as MediaPipe's ``.task``),
+    every member a format claims verified by it."""
+
+    @property
+    def format(self) -> str:
+        """``"bundle"``."""
+    @property
+    def member_names(self) -> List[str]:
+        """Each member's name in the archive, in archive order."""
+    @property
+    def member_types(self) -> List[Optional[str]]:
+        """Each member's format (``"tflite"``, ...), None for one no format claims."""
+    @property
+    def member_sizes(self) -> List[int]:
+        """Each member's size in bytes."""
+    @property
+    def members(self) -> List[Union[Model, Program, VulkanBlob, XnnpackBlob, DataFile, LitertLm, CviModel, None]]:
+        """The members, each model member as ``open`` gives it (None for the others); stored ones share the archive's bytes."""

@@ -7,6 +7,7 @@
 //! is in `core.rs`: it ties the views' lifetime to the bytes the core owns.
 
 mod array;
+mod bundle;
 mod core;
 mod cvimodel;
 mod graph;
@@ -27,6 +28,7 @@ use crate::array::ArrayData;
 use crate::core::{Core, Shared};
 use crate::source::Source;
 use crate::verdict::ModelError;
+use flatmodel::nnpackage::FileBytes;
 use flatmodel::{Error, ErrorKind, Format};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -87,7 +89,19 @@ pub fn wrap(py: Python<'_>, core: Core) -> PyResult<PyObject> {
     })
 }
 
-/// Opens a model file, an nnpackage, or bytes, verified in full; raises `InvalidModel`.
+/// The model bundle in `bytes`, opened: `None` when they are no bundle.
+fn open_bundle(py: Python<'_>, bytes: FileBytes) -> PyResult<Option<PyObject>> {
+    if !flatmodel::bundle::is_bundle(bytes.as_bytes()) {
+        return Ok(None);
+    }
+    match bundle::Bundle::read(py, &bytes) {
+        Ok(b) => Ok(Some(Py::new(py, b)?.into_any())),
+        Err(e) => Err(invalid_model(py, e)),
+    }
+}
+
+/// Opens a model file, an nnpackage, a model bundle, or bytes, verified in full; raises
+/// `InvalidModel`.
 #[pyfunction]
 fn open(py: Python<'_>, source: Source) -> PyResult<PyObject> {
     if let Source::Path(p) = &source {
@@ -97,6 +111,13 @@ fn open(py: Python<'_>, source: Source) -> PyResult<PyObject> {
                 py,
                 ModelError { kind: "NotAModel".into(), rule: None, offset: None, path: None, message },
             ));
+        }
+        if flatmodel::nnpackage::container_of(p) == Some(flatmodel::nnpackage::Container::Zip) {
+            // Read once, as the library's package loader reads (one consistent snapshot).
+            let file = std::fs::File::open(p).and_then(flatmodel::nnpackage::read_file)?;
+            if let Some(bundle) = open_bundle(py, FileBytes::new(file))? {
+                return Ok(bundle);
+            }
         }
         if flatmodel::nnpackage::container_of(p).is_some() {
             let package = match verdict::open_package(p)? {
@@ -108,6 +129,12 @@ fn open(py: Python<'_>, source: Source) -> PyResult<PyObject> {
     }
     let bytes = source.bytes(py)?;
     let held = bytes.get(py);
+    if flatmodel::bundle::is_bundle(held) {
+        // A bundle's members outlive this call: its bytes are copied once into shared memory.
+        if let Some(bundle) = open_bundle(py, FileBytes::from_vec(held.to_vec()))? {
+            return Ok(bundle);
+        }
+    }
     let head = held.get(..8).unwrap_or(held).to_vec();
     match Core::open(py, bytes) {
         Ok(core) => wrap(py, core),
@@ -152,5 +179,6 @@ fn _flatmodel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<cvimodel::Section>()?;
     m.add_class::<cvimodel::Weight>()?;
     m.add_class::<package::Package>()?;
+    m.add_class::<bundle::Bundle>()?;
     Ok(())
 }

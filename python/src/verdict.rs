@@ -4,6 +4,7 @@
 use crate::memory::Bytes;
 use crate::schema;
 use crate::source::Source;
+use flatmodel::bundle::{self, Bundle};
 use flatmodel::graph::Runtime;
 use flatmodel::nnpackage::{self, AssociatedFiles, Package, PackageError, PackageErrorKind};
 use flatmodel::ptd::PtdFile;
@@ -65,6 +66,15 @@ impl ModelError {
         ModelError { kind: kind.into(), rule: None, offset: None, path, message }
     }
 
+    /// A model bundle's error: a failing member's own error (kind, offset in the member, path)
+    /// with the message naming the member, else the zip reader's.
+    pub fn bundle(e: &PackageError) -> ModelError {
+        match e.model() {
+            Some(model) => ModelError::of(model, e.to_string()),
+            None => ModelError::package(e),
+        }
+    }
+
     /// A package's error.
     pub fn package(e: &PackageError) -> ModelError {
         let at = (!e.at().is_empty()).then(|| e.at().to_string());
@@ -78,7 +88,7 @@ impl ModelError {
 pub struct Verdict {
     /// Whether the file is a valid model (or a valid flatbuffer of the schema given).
     pub ok: bool,
-    /// `"tflite"`, `"circle"`, `"pte"`, `"vkgraph"`, `"cvimodel"`, `"nnpackage"`, or
+    /// `"tflite"`, `"circle"`, `"pte"`, `"vkgraph"`, `"cvimodel"`, `"nnpackage"`, `"bundle"`, or
     /// `"flatbuffer"` with `schema=`; `None` when the bytes are of no format flatmodel reads.
     pub format: Option<&'static str>,
     /// Why the file is invalid; `None` when it is valid.
@@ -123,7 +133,7 @@ pub fn format_name(format: Format) -> &'static str {
     }
 }
 
-/// Verifies a model file, an nnpackage, or bytes: the verdict of `flatmodel verify`.
+/// Verifies a model file, an nnpackage, a model bundle, or bytes: the verdict of `flatmodel verify`.
 #[pyfunction]
 #[pyo3(signature = (source, *, runtime = None, schema = None, root_type = None, data = None))]
 pub fn verify(
@@ -161,13 +171,57 @@ pub fn verify(
             let message = "not a model file or nnpackage directory (no metadata/MANIFEST)".to_string();
             return Ok(Verdict::invalid(None, ModelError::plain("NotAModel", None, message)));
         }
-        if nnpackage::container_of(p).is_some() {
-            return verify_package(py, p, runtime);
+        match nnpackage::container_of(p) {
+            Some(nnpackage::Container::Directory) => return verify_package(py, p, runtime),
+            // A zip archive is a package when it holds metadata/MANIFEST, else a model bundle.
+            Some(nnpackage::Container::Zip) => {
+                let bytes = Source::Path(p.clone()).bytes(py)?;
+                let held = bytes.get(py);
+                if bundle::is_bundle(held) {
+                    return Ok(py.allow_threads(|| check_bundle(held, runtime)));
+                }
+                return verify_package(py, p, runtime);
+            }
+            None => {}
         }
     }
     let bytes = source.bytes(py)?;
     let held = bytes.get(py);
+    if bundle::is_bundle(held) {
+        return Ok(py.allow_threads(|| check_bundle(held, runtime)));
+    }
     Ok(py.allow_threads(|| check(held, runtime)))
+}
+
+/// A model bundle (a zip archive of models that is no nnpackage, such as MediaPipe's `.task`),
+/// each member a format claims verified by it, as `flatmodel verify` does: its model members'
+/// warnings, each after `MEMBER: `; a failing member's error located in that member, the
+/// message naming it.
+fn check_bundle(bytes: &[u8], runtime: Option<Runtime>) -> Verdict {
+    if let Some(r) = runtime {
+        let message = format!("--runtime {} applies to TFLite models, and this is a model bundle", r.key());
+        return Verdict::invalid(Some("bundle"), ModelError::plain("RuntimeNotApplicable", None, message));
+    }
+    let bundle = match Bundle::read(bytes, &nnpackage::Limits::DEFAULT) {
+        Ok(bundle) => bundle,
+        Err(e) => return Verdict::invalid(Some("bundle"), ModelError::bundle(&e)),
+    };
+    let mut warnings = Vec::new();
+    for (i, member) in bundle.members().iter().enumerate() {
+        if let Some(Ok(file)) = bundle.member_file(i) {
+            let prefix = format!("{}: ", member.name());
+            let mut own = warnings_of(&file);
+            if file.format() == Format::Tflite {
+                if let Err(e) = AssociatedFiles::read(member.bytes()) {
+                    own.push(format!(
+                        "{e} (the zip archive appended to the model is corrupt; the model itself is valid)"
+                    ));
+                }
+            }
+            warnings.extend(own.into_iter().map(|w| format!("{prefix}{w}")));
+        }
+    }
+    Verdict::valid("bundle", warnings)
 }
 
 /// An ExecuTorch program verified with its `.ptd` data files, as `flatmodel verify P.pte --data

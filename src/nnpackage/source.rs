@@ -62,6 +62,12 @@ impl FileBytes {
         (*self.whole).as_ref().get(self.range.clone()).unwrap_or(&[])
     }
 
+    /// `range` of these bytes, sharing them (no copy); `None` when it lies outside them.
+    pub fn range(&self, range: Range<usize>) -> Option<FileBytes> {
+        let inside = range.start <= range.end && range.end <= self.as_bytes().len();
+        inside.then(|| self.slice(range))
+    }
+
     /// `range` of these bytes, sharing them (empty when out of range).
     fn slice(&self, range: Range<usize>) -> FileBytes {
         let start = self.range.start.checked_add(range.start);
