@@ -375,6 +375,32 @@ pub fn package_zip(data: &[u8]) -> Option<usize> {
     Some(seen)
 }
 
+/// Reads `data` as a model bundle (a zip of models that is not an nnpackage, such as a
+/// MediaPipe `.task`) held in memory: the zip reader, inflation within the limits, each
+/// member's format verified; when it reads, each model member is opened again and walked
+/// ([`any`]).
+/// Returns the members' sizes added up with the objects walked, or `None` if it is invalid.
+pub fn bundle(data: &[u8]) -> Option<usize> {
+    use flatmodel::bundle::Bundle;
+    let is_bundle = flatmodel::bundle::is_bundle(data);
+    let bundle = Bundle::read(data, &PACKAGE_LIMITS).ok()?;
+    debug_assert!(is_bundle || !data.starts_with(b"PK"), "a bundle that reads is recognised as one");
+    let mut seen = 0usize;
+    for (i, member) in bundle.members().iter().enumerate() {
+        seen = seen.wrapping_add(member.size());
+        match bundle.member_file(i) {
+            Some(Ok(_)) => {
+                // Each model member walked as its format's target walks it.
+                let walked = any(member.bytes()).map_or(0, |w| w.objects());
+                seen = seen.wrapping_add(usize::try_from(walked).unwrap_or(usize::MAX));
+            }
+            Some(Err(_)) => debug_assert!(false, "a member of a bundle that read verifies again"),
+            None => debug_assert!(member.format().is_none(), "a member a format claims opens"),
+        }
+    }
+    Some(seen)
+}
+
 /// Parses `data` as an nnpackage MANIFEST. Returns how many models it lists, or `None` if it
 /// is invalid.
 pub fn manifest(data: &[u8]) -> Option<usize> {

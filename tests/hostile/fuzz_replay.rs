@@ -300,6 +300,20 @@ fn mutated_zip_packages_do_not_panic() {
 
 #[cfg(feature = "nnpackage")]
 #[test]
+fn mutated_bundles_do_not_panic() {
+    // The valid ones: `corrupt_member.task` is rejected by design.
+    let seeds: Vec<Vec<u8>> = support::files_with_suffix(&support::testdata().join("bundle"), ".task")
+        .iter()
+        .filter(|path| !path.to_string_lossy().contains("corrupt"))
+        .map(|path| std::fs::read(path).unwrap())
+        .collect();
+    assert!(seeds.len() >= 2, "no testdata bundles");
+    let (accepted, rejected) = mutants_of("bundle", &seeds, 600, flatmodel_fuzz::bundle);
+    assert!(accepted > 0 && rejected > 0, "vacuous mutator: {accepted} accepted, {rejected} rejected");
+}
+
+#[cfg(feature = "nnpackage")]
+#[test]
 fn mutated_manifests_do_not_panic() {
     let seeds = [nnpackage_support::two_sines_manifest()];
     let (accepted, rejected) = mutants_of("manifest", &seeds, 2000, flatmodel_fuzz::manifest);
@@ -469,6 +483,7 @@ proptest! {
         #[cfg(feature = "nnpackage")]
         {
             let _ = flatmodel_fuzz::package_zip(&data);
+            let _ = flatmodel_fuzz::bundle(&data);
             let _ = flatmodel_fuzz::manifest(&data);
         }
         let _ = flatmodel::tflite::Model::parse(&data);
