@@ -1,18 +1,15 @@
 //! A `.litertlm` file: its header, the verified `LiteRTLMMetaData` flatbuffer, and its sections
 //! resolved to bytes, each checked by its type as far as this crate reads it (`docs/litertlm.md` §8.3).
 
+use super::contents::check_contents;
 use super::header::HEADER_LENGTH;
-use super::{AnySectionDataType, Header, LiteRTLMMetaData, SectionObject};
+use super::{AnySectionDataType, Header, LiteRTLMMetaData, SectionObject, LITERTLM, SECTIONS};
 use crate::container::{locate, verified_root, with_error_slot, Checked, Container, Fault, Walk};
 use crate::error::{Error, ErrorKind};
 use crate::tflite;
 use crate::verify::{Fail, Options, Stats, VerifyTable};
 use crate::wire::{to_u64, TableVector};
 
-/// The root of rule errors' paths: `LiteRTLM.sections[2].end_offset`.
-static LITERTLM: &str = "LiteRTLM";
-/// `sections[i]`: the metadata's `section_metadata.objects[i]`.
-static SECTIONS: &str = "sections";
 /// Qualifies `sections[i]` when the error lies in a TFLite section: the section's own root
 /// follows (`LiteRTLM.sections[2](TFLiteModel): Model.subgraphs[0]`).
 static IN_TFLITE_MODEL: &str = "(TFLiteModel): Model";
@@ -57,7 +54,8 @@ crate::container::entry_points!(
     LitertLmFile,
     "a LiteRT-LM file (`.litertlm`: the `LITERTLM` header, a `LiteRTLMMetaData` flatbuffer, sections)",
     "every section inside the file, after the metadata, not ending before it begins and \
-     overlapping no other; each TFLiteModel section verified as a TFLite model"
+     overlapping no other; each TFLiteModel section verified as a TFLite model, each tokenizer \
+     and metadata proto section checked by its type (`docs/litertlm.md` §8.3)"
 );
 
 impl<'a> Container<'a> for LitertLmFile<'a> {
@@ -76,7 +74,7 @@ impl<'a> Container<'a> for LitertLmFile<'a> {
         with_error_slot(&LITERTLM, |error| {
             let mut walk = Walk::new(options, self.bytes.len(), (&LITERTLM, HEADER_LENGTH), error);
             self.check_ranges(&mut walk)?;
-            self.check_types(walk.error(), options)
+            self.check_types(&mut walk, options)
         })
     }
 }
@@ -226,13 +224,15 @@ impl<'a> LitertLmFile<'a> {
         Ok(())
     }
 
-    /// Each section by its type: a TFLiteModel section verified as a TFLite model. Other types
-    /// are checked only for their range (`docs/litertlm.md` §8.3).
-    fn check_types(&self, error: &mut Error, options: &Options) -> Checked {
+    /// Each section by its type: a TFLiteModel section verified as a TFLite model, the others'
+    /// contents by [`check_contents`] (`docs/litertlm.md` §8.3).
+    fn check_types(&self, walk: &mut Walk<'_>, options: &Options) -> Checked {
         for i in 0..self.section_count() {
-            let section = self.section_in(error, i)?;
+            let section = self.section_in(walk.error(), i)?;
             if section.data_type == AnySectionDataType::TFLiteModel {
-                model_in(error, &section, options)?;
+                model_in(walk.error(), &section, options)?;
+            } else {
+                check_contents(walk, &section, options)?;
             }
         }
         Ok(())
