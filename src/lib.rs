@@ -18,7 +18,8 @@
 //!   schema path such as `Model.subgraphs[0].tensors[12].name`) or a valid model. No input makes
 //!   the library panic, hang or recurse without bound.
 //! - **No heap.** Verification, the model rules, the views and the dump never allocate, in any
-//!   build (cvimodel LZ4 sections are checked without being inflated). The rules' working
+//!   build (cvimodel LZ4 sections are checked without being inflated; LiteRT-LM's zlib
+//!   tokenizers are inflated through a fixed window on the stack). The rules' working
 //!   memory is a few fixed-size sets on the stack: a subgraph of more than 4,096 tensors is
 //!   walked once per 4,096 of them, a model's first 4,096 subgraphs are checked for call cycles
 //!   (one past them may call no other), and a cvimodel of more than 256 sections resolves each
@@ -77,7 +78,9 @@
 //!   and named data.
 //! - [`litertlm`]: LiteRT-LM's on-device language model files (`.litertlm`): the header, the
 //!   `LiteRTLMMetaData` flatbuffer, sections inside the file and not overlapping, TFLite sections
-//!   verified as TFLite models.
+//!   verified as TFLite models, protobuf sections walked as messages, HF tokenizers' zlib
+//!   streams inflated to their declared size (feature `zlib`, through a 32 KiB window on the
+//!   stack, nothing allocated).
 //! - `reflect` (feature `alloc`): any FlatBuffers schema read at run time, from `.fbs` text
 //!   or flatc's binary schema, driving the same verifier and dump as the formats above (the
 //!   verifier's layout and the dump's description are built from the resolved schema), with

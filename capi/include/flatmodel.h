@@ -432,8 +432,9 @@ fm_status fm_verify_ptd(const void *data,
                         struct fm_report *report);
 
 /**
- * `fm_verify`, for a LiteRT-LM file (`.litertlm`) only: its header, metadata, section ranges
- * and TFLite sections.
+ * `fm_verify`, for a LiteRT-LM file (`.litertlm`) only: its header, metadata, section ranges,
+ * TFLite sections, protobuf sections and HF tokenizers' zlib streams (inflated with the
+ * default `zlib` feature, through a 32 KiB window on the stack).
  *
  * # Safety
  *

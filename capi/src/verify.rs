@@ -187,8 +187,9 @@ pub unsafe extern "C" fn fm_verify_ptd(
     }
 }
 
-/// `fm_verify`, for a LiteRT-LM file (`.litertlm`) only: its header, metadata, section ranges
-/// and TFLite sections.
+/// `fm_verify`, for a LiteRT-LM file (`.litertlm`) only: its header, metadata, section ranges,
+/// TFLite sections, protobuf sections and HF tokenizers' zlib streams (inflated with the
+/// default `zlib` feature, through a 32 KiB window on the stack).
 ///
 /// # Safety
 ///

@@ -525,7 +525,8 @@ class DataFile:
         """The advisory findings."""
 
 class LitertLm:
-    """A LiteRT-LM file (``.litertlm``), verified: header, metadata, section ranges, TFLite sections."""
+    """A LiteRT-LM file (``.litertlm``), verified: header, metadata, section ranges, TFLite sections,
+    protobuf sections, HF tokenizers' zlib streams."""
 
     @property
     def format(self) -> str:

@@ -47,8 +47,8 @@ fn pairs<'py, 'a>(
     Ok(d)
 }
 
-/// A LiteRT-LM file (`.litertlm`), verified: its header, metadata, section ranges and TFLite
-/// sections.
+/// A LiteRT-LM file (`.litertlm`), verified: its header, metadata, section ranges, TFLite
+/// sections, protobuf sections and HF tokenizers' zlib streams.
 #[pyclass(module = "flatmodel", frozen)]
 pub struct LitertLm {
     pub core: Shared,
