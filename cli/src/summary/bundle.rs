@@ -126,17 +126,9 @@ impl BundleSummary {
             writeln!(out, "    [{}] {} ({kind}, {} bytes, {kept})", m.index, m.name, grouped(m.bytes))?;
         }
         for m in &self.members {
-            let title = format!("{name}: member {} ({})", m.index, m.name);
-            match &m.summary {
-                None => continue,
-                Some(Nested::Invalid { error }) => {
-                    writeln!(out)?;
-                    writeln!(out, "{title}: {error}")?;
-                }
-                Some(Nested::Read(summary)) => {
-                    writeln!(out)?;
-                    summary.print_text(out, &title)?;
-                }
+            if let Some(nested) = &m.summary {
+                let title = format!("{name}: member {} ({})", m.index, m.name);
+                nested.print_under(out, &title, |summary, out, title| summary.print_text(out, title))?;
             }
         }
         Ok(())

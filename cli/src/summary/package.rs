@@ -246,17 +246,9 @@ impl PackageSummary {
             writeln!(out, "    {} -> {}", c.from, c.to.join(", "))?;
         }
         for model in &self.models {
-            let title = format!("{name}: model {} ({})", model.index, model.path);
-            match &model.summary {
-                None => continue,
-                Some(Nested::Invalid { error }) => {
-                    writeln!(out)?;
-                    writeln!(out, "{title}: {error}")?;
-                }
-                Some(Nested::Read(summary)) => {
-                    writeln!(out)?;
-                    summary.print_text(out, &title)?;
-                }
+            if let Some(nested) = &model.summary {
+                let title = format!("{name}: model {} ({})", model.index, model.path);
+                nested.print_under(out, &title, |summary, out, title| summary.print_text(out, title))?;
             }
         }
         Ok(())

@@ -246,6 +246,23 @@ pub enum Nested<T> {
     },
 }
 
+impl<T> Nested<T> {
+    /// Prints, after a blank line, a file held by a container (a package's model, a bundle's
+    /// member): `print(summary, out, title)` when it was read, else `TITLE: ERROR`.
+    pub fn print_under(
+        &self,
+        out: &mut dyn std::io::Write,
+        title: &str,
+        print: impl FnOnce(&T, &mut dyn std::io::Write, &str) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        writeln!(out)?;
+        match self {
+            Nested::Invalid { error } => writeln!(out, "{title}: {error}"),
+            Nested::Read(summary) => print(summary, out, title),
+        }
+    }
+}
+
 /// Whether a summary checks the model rules.
 #[derive(Clone, Copy, Debug)]
 pub enum Rules {
