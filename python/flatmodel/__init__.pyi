@@ -62,7 +62,7 @@ class Verdict:
         """Whether the file is valid."""
     @property
     def format(self) -> Optional[str]:
-        """``"tflite"``, ``"circle"``, ``"pte"``, ``"vkgraph"``, ``"cvimodel"``, ``"nnpackage"``, ``"flatbuffer"``, or None."""
+        """``"tflite"``, ``"circle"``, ``"pte"``, ``"vkgraph"``, ``"cvimodel"``, ``"xnnpack"``, ``"ptd"``, ``"litertlm"``, ``"nnpackage"``, ``"bundle"``, ``"flatbuffer"``, or None."""
     @property
     def error(self) -> Optional[ModelError]:
         """Why the file is invalid; None when it is valid."""

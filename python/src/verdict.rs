@@ -118,19 +118,9 @@ impl Verdict {
     }
 }
 
-/// The name Python gives `format`.
+/// The name Python gives `format` ([`Format::short_name`]).
 pub fn format_name(format: Format) -> &'static str {
-    match format {
-        Format::Tflite => "tflite",
-        Format::Circle => "circle",
-        Format::VkGraph => "vkgraph",
-        Format::Pte => "pte",
-        Format::Cvimodel => "cvimodel",
-        Format::Xnnpack => "xnnpack",
-        Format::Ptd => "ptd",
-        Format::LitertLm => "litertlm",
-        _ => "unknown",
-    }
+    format.short_name()
 }
 
 /// Verifies a model file, an nnpackage, a model bundle, or bytes: the verdict of `flatmodel verify`.

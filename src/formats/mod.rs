@@ -37,6 +37,24 @@ pub enum Format {
     LitertLm,
 }
 
+impl Format {
+    /// The format's short name, as the command line's `scan` and a bundle's members, and
+    /// Python's `verify(...).format`, give it: `tflite`, `circle`, `vkgraph`, `pte`,
+    /// `cvimodel`, `xnnpack`, `ptd` or `litertlm`.
+    pub const fn short_name(self) -> &'static str {
+        match self {
+            Format::Tflite => "tflite",
+            Format::Circle => "circle",
+            Format::VkGraph => "vkgraph",
+            Format::Pte => "pte",
+            Format::Cvimodel => "cvimodel",
+            Format::Xnnpack => "xnnpack",
+            Format::Ptd => "ptd",
+            Format::LitertLm => "litertlm",
+        }
+    }
+}
+
 /// Recognises the format of `bytes` from their content, not a file name.
 pub fn detect(bytes: &[u8]) -> Option<Format> {
     if cvimodel::is_cvimodel(bytes) {

@@ -82,17 +82,9 @@ fn kind_name(kind: flatmodel::ErrorKind) -> String {
     debug.split('(').next().unwrap_or_default().to_string()
 }
 
-/// The short name of `format` in a record.
+/// The short name of `format` in a record ([`Format::short_name`]).
 pub fn format_key(format: Format) -> &'static str {
-    match format {
-        Format::Tflite => "tflite",
-        Format::Circle => "circle",
-        Format::Pte => "pte",
-        Format::VkGraph => "vkgraph",
-        Format::Cvimodel => "cvimodel",
-        Format::LitertLm => "litertlm",
-        _ => "other",
-    }
+    format.short_name()
 }
 
 impl Record {

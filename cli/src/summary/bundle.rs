@@ -47,21 +47,6 @@ struct MemberSummary {
     summary: Option<Nested<Box<Summary>>>,
 }
 
-/// `format`'s short name in a member's `type`.
-fn type_name(format: Format) -> &'static str {
-    match format {
-        Format::Tflite => "tflite",
-        Format::Circle => "circle",
-        Format::Pte => "pte",
-        Format::VkGraph => "vkgraph",
-        Format::Cvimodel => "cvimodel",
-        Format::Xnnpack => "xnnpack",
-        Format::Ptd => "ptd",
-        Format::LitertLm => "litertlm",
-        _ => "model",
-    }
-}
-
 impl BundleSummary {
     /// The summary of a read bundle (every model member verified), each model member's own
     /// summary listing every tensor when `tensors`.
@@ -85,7 +70,7 @@ impl BundleSummary {
                 MemberSummary {
                     index,
                     name: member.name().to_string(),
-                    member_type: member.format().map(type_name),
+                    member_type: member.format().map(Format::short_name),
                     bytes: to_u64(member.size()),
                     storage,
                     offset,

@@ -395,3 +395,20 @@ fn a_package_is_scanned_model_by_model() {
     let (record, code) = scan(&broken);
     assert_eq!((record["verdict"].as_str(), code), (Some("invalid"), Some(1)), "{record}");
 }
+
+#[test]
+fn scan_names_each_executorch_file_by_its_format() {
+    // Which format each file is, known from how the corpus made it (its name's suffix here).
+    let dir = support::testdata();
+    let files = [
+        ("xnnpack/xnn_convnet_bn_pool.delegate0.xh00", "xnnpack"),
+        ("xnnpack/xnn_convnet_bn_pool.delegate0.xn.bin", "xnnpack"),
+        ("xnnpack/xnn_convnet_bn_pool.pte", "pte"),
+        ("ptd/ptd_mlp_portable.ptd", "ptd"),
+        ("ptd/ptd_mlp_portable.pte", "pte"),
+    ];
+    for (name, format) in files {
+        let (record, _) = scan(&dir.join(name));
+        assert_eq!((&record["format"], &record["verdict"]), (&Value::from(format), &Value::from("valid")), "{name}");
+    }
+}
