@@ -1,6 +1,7 @@
 #!/bin/sh
-# Builds the C++ verifier timing harness (benches/cpp/verify.cpp) into $TARGET/bench-cpp/verify and
-# prints that path. The C++ reader is generated here, at build time, by the system's flatc from
+# Builds the C++ verifier timing harness (benches/cpp/verify.cpp) into $TARGET/bench-cpp/verify, and
+# the instruction-count harness (benches/cpp/instr.cpp) into $TARGET/bench-cpp/instr beside it, and
+# prints the first path. The C++ reader is generated here, at build time, by the system's flatc from
 # src/formats/tflite/schema.fbs into $TARGET/bench-cpp/gen/ (never committed), and compiled against
 # the system's FlatBuffers headers, whose version must match flatc's (Debian: flatbuffers-compiler and
 # libflatbuffers-dev, both 2.0.8). Nothing here is part of the Rust package build.
@@ -20,6 +21,8 @@ mkdir -p "$out/gen"
 "$flatc" --cpp -o "$out/gen" "$root/src/formats/tflite/schema.fbs"
 # shellcheck disable=SC2086 # CXXFLAGS is a list of flags
 "$cxx" -std=c++17 $cxxflags -Wall -Wextra -I "$out/gen" -o "$out/verify" "$root/benches/cpp/verify.cpp"
+# shellcheck disable=SC2086
+"$cxx" -std=c++17 $cxxflags -g -Wall -Wextra -I "$out/gen" -o "$out/instr" "$root/benches/cpp/instr.cpp"
 {
     "$flatc" --version
     "$cxx" --version | head -n 1
