@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Issue 9's speed measurements in one command: every reader on every TFLite model, interleaved per
-# file, then the per-file ratio table (benches/results.py).
+# The speed measurements in one command: first the instructions per call of every reader on every
+# TFLite model, counted by callgrind (benches/instructions.py: flatmodel's structure check, parse and
+# run-time schema, the flatbuffers crate, the C++ verifier); then the wall clock of every reader,
+# interleaved per file, and the per-file ratio table (benches/results.py).
 #
 # Usage: FLATMODEL_CORPUS=/path/to/corpus benches/run.sh [MODEL_REGEX]
 #
@@ -23,9 +25,11 @@
 #                     links to it)
 # The C++ side takes FLATC, CXX and CXXFLAGS (benches/cpp/build.sh).
 #
+#   BENCH_INSTRUCTIONS  0: leave out the instruction counts (they need valgrind; ~1.5 min for 45 models)
 # The run directory receives meta.txt (date, machine, toolchains, commit, commands), files.tsv,
-# criterion/ (CRITERION_HOME), cpp.tsv (the C++ harness's output), bench.log and table.md (the
-# results.py output, also printed).
+# instructions.tsv and instructions.md (benches/instructions.py's counts and table), criterion/
+# (CRITERION_HOME), cpp.tsv (the C++ harness's output), bench.log and table.md (both tables, also
+# printed).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,7 +44,8 @@ out=${BENCH_OUT:-$target/bench-run/$stamp}
 groups='verify|peer_flatbuffers_verify|loader_walk|peer_unchecked_walk'
 
 # The table's parser first: a broken results.py should stop the run before the benches start.
-python3 benches/test_results.py >/dev/null
+python3 benches/test_results.py >/dev/null 2>&1 || { python3 benches/test_results.py; exit 1; }
+python3 benches/test_instructions.py >/dev/null 2>&1 || { python3 benches/test_instructions.py; exit 1; }
 
 echo "building the criterion bench ..." >&2
 bench_exe=$(cargo bench -p flatmodel-benches --bench verify --no-run --message-format=json |
@@ -95,6 +100,11 @@ done
     echo "c++, per model: verify --warm-up-time $warm --measurement-time $measure --samples $samples MODEL.tflite"
 } >"$out/meta.txt"
 
+if [ "${BENCH_INSTRUCTIONS:-1}" != 0 ]; then
+    echo "counting instructions (callgrind) ..." >&2
+    python3 benches/instructions.py --out "$out" ${filter:+--filter "($filter)"} >"$out/instructions.md"
+fi
+
 : >"$out/files.tsv"
 : >"$out/cpp.tsv"
 : >"$out/bench.log"
@@ -123,7 +133,17 @@ for f in "${files[@]}"; do
 done
 echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC') (end; $(uptime | sed 's/.*load/load/'))" >>"$out/meta.txt"
 
-python3 benches/results.py "$out" >"$out/table.md"
+{
+    if [ -s "$out/instructions.md" ]; then
+        echo "Instructions per call (callgrind; benches/instructions.py):"
+        echo
+        cat "$out/instructions.md"
+        echo
+        echo "Wall clock, median ns per call (criterion; benches/results.py):"
+        echo
+    fi
+    python3 benches/results.py "$out"
+} >"$out/table.md"
 cat "$out/meta.txt"
 echo
 cat "$out/table.md"
