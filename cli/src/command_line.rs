@@ -6,7 +6,7 @@
 //! closed pipe ends a command quietly with the status it had so far (0 for `inspect`, `dump` and
 //! `extract`).
 
-use crate::commands::{dump, extract, inspect, path, scan, verify};
+use crate::commands::{bench, dump, extract, inspect, path, scan, verify};
 use crate::output::{self, Out};
 use crate::status::{Failure, Outcome};
 use crate::{help, input, open, suggest};
@@ -53,6 +53,8 @@ struct Args {
     schema: Option<OsString>,
     root_type: Option<String>,
     access: input::Access,
+    runs: Option<u32>,
+    cold: bool,
 }
 
 /// The runtime `--runtime` names.
@@ -80,6 +82,19 @@ fn circle_revision(value: OsString) -> Result<flatmodel::circle::Revision, Failu
     }
 }
 
+/// The number of runs `--runs` names: 1 to [`bench::MAX_RUNS`].
+fn runs(value: OsString) -> Result<u32, Failure> {
+    let text = value.to_string_lossy();
+    match text.parse::<u32>() {
+        Ok(n) if (1..=bench::MAX_RUNS).contains(&n) => Ok(n),
+        _ => Err(Failure::new(format!(
+            "--runs takes a number of runs from 1 to {}, not '{text}'\n{}",
+            bench::MAX_RUNS,
+            help::usage_of("bench")
+        ))),
+    }
+}
+
 /// The long flags `command` takes (for suggesting one after a typo; `run` parses them).
 fn flags_of(command: &str) -> &'static [&'static str] {
     match command {
@@ -88,6 +103,7 @@ fn flags_of(command: &str) -> &'static [&'static str] {
         "dump" => &["--circle-revision", "--schema", "--root-type", "--mmap", "--help"],
         "extract" => &["--output", "--raw", "--mmap", "--help"],
         "scan" => &["--mmap", "--help"],
+        "bench" => &["--runs", "--cold", "--json", "--mmap", "--help"],
         _ => &["--help"],
     }
 }
@@ -112,7 +128,9 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
     let mut a = Args::default();
     while let Some(arg) = parser.next()? {
         match arg {
-            Long("json") if matches!(command, "inspect") => a.json = true,
+            Long("json") if matches!(command, "inspect" | "bench") => a.json = true,
+            Long("runs") if matches!(command, "bench") => a.runs = Some(runs(parser.value()?)?),
+            Long("cold") if matches!(command, "bench") => a.cold = true,
             Long("tensors") if matches!(command, "inspect") => a.tensors = true,
             Long("tflm-resolver") if matches!(command, "inspect") => a.tflm_resolver = true,
             Short('q') | Long("quiet") if matches!(command, "verify") => a.quiet = true,
@@ -127,7 +145,7 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
             Long("root-type") if matches!(command, "verify" | "inspect" | "dump") => {
                 a.root_type = Some(parser.value()?.string()?)
             }
-            Long("mmap") if matches!(command, "verify" | "inspect" | "scan" | "dump" | "extract") => {
+            Long("mmap") if matches!(command, "verify" | "inspect" | "scan" | "dump" | "extract" | "bench") => {
                 a.access = input::Access::Map
             }
             Long("help") | Short('h') => a.help = true,
@@ -178,6 +196,13 @@ fn run(args: Vec<OsString>, out: &mut Out) -> Result<Outcome, Failure> {
             Err(Failure::new(format!("scan needs at least one FILE\n{}", help::usage_of(command))))
         }
         "scan" => scan::run(out, &a.positional, a.access),
+        "bench" if a.positional.is_empty() => {
+            Err(Failure::new(format!("bench needs at least one FILE\n{}", help::usage_of(command))))
+        }
+        "bench" => {
+            let settings = bench::Settings { runs: a.runs, cold: a.cold, json: a.json, access: a.access };
+            bench::run(out, &a.positional, &settings)
+        }
         "inspect" if a.tflm_resolver => inspect::tflm_resolver(out, &one(&a)?, a.access),
         "inspect" => inspect::run(out, &one(&a)?, a.json, a.tensors, a.access),
         "dump" => match a.positional.as_slice() {

@@ -1,6 +1,7 @@
 //! One module per command: each gets its arguments parsed (by `command_line`), opens its input
 //! through [`crate::open`] and prints; `inspect` and `scan` print [`crate::report`]'s reports.
 
+pub mod bench;
 pub mod dump;
 pub mod extract;
 pub mod inspect;

@@ -60,7 +60,7 @@ pub struct Located {
 
 impl Located {
     /// The library's `error` of `bytes`, worded as every command words it.
-    fn of(bytes: &[u8], error: &flatmodel::Error) -> Located {
+    pub fn of(bytes: &[u8], error: &flatmodel::Error) -> Located {
         let location = error.location().to_string();
         Located {
             kind: Some(kind_name(error.kind())),
@@ -71,8 +71,13 @@ impl Located {
     }
 
     /// An error with only a message.
-    fn message(message: String) -> Located {
+    pub fn message(message: String) -> Located {
         Located { kind: None, offset: None, path: None, message }
+    }
+
+    /// The error as `verify` and `inspect` print it.
+    pub fn text(&self) -> &str {
+        &self.message
     }
 }
 
