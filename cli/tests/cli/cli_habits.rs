@@ -190,7 +190,7 @@ fn help_pages_per_command() {
     let general = run(["help"]);
     general.expect_code(0);
     assert!(general.stdout.starts_with("usage:"), "{}", general.stdout);
-    for command in ["verify", "inspect", "dump", "extract"] {
+    for command in ["verify", "inspect", "dump", "extract", "bench"] {
         let by_help = run(["help", command]);
         let by_flag = run([command, "--help"]);
         by_help.expect_code(0);

@@ -15,6 +15,7 @@ mod support {
 }
 
 mod associated_files;
+mod bench;
 mod bundle;
 mod circle_training;
 mod cli;
