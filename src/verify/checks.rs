@@ -152,7 +152,7 @@ impl<'b> Verifier<'b> {
                 self.step::<UNIONS>(schema, &t, field, first.wrapping_add(inline).wrapping_add(i), None)?;
             }
         }
-        self.depth_left = self.depth_left.saturating_add(1);
+        self.leave_table();
         Ok(())
     }
 
@@ -174,7 +174,7 @@ impl<'b> Verifier<'b> {
         let (fields, first, _) = schema.table_fields(table);
         let (t, _) = self.enter_table::<true, false>(schema, pos, table, None, fields, first)?;
         steps(self, &t, first)?;
-        self.depth_left = self.depth_left.saturating_add(1);
+        self.leave_table();
         Ok(())
     }
 
@@ -374,7 +374,11 @@ impl<'b> Verifier<'b> {
         };
         let t = TableCheck { pos, slots };
         let widest = slot_table.map(|t| t.widest);
-        let key = InlineCache::key(vt, table, pos, fields, widest, self.check_alignment, FOLLOW);
+        // No key while the cache is off (the first tables of a buffer).
+        let key = match self.inline_checked.is_on() {
+            true => InlineCache::key(vt, table, pos, fields, widest, self.check_alignment, FOLLOW),
+            false => None,
+        };
         let follow = match key.and_then(|k| self.inline_checked.fields_to_follow(k)) {
             // The vtable at `vt` passed its own checks when this was remembered.
             Some(follow) => {
@@ -393,8 +397,17 @@ impl<'b> Verifier<'b> {
                     }
                     _ => self.check_inline::<UNIONS, FOLLOW>(schema, &t, inline_len, fields, first)?,
                 };
-                if let (Some(k), true) = (key, widest < 8) {
-                    self.inline_checked.insert(k, follow);
+                match (key, widest < 8) {
+                    (Some(k), true) => self.inline_checked.insert(k, follow),
+                    // The cache is switched on at the `START`th table entered (compact builds
+                    // have none to switch on).
+                    (None, _)
+                        if cfg!(feature = "specialize")
+                            && self.max_tables.wrapping_sub(self.tables_left) >= InlineCache::START =>
+                    {
+                        self.inline_checked.switch_on();
+                    }
+                    _ => {}
                 }
                 follow
             }
@@ -409,6 +422,14 @@ impl<'b> Verifier<'b> {
         self.tables_left = tables_left;
         self.charge(fields.len().saturating_add(1), pos)?;
         Ok((t, follow))
+    }
+
+    /// Leaves a table [`Verifier::enter_table`] entered: gives back the nesting level it took.
+    /// Cannot wrap (so no saturating compare): it follows that table's own successful
+    /// `checked_sub(1)`, and the tables entered in between give back at most what they took.
+    #[inline(always)]
+    fn leave_table(&mut self) {
+        self.depth_left = self.depth_left.wrapping_add(1);
     }
 
     /// Checks that every present field of `t` lies inside its `inline_len` bytes, aligned (a

@@ -8,6 +8,14 @@
 //! it (flash first) the cache is empty and zero-sized, so firmware pays neither its code nor
 //! its 384 bytes of stack.
 //!
+//! The cache starts off, and is switched on (its sets cleared) by the first miss after
+//! [`InlineCache::START`] tables have been entered: the root table is the one table of its
+//! type in a buffer, so hashing and remembering its vtable only costs, and a buffer of one
+//! table need not clear the sets at all. Until then every table gets the full inline check,
+//! which is the check a cached vtable passed, so whether the cache is on changes no outcome.
+//! (Switching on later costs more than it saves: small models share vtables from their first
+//! tables on, as their tensors and buffers do.)
+//!
 //! Each entry also keeps which of the table's offset fields the interpreter must follow, one
 //! bit per field: those the vtable gives, the required ones, and unions whose type the vtable
 //! gives. They too depend only on the vtable and the table type, so
@@ -21,21 +29,47 @@ pub(crate) struct Key(u64);
 
 /// Remembered inline checks.
 pub(crate) struct InlineCache {
+    /// The sets, once switched on.
     #[cfg(feature = "specialize")]
+    sets: Option<Sets>,
+}
+
+/// The cache's sets: keys, and for each the fields to follow
+/// ([`InlineCache::fields_to_follow`]).
+#[cfg(feature = "specialize")]
+struct Sets {
     entries: [u64; 32],
-    /// For each entry, the fields to follow ([`InlineCache::fields_to_follow`]).
-    #[cfg(feature = "specialize")]
     follow: [u32; 32],
 }
 
 impl InlineCache {
-    /// An empty cache.
+    /// How many tables are entered before the cache is switched on: the root alone.
+    pub(crate) const START: usize = 1;
+
+    /// A cache, off.
     pub(crate) const fn new() -> Self {
         InlineCache {
             #[cfg(feature = "specialize")]
-            entries: [0; 32],
-            #[cfg(feature = "specialize")]
-            follow: [0; 32],
+            sets: None,
+        }
+    }
+
+    /// Whether the cache is on (never without the `specialize` feature).
+    #[inline(always)]
+    pub(crate) fn is_on(&self) -> bool {
+        #[cfg(feature = "specialize")]
+        return self.sets.is_some();
+        #[cfg(not(feature = "specialize"))]
+        false
+    }
+
+    /// Switches the cache on, empty.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn switch_on(&mut self) {
+        #[cfg(feature = "specialize")]
+        {
+            self.sets = Some(Sets { entries: [0; 32], follow: [0; 32] });
         }
     }
 
@@ -84,13 +118,14 @@ impl InlineCache {
         #[cfg(feature = "specialize")]
         {
             // The set's first way holds its newer key.
+            let sets = self.sets.as_ref()?;
             let e = Self::set(key);
-            let way = match self.entries.get(e..e.wrapping_add(2)) {
+            let way = match sets.entries.get(e..e.wrapping_add(2)) {
                 Some(&[first, _]) if first == key.0 => e,
                 Some(&[_, second]) if second == key.0 => e.wrapping_add(1),
                 _ => return None,
             };
-            self.follow.get(way).copied()
+            sets.follow.get(way).copied()
         }
         #[cfg(not(feature = "specialize"))]
         {
@@ -100,20 +135,20 @@ impl InlineCache {
     }
 
     /// Remembers `key` and its fields to follow in the first way of its set, moving the key
-    /// that was there to the second (whose key is forgotten).
+    /// that was there to the second (whose key is forgotten); nothing while the cache is off.
     #[inline(always)]
     pub(crate) fn insert(&mut self, key: Key, follow: u32) {
         #[cfg(feature = "specialize")]
-        {
+        if let Some(sets) = &mut self.sets {
             let e = Self::set(key);
             if let Some([first, second]) =
-                self.entries.get_mut(e..e.wrapping_add(2)).and_then(|w| <&mut [_; 2]>::try_from(w).ok())
+                sets.entries.get_mut(e..e.wrapping_add(2)).and_then(|w| <&mut [_; 2]>::try_from(w).ok())
             {
                 *second = *first;
                 *first = key.0;
             }
             if let Some([first, second]) =
-                self.follow.get_mut(e..e.wrapping_add(2)).and_then(|w| <&mut [_; 2]>::try_from(w).ok())
+                sets.follow.get_mut(e..e.wrapping_add(2)).and_then(|w| <&mut [_; 2]>::try_from(w).ok())
             {
                 *second = *first;
                 *first = follow;
@@ -123,7 +158,7 @@ impl InlineCache {
         let _ = (key, follow);
     }
 
-    /// Forgets everything (for another buffer).
+    /// Forgets everything (for another buffer), and switches the cache off.
     #[inline(always)]
     pub(crate) fn clear(&mut self) {
         *self = Self::new();
@@ -150,9 +185,27 @@ mod tests {
     }
 
     #[test]
+    fn a_cache_switched_off_remembers_nothing_until_switched_on() {
+        let [a] = same_set(1)[..] else { panic!("one key") };
+        let mut cache = InlineCache::new();
+        assert!(!cache.is_on());
+        cache.insert(a, 0b01);
+        assert_eq!(cache.fields_to_follow(a), None);
+        cache.switch_on();
+        assert!(cache.is_on());
+        assert_eq!(cache.fields_to_follow(a), None, "switched on empty");
+        cache.insert(a, 0b01);
+        assert_eq!(cache.fields_to_follow(a), Some(0b01));
+        cache.clear();
+        assert!(!cache.is_on());
+        assert_eq!(cache.fields_to_follow(a), None);
+    }
+
+    #[test]
     fn two_keys_of_one_set_take_turns_without_evicting_each_other() {
         let [a, b] = same_set(2)[..] else { panic!("two keys of one set") };
         let mut cache = InlineCache::new();
+        cache.switch_on();
         cache.insert(a, 0b01);
         cache.insert(b, 0b10);
         for _ in 0..3 {
@@ -165,6 +218,7 @@ mod tests {
     fn a_third_key_of_a_set_evicts_the_older_of_two() {
         let [a, b, c] = same_set(3)[..] else { panic!("three keys of one set") };
         let mut cache = InlineCache::new();
+        cache.switch_on();
         cache.insert(a, 1);
         cache.insert(b, 2);
         cache.insert(c, 3);
