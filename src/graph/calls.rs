@@ -37,7 +37,7 @@ macro_rules! calls {
     ($($second:literal $union:ident $table:ident . $field:literal @ $slot:literal $($vector:ident)?;)*) => {
         /// The fields of the control-flow options that call subgraphs, in the order they are
         /// reported.
-        static CALLS: [Call; [$($slot),*].len()] = [$(Call {
+        const CALLS: [Call; [$($slot),*].len()] = [$(Call {
             second: $second,
             tag: <$table<'static> as UnionMember<'static, $union<'static>>>::TAG,
             slot: $slot,
@@ -70,12 +70,41 @@ calls! {
     true BuiltinOptions2 StablehloCaseOptions."branch_subgraph_indices" @0 vector;
 }
 
+/// The tags of [`CALLS`] in each union (`builtin_options`', `builtin_options_2`'), as a set of
+/// bits: one test tells an operator whose options call no subgraph (nearly all of them).
+static CALLING_TAGS: [u128; 2] = calling_tags();
+
+/// [`CALLING_TAGS`], made at compile time (a call's tag past 127 is a build error).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::as_conversions)] // compile time: a panic is a build error
+const fn calling_tags() -> [u128; 2] {
+    let mut sets = [0u128; 2];
+    let mut i = 0;
+    while i < CALLS.len() {
+        let call = &CALLS[i];
+        assert!(call.tag < 128, "a control-flow options tag past 127");
+        sets[call.second as usize] |= 1 << call.tag;
+        i += 1;
+    }
+    sets
+}
+
+/// Whether options of the union tags `tags` (`builtin_options_type`,
+/// `builtin_options_2_type`) may call a subgraph: whether either tag is one of [`CALLS`].
+fn may_call(tags: [u8; 2]) -> bool {
+    let ([first, second], [tag, tag_2]) = (CALLING_TAGS, tags);
+    let has = |set: u128, tag: u8| set.checked_shr(u32::from(tag)).is_some_and(|bits| bits & 1 != 0);
+    has(first, tag) || has(second, tag_2)
+}
+
 /// Calls `f(subgraph_index, site)` for every subgraph the operator `op` calls, whose options
 /// unions have the type tags `tags` (`builtin_options_type`, `builtin_options_2_type`). Reads
 /// only the control-flow members, without building the unions' values. (`CallOptions.subgraph`
 /// is a `uint`, read as an `int` like the others: a value past `i32::MAX` is out of range
 /// either way.)
 pub(crate) fn for_each_called_subgraph(op: Table<'_>, tags: [u8; 2], f: &mut dyn FnMut(i64, &'static Site)) {
+    if !may_call(tags) {
+        return;
+    }
     for call in &CALLS {
         let (slot, site) = if call.second { (OPTIONS_2, &CALLED_SUBGRAPH_2) } else { (OPTIONS, &CALLED_SUBGRAPH) };
         if tags.get(usize::from(call.second)) != Some(&call.tag) {

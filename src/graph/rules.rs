@@ -196,13 +196,30 @@ fn check_all<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
     let Some(subgraphs) = model.subgraph_list() else {
         return Err(c.fail(&NO_SUBGRAPHS, 0));
     };
+    let mut calls = false;
     for s in 0..subgraphs.len() {
         let Some(subgraph) = subgraphs.get(s) else { continue };
         c.outer = s;
-        subgraph_rules(c, &subgraph, subgraphs.len())?;
+        calls |= subgraph_rules(c, &subgraph, subgraphs.len())?;
     }
     super::tables::signature_rules(c, &subgraphs)?;
+    if !calls {
+        return charge_call_walk(c, &subgraphs);
+    }
     no_call_cycles(c, &subgraphs)
+}
+
+/// What [`no_call_cycles`] charges, and all it can find, when no operator calls a subgraph: its
+/// one round reads every operator, a unit each, and finds no cycle. Charged a subgraph at a
+/// time, the budget runs out (or not) as it would an operator at a time, with the same error.
+fn charge_call_walk<'a, M: FormatRules<'a>>(
+    c: &mut Checker<'a, M>,
+    subgraphs: &TableVector<'a, M::SubGraph>,
+) -> Checked {
+    for sg in subgraphs.iter() {
+        c.charge(sg.operators().map_or(0, |o| o.len()))?;
+    }
+    Ok(())
 }
 
 /// Calls `f` for each advisory finding of `model`, charging the walk (per subgraph visit: its
@@ -302,9 +319,10 @@ fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
     Ok(())
 }
 
-/// The rules of subgraph [`Checker::outer`] of `subgraphs`.
+/// The rules of subgraph [`Checker::outer`] of `subgraphs`; whether one of its operators calls
+/// a subgraph.
 #[inline(never)]
-fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGraph, subgraphs: usize) -> Checked {
+fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGraph, subgraphs: usize) -> Checked<bool> {
     let tensors = sg.tensors();
     let count = tensors.map_or(0, |t| t.len());
     let at = sg.position();
@@ -319,6 +337,7 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGra
         return Err(c.fail(&NO_OPERATORS, at));
     };
     let codes = c.model.operator_code_count();
+    let mut calls = false;
     for o in 0..ops.len() {
         let Some(op) = ops.get(o) else { continue };
         c.charge(1)?;
@@ -342,6 +361,7 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGra
         }
         let mut bad = None;
         M::called_subgraphs(&op, &mut |index, site| {
+            calls = true;
             if bad.is_none() && usize::try_from(index).map_or(true, |i| i >= subgraphs) {
                 bad = Some(site);
             }
@@ -357,7 +377,7 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGra
     let model = c.model;
     let charge = |window, units| if window == 0 { Ok(()) } else { c.charge(units) };
     match dataflow(model, sg, &ops, count, charge, |_, _| {}) {
-        Ok(()) => Ok(()),
+        Ok(()) => Ok(calls),
         Err(Stop::Budget(e)) => Err(e),
         Err(Stop::ProducedTwice { op, output, at }) => {
             (c.inner, c.element) = (op, output);

@@ -146,18 +146,11 @@ fn csr_rules<'a, M: FormatRules<'a>, D: DimensionView<'a>>(
     if to_u64(segments.len()) != parents.saturating_add(1) {
         return Err(&SEGMENT_COUNT);
     }
-    let mut previous = 0;
-    for i in 0..segments.len() {
-        let s = segments.get(i);
-        if s < previous {
-            return Err(&SEGMENT_ORDER);
-        }
-        previous = s;
-    }
-    if usize::try_from(previous).ok() != Some(indices.len()) {
+    let last = segments.non_decreasing_last().ok_or(&SEGMENT_ORDER)?;
+    if usize::try_from(last).ok() != Some(indices.len()) {
         return Err(&INDEX_COUNT);
     }
-    if (0..indices.len()).any(|i| u32::try_from(indices.get(i)).map_or(true, |i| i >= dim)) {
+    if !indices.all_below(dim) {
         return Err(&INDEX_RANGE);
     }
     Ok(to_u64(indices.len()))
@@ -303,11 +296,72 @@ impl IndexValues<'_> {
     }
 }
 
+/// The values of an [`IndexValues`] as stored, by width: what lets the checks over every value
+/// run as one tight loop per width instead of decoding the width at each value.
+enum Stored<'a> {
+    /// Little-endian `int`s.
+    I32(&'a [[u8; 4]]),
+    /// Little-endian `ushort`s.
+    U16(&'a [[u8; 2]]),
+    /// `ubyte`s.
+    U8(&'a [u8]),
+}
+
+impl<'a> IndexValues<'a> {
+    /// The values as stored (`bytes` holds exactly `len` values of `width` bytes).
+    fn stored(&self) -> Stored<'a> {
+        match self.width {
+            4 => Stored::I32(self.bytes.as_chunks().0),
+            2 => Stored::U16(self.bytes.as_chunks().0),
+            _ => Stored::U8(self.bytes),
+        }
+    }
+
+    /// The last value when the values are non-negative and never decrease (0 when there are
+    /// none); `None` when one is negative or smaller than the one before it.
+    fn non_decreasing_last(&self) -> Option<i32> {
+        match self.stored() {
+            Stored::I32(v) => non_decreasing_last(v.iter().map(|b| i32::from_le_bytes(*b))),
+            Stored::U16(v) => non_decreasing_last(v.iter().map(|b| i32::from(u16::from_le_bytes(*b)))),
+            Stored::U8(v) => non_decreasing_last(v.iter().map(|&b| i32::from(b))),
+        }
+    }
+
+    /// Whether every value lies in `0..dim`.
+    ///
+    /// The largest value, read as unsigned, decides: a negative `int` read as unsigned is at
+    /// least 2^31, past any valid value, so comparing it with `dim` capped at 2^31 rejects it
+    /// and keeps the verdict on the others. A maximum (no early exit) is what compilers turn
+    /// into a few wide instructions per many values.
+    fn all_below(&self, dim: u32) -> bool {
+        let largest = match self.stored() {
+            Stored::I32(v) => v.iter().fold(0, |m, b| m.max(u32::from_le_bytes(*b))),
+            Stored::U16(v) => u32::from(v.iter().fold(0, |m, b| m.max(u16::from_le_bytes(*b)))),
+            Stored::U8(v) => u32::from(v.iter().fold(0, |m, &b| m.max(b))),
+        };
+        self.is_empty() || largest < dim.min(1 << 31)
+    }
+}
+
+/// The last of `values` when none is negative or smaller than the one before (0 when there
+/// are none).
+fn non_decreasing_last(values: impl Iterator<Item = i32>) -> Option<i32> {
+    let mut previous = 0;
+    for value in values {
+        if value < previous {
+            return None;
+        }
+        previous = value;
+    }
+    Some(previous)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{ARRAY_INDICES, ARRAY_SEGMENTS, I32, U16, U8, VALUES};
+    use super::{IndexValues, ARRAY_INDICES, ARRAY_SEGMENTS, I32, U16, U8, VALUES};
     use crate::schema::{TableDesc, TableType};
     use crate::wire::UnionMember;
+    use std::vec::Vec;
 
     fn slot(desc: &TableDesc, name: &str) -> Option<u16> {
         desc.fields.iter().find(|f| f.name == name).map(|f| f.slot)
@@ -327,6 +381,44 @@ mod tests {
             assert_eq!(crate::$m::DimensionType::DENSE.0, super::DENSE_FORMAT);
             assert_eq!(crate::$m::DimensionType::SPARSE_CSR.0, super::SPARSE_CSR);
         }};
+    }
+
+    /// Index values of `width` bytes holding `values` (truncated to the width, little-endian).
+    fn stored(values: &[i64], width: usize) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_le_bytes().into_iter().take(width)).collect()
+    }
+
+    /// The checks over whole vectors agree with the value-by-value definitions, at every width,
+    /// for negative values, values at and past the bounds, and no values.
+    #[test]
+    fn whole_vector_checks_agree_with_each_value() {
+        let cases: [&[i64]; 9] = [
+            &[],
+            &[0],
+            &[0, 0, 3, 3, 7],
+            &[1, 2, 1],
+            &[-1, 0],
+            &[0, 5, -3],
+            &[255, 254],
+            &[0, 65_535, 70_000],
+            &[0, 2_147_483_647],
+        ];
+        for values in cases {
+            for width in [1, 2, 4] {
+                let bytes = stored(values, width);
+                let v = IndexValues { bytes: &bytes, width, len: values.len() };
+                let read: Vec<i32> = v.iter().collect();
+                let mut previous = Some(0);
+                for &x in &read {
+                    previous = previous.filter(|&p| x >= p).map(|_| x);
+                }
+                assert_eq!(v.non_decreasing_last(), previous, "{values:?} at width {width}");
+                for dim in [0, 1, 3, 5, 6, 255, 256, 65_536, 1 << 31, u32::MAX] {
+                    let each = read.iter().all(|&x| u32::try_from(x).is_ok_and(|x| x < dim));
+                    assert_eq!(v.all_below(dim), each, "{values:?} at width {width} below {dim}");
+                }
+            }
+        }
     }
 
     #[test]
