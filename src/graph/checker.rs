@@ -5,6 +5,7 @@
 //! `?` on the way out tests a flag rather than copying an [`Error`] (which costs code at every
 //! step on small targets).
 
+use super::buffers::{Buffers, Stored};
 use super::runtime::Refusals;
 use super::FormatRules;
 use crate::error::{Error, ErrorKind};
@@ -175,7 +176,8 @@ static SPENT: Site = Site::new(ErrorKind::ApparentSizeLimit, [0; 4]);
 /// The rule walk over one model: where to report and how much work is left.
 pub(crate) struct Checker<'a, M> {
     pub(crate) model: M,
-    buffers: usize,
+    /// `Model.buffers`, read once.
+    buffers: Buffers<'a>,
     /// Work units left.
     left: u64,
     /// The index of the outermost indexed segment being walked (a subgraph, a buffer, a
@@ -195,7 +197,7 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
     pub(crate) fn new(model: M, options: &Options) -> Self {
         Checker {
             model,
-            buffers: model.buffer_count().unwrap_or(0),
+            buffers: Buffers::new(model.buffer_tables()),
             left: options.apparent_size_budget(model.file().len()),
             outer: 0,
             inner: 0,
@@ -207,7 +209,12 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
 
     /// How many buffers the model has.
     pub(crate) fn buffers(&self) -> usize {
-        self.buffers
+        self.buffers.len()
+    }
+
+    /// Where the bytes of buffer `index` are; `None` past the end.
+    pub(crate) fn stored(&self, index: usize) -> Option<Stored<'a>> {
+        self.buffers.stored(index)
     }
 
     /// Keeps `site` and `at` (a byte offset) as the walk's failure.

@@ -11,6 +11,7 @@
 //! vector; none descends through shared offsets. What does (the rules, the warnings) is charged
 //! to the work budget of [`crate::verify::Options`].
 
+pub(crate) mod buffers;
 pub(crate) mod calls;
 pub(crate) mod checker;
 mod impls;

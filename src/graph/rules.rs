@@ -10,6 +10,7 @@
 //! many offsets is a large model; the walk is charged against the same apparent-size budget as
 //! the structural verifier, which keeps the work linear in the file size.
 
+use super::buffers::Stored;
 use super::checker::path::{BUFFER, BUFFERS, CUSTOM_CODE, INPUTS, INTERMEDIATES, IS_VARIABLE, OFFSET, OPCODE_INDEX};
 use super::checker::path::{BUILTIN_OPTIONS, LARGE_CUSTOM_OPTIONS, OPERATORS, OPERATOR_CODES, OUTPUTS, QUANTIZATION};
 use super::checker::path::{DETAILS, ELEMENT, INNER, OPERATOR_INPUTS, OPERATOR_OUTPUTS, OUTER};
@@ -20,7 +21,8 @@ use super::scratch::BitSet;
 use super::{ModelView, OperatorView, QuantView, Runtime, SubGraphView, TensorView};
 use crate::error::{Error, ErrorKind};
 use crate::verify::{Options, VerifyTable};
-use crate::wire::{to_u64, TableVector, Vector};
+use crate::wire::{to_u64, Table, TableVector, Vector};
+use core::ops::Range;
 
 /// Element type code of strings, the same in TFLite and Circle.
 const STRING: i8 = 5;
@@ -63,6 +65,9 @@ pub(crate) trait FormatRules<'a>: ModelView<'a> + VerifyTable {
 
     /// The fields of the path codes, code 1 first ([`super::checker::path_fields!`]).
     const PATHS: &'static [[u8; 2]];
+
+    /// `Model.buffers` as raw tables (both formats store `Buffer`'s fields in the same slots).
+    fn buffer_tables(&self) -> Option<TableVector<'a, Table<'a>>>;
 
     /// Whether operator code `index` is a CUSTOM operator without a `custom_code` (what the
     /// rules ask of [`ModelView::operator_kind_at`], without naming the operator).
@@ -268,7 +273,7 @@ fn all_warnings<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, f: &mut dyn FnMu
             model,
             &sg,
             &ops,
-            count,
+            (count, None),
             |_, units| c.charge(units),
             |o, j| f(Warning::UnproducedInput { subgraph: index(s), operator: index(o), input: index(j) }),
         );
@@ -298,11 +303,10 @@ fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
     };
     c.charge(count)?;
     for i in 0..count {
-        let Some(buffer) = m.buffer_ref(i) else { continue };
-        let external = buffer.data.is_none() && buffer.offset > 1;
-        if external && super::external_range(m.file(), buffer.offset, buffer.size).is_none() {
+        let Some(Stored::External { offset, size }) = c.stored(i) else { continue };
+        if super::external_range(m.file(), offset, size).is_none() {
             c.outer = i;
-            return Err(c.fail(&BUFFER_RANGE, usize::try_from(buffer.offset).unwrap_or(usize::MAX)));
+            return Err(c.fail(&BUFFER_RANGE, usize::try_from(offset).unwrap_or(usize::MAX)));
         }
     }
     super::tables::metadata_rules(c)?;
@@ -328,10 +332,15 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGra
     let at = sg.position();
     indices_in_range(c, sg.inputs(), count, at, &SUBGRAPH_INPUT)?;
     indices_in_range(c, sg.outputs(), count, at, &SUBGRAPH_OUTPUT)?;
+    // The tensors that hold values before any operator runs, for the dataflow walk's first
+    // window: found here rather than by reading every tensor again.
+    let mut available = BitSet::new();
     for t in 0..count {
         let Some(tensor) = tensors.and_then(|v| v.get(t)) else { continue };
         c.inner = t;
-        tensor_rules(c, &tensor, count)?;
+        if tensor_rules(c, &tensor, count)? {
+            available.insert(t);
+        }
     }
     let Some(ops) = sg.operators() else {
         return Err(c.fail(&NO_OPERATORS, at));
@@ -376,7 +385,7 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGra
     c.charge(count)?;
     let model = c.model;
     let charge = |window, units| if window == 0 { Ok(()) } else { c.charge(units) };
-    match dataflow(model, sg, &ops, count, charge, |_, _| {}) {
+    match dataflow(model, sg, &ops, (count, Some(&mut available)), charge, |_, _| {}) {
         Ok(()) => Ok(calls),
         Err(Stop::Budget(e)) => Err(e),
         Err(Stop::ProducedTwice { op, output, at }) => {
@@ -406,9 +415,10 @@ fn indices_in_range<'a, M: FormatRules<'a>>(
 }
 
 /// The rules of tensor [`Checker::inner`] of subgraph [`Checker::outer`], which has `count`
-/// tensors.
+/// tensors; whether the tensor holds a value before any operator runs (it is a constant, with a
+/// buffer other than 0 that has data, or a variable), which the dataflow walk starts from.
 #[inline(never)]
-fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tensor, count: usize) -> Checked {
+fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tensor, count: usize) -> Checked<bool> {
     let at = tensor.position();
     let model = c.model;
     let buffer = tensor.buffer();
@@ -416,35 +426,37 @@ fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tens
         return Err(c.fail(&TENSOR_BUFFER, at));
     };
     // Buffer 0 holds no tensor's data; the others' ranges `model_rules` checked.
-    let data = match model.buffer_ref(stored) {
-        Some(b) if buffer != 0 => match b.data {
-            Some(data) => data,
-            None if b.offset > 1 => super::external_range(model.file(), b.offset, b.size).unwrap_or(&[]),
-            None => &[],
-        },
-        _ => &[],
+    let stored = if buffer == 0 { None } else { c.stored(stored) };
+    let (constant, data) = match stored {
+        Some(Stored::Inline(data)) => (true, data),
+        Some(Stored::External { offset, size }) => {
+            (true, super::external_range(model.file(), offset, size).unwrap_or(&[]))
+        }
+        Some(Stored::Nothing) | None => (false, &[][..]),
     };
+    let held = constant || tensor.is_variable();
     let shape = tensor.shape();
     // The tensor and its shape (read here, or by the runtime profiles, which walk every shape).
     c.charge(shape.map_or(0, |s| s.len()).saturating_add(1))?;
     model.tensor_rules(c, tensor, count, data)?;
     if data.is_empty() || model.data_rules(c, tensor, data)? {
-        return Ok(());
+        return Ok(held);
     }
     let (code, size) = M::element_size(tensor);
     if let Some(sparsity) = tensor.sparsity() {
-        return super::sparsity::sparsity_rules(c, &sparsity, shape, size, data.len(), at);
+        super::sparsity::sparsity_rules(c, &sparsity, shape, size, data.len(), at)?;
+        return Ok(held);
     }
-    let Some(shape) = shape else { return Ok(()) };
+    let Some(shape) = shape else { return Ok(held) };
     if code == STRING {
-        return if string_layout_ok(data) { Ok(()) } else { Err(c.fail(&STRING_LAYOUT, at)) };
+        return if string_layout_ok(data) { Ok(held) } else { Err(c.fail(&STRING_LAYOUT, at)) };
     }
-    let Some(size) = size else { return Ok(()) };
+    let Some(size) = size else { return Ok(held) };
     let expected = shape.iter().try_fold(size, |acc, d| acc.checked_mul(u64::try_from(d).ok()?));
     if expected != Some(to_u64(data.len())) {
         return Err(c.fail(&DATA_SIZE, at));
     }
-    Ok(())
+    Ok(held)
 }
 
 /// The first of LiteRT's checks of affine quantization (`InterpreterBuilder::ParseQuantization`,
@@ -563,18 +575,25 @@ enum Stop {
 /// window. `charge(window, units)` is called with each window's work: per operator, one plus
 /// its inputs and outputs; and for each window after the first, its tensors and the
 /// subgraph's inputs (the caller charges those of the first).
+///
+/// `tensors` is the subgraph's tensor count and, when the caller found them, the constant and
+/// variable tensors of the first window (else the walk reads them from the tensors).
 fn dataflow<'a, M: ModelView<'a>>(
     model: M,
     sg: &M::SubGraph,
     ops: &TableVector<'a, M::Operator>,
-    count: usize,
+    (count, first): (usize, Option<&mut BitSet>),
     mut charge: impl FnMut(usize, usize) -> Checked,
     mut unproduced: impl FnMut(usize, usize),
 ) -> Result<(), Stop> {
     // The first output produced twice so far: (operator, output, byte position), kept as three
     // numbers (an `Option` of the tuple costs Cortex-M firmware a `memmove`).
     let (mut op, mut output, mut at) = (usize::MAX, usize::MAX, 0);
-    let mut available = BitSet::new();
+    let mut own = None;
+    let (available, mut found_first) = match first {
+        Some(set) => (set, true),
+        None => (own.insert(BitSet::new()), false),
+    };
     let mut start = 0usize;
     loop {
         let window = start..start.saturating_add(BitSet::CAPACITY).min(count);
@@ -583,8 +602,11 @@ fn dataflow<'a, M: ModelView<'a>>(
             let inputs = sg.inputs().map_or(0, |i| i.len());
             charge(start, window.len().saturating_add(inputs)).map_err(Stop::Budget)?;
         }
-        available.clear();
-        let found = dataflow_window(model, sg, ops, &mut available, (window, count), &mut charge, &mut unproduced)?;
+        if !core::mem::take(&mut found_first) {
+            available.clear();
+            held_from_start(model, sg, available, window.clone());
+        }
+        let found = dataflow_window(sg, ops, available, (window, count), &mut charge, &mut unproduced)?;
         if let Some((o, j, position)) = found {
             if o < op || (o == op && j < output) {
                 (op, output, at) = (o, j, position);
@@ -601,21 +623,13 @@ fn dataflow<'a, M: ModelView<'a>>(
     Err(Stop::ProducedTwice { op, output, at })
 }
 
-/// One walk of [`dataflow`], over the tensors of `window` of the subgraph's `count`
-/// (`available` holding tensor `window.start + i` as `i`): the first output in it produced
-/// twice, as (operator, output, byte position).
-fn dataflow_window<'a, M: ModelView<'a>>(
-    model: M,
-    sg: &M::SubGraph,
-    ops: &TableVector<'a, M::Operator>,
-    available: &mut BitSet,
-    (window, count): (core::ops::Range<usize>, usize),
-    charge: &mut impl FnMut(usize, usize) -> Checked,
-    unproduced: &mut impl FnMut(usize, usize),
-) -> Result<Option<(usize, usize, usize)>, Stop> {
+/// Adds to `available` (which holds tensor `window.start + i` as `i`) the tensors of `window`
+/// of `sg` that hold values before any operator runs: constants (a buffer other than 0 with
+/// data) and variables.
+fn held_from_start<'a, M: ModelView<'a>>(model: M, sg: &M::SubGraph, available: &mut BitSet, window: Range<usize>) {
     let start = window.start;
     let tensors = sg.tensors();
-    for t in window.clone() {
+    for t in window {
         let Some(tensor) = tensors.and_then(|v| v.get(t)) else { continue };
         let buffer = usize::try_from(tensor.buffer()).ok().and_then(|b| model.buffer_ref(b));
         let constant = tensor.buffer() != 0 && buffer.is_some_and(|b| b.data.is_some() || b.offset > 1);
@@ -623,6 +637,21 @@ fn dataflow_window<'a, M: ModelView<'a>>(
             available.insert(t.wrapping_sub(start));
         }
     }
+}
+
+/// One walk of [`dataflow`], over the tensors of `window` of the subgraph's `count`
+/// (`available` holding tensor `window.start + i` as `i`, the window's tensors that hold values
+/// from the start already in it): the first output in it produced twice, as (operator, output,
+/// byte position).
+fn dataflow_window<'a, S: SubGraphView<'a>>(
+    sg: &S,
+    ops: &TableVector<'a, S::Operator>,
+    available: &mut BitSet,
+    (window, count): (Range<usize>, usize),
+    charge: &mut impl FnMut(usize, usize) -> Checked,
+    unproduced: &mut impl FnMut(usize, usize),
+) -> Result<Option<(usize, usize, usize)>, Stop> {
+    let start = window.start;
     // A tensor index in the window, as a position in `available`.
     let slot = |index: i32| usize::try_from(index).ok().filter(|i| window.contains(i)).map(|i| i.wrapping_sub(start));
     for i in sg.inputs().unwrap_or_default().iter() {

@@ -15,6 +15,10 @@ impl<'a> FormatRules<'a> for Model<'a> {
 
     const PATHS: &'static [[u8; 2]] = PATHS;
 
+    fn buffer_tables(&self) -> Option<crate::wire::TableVector<'a, crate::wire::Table<'a>>> {
+        self.raw().table_vector(Model::BUFFERS_SLOT)
+    }
+
     fn custom_without_code(&self, index: usize) -> bool {
         let code = self.operator_codes().and_then(|c| c.get(index));
         code.is_some_and(|c| {
