@@ -273,7 +273,7 @@ fn all_warnings<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, f: &mut dyn FnMu
             model,
             &sg,
             &ops,
-            (count, None),
+            (0, count),
             |_, units| c.charge(units),
             |o, j| f(Warning::UnproducedInput { subgraph: index(s), operator: index(o), input: index(j) }),
         );
@@ -332,8 +332,9 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGra
     let at = sg.position();
     indices_in_range(c, sg.inputs(), count, at, &SUBGRAPH_INPUT)?;
     indices_in_range(c, sg.outputs(), count, at, &SUBGRAPH_OUTPUT)?;
-    // The tensors that hold values before any operator runs, for the dataflow walk's first
-    // window: found here rather than by reading every tensor again.
+    // The dataflow walk's first window (`dataflow`), made along the other rules: the tensors
+    // that hold values before any operator runs, found by `tensor_rules`, and the subgraph's
+    // inputs; then each operator's outputs, in the operator loop.
     let mut available = BitSet::new();
     for t in 0..count {
         let Some(tensor) = tensors.and_then(|v| v.get(t)) else { continue };
@@ -342,11 +343,17 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGra
             available.insert(t);
         }
     }
+    for input in sg.inputs().unwrap_or_default().iter() {
+        available.insert(usize::try_from(input).unwrap_or(usize::MAX));
+    }
     let Some(ops) = sg.operators() else {
         return Err(c.fail(&NO_OPERATORS, at));
     };
     let codes = c.model.operator_code_count();
     let mut calls = false;
+    // The first output the first window finds produced twice: (operator, output, byte
+    // position); `usize::MAX` for none yet.
+    let mut twice = (usize::MAX, usize::MAX, 0);
     for o in 0..ops.len() {
         let Some(op) = ops.get(o) else { continue };
         c.charge(1)?;
@@ -378,21 +385,32 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGra
         if let Some(site) = bad {
             return Err(c.fail(site, at));
         }
-    }
-    // The dataflow walk's other quantities (inputs and outputs) were charged above, for its
-    // first window; the windows after it (a subgraph of more than 4,096 tensors) are charged
-    // as they go.
-    c.charge(count)?;
-    let model = c.model;
-    let charge = |window, units| if window == 0 { Ok(()) } else { c.charge(units) };
-    match dataflow(model, sg, &ops, (count, Some(&mut available)), charge, |_, _| {}) {
-        Ok(()) => Ok(calls),
-        Err(Stop::Budget(e)) => Err(e),
-        Err(Stop::ProducedTwice { op, output, at }) => {
-            (c.inner, c.element) = (op, output);
-            Err(c.fail(&PRODUCED_TWICE, at))
+        if twice.0 == usize::MAX {
+            if let Some(j) = produce(&mut available, outputs.unwrap_or_default(), 0..BitSet::CAPACITY) {
+                twice = (o, j, at);
+            }
         }
     }
+    // The dataflow walk's quantities in its first window (its inputs and outputs) were charged
+    // above; the windows after it (a subgraph of more than 4,096 tensors) are charged as they
+    // go, and the first output produced twice is the earliest any window finds.
+    c.charge(count)?;
+    let (model, rest) = (c.model, (BitSet::CAPACITY, count));
+    let later = match count > BitSet::CAPACITY {
+        false => Ok(()),
+        true => dataflow(model, sg, &ops, rest, |_, units| c.charge(units), |_, _| {}),
+    };
+    let later = match later {
+        Ok(()) => (usize::MAX, usize::MAX, 0),
+        Err(Stop::Budget(e)) => return Err(e),
+        Err(Stop::ProducedTwice { op, output, at }) => (op, output, at),
+    };
+    let (op, output, at) = if (later.0, later.1) < (twice.0, twice.1) { later } else { twice };
+    if op == usize::MAX {
+        return Ok(calls);
+    }
+    (c.inner, c.element) = (op, output);
+    Err(c.fail(&PRODUCED_TWICE, at))
 }
 
 /// Every index is -1 (an omitted optional tensor) or names one of `count` tensors.
@@ -576,25 +594,20 @@ enum Stop {
 /// its inputs and outputs; and for each window after the first, its tensors and the
 /// subgraph's inputs (the caller charges those of the first).
 ///
-/// `tensors` is the subgraph's tensor count and, when the caller found them, the constant and
-/// variable tensors of the first window (else the walk reads them from the tensors).
+/// The walk starts at the window of tensor `start` (0, or where a caller that walked the first
+/// window itself left off, below `count`) and ends after the subgraph's `count` tensors.
 fn dataflow<'a, M: ModelView<'a>>(
     model: M,
     sg: &M::SubGraph,
     ops: &TableVector<'a, M::Operator>,
-    (count, first): (usize, Option<&mut BitSet>),
+    (mut start, count): (usize, usize),
     mut charge: impl FnMut(usize, usize) -> Checked,
     mut unproduced: impl FnMut(usize, usize),
 ) -> Result<(), Stop> {
     // The first output produced twice so far: (operator, output, byte position), kept as three
     // numbers (an `Option` of the tuple costs Cortex-M firmware a `memmove`).
     let (mut op, mut output, mut at) = (usize::MAX, usize::MAX, 0);
-    let mut own = None;
-    let (available, mut found_first) = match first {
-        Some(set) => (set, true),
-        None => (own.insert(BitSet::new()), false),
-    };
-    let mut start = 0usize;
+    let mut available = BitSet::new();
     loop {
         let window = start..start.saturating_add(BitSet::CAPACITY).min(count);
         let end = window.end;
@@ -602,11 +615,9 @@ fn dataflow<'a, M: ModelView<'a>>(
             let inputs = sg.inputs().map_or(0, |i| i.len());
             charge(start, window.len().saturating_add(inputs)).map_err(Stop::Budget)?;
         }
-        if !core::mem::take(&mut found_first) {
-            available.clear();
-            held_from_start(model, sg, available, window.clone());
-        }
-        let found = dataflow_window(sg, ops, available, (window, count), &mut charge, &mut unproduced)?;
+        available.clear();
+        held_from_start(model, sg, &mut available, window.clone());
+        let found = dataflow_window(sg, ops, &mut available, (window, count), &mut charge, &mut unproduced)?;
         if let Some((o, j, position)) = found {
             if o < op || (o == op && j < output) {
                 (op, output, at) = (o, j, position);
@@ -674,15 +685,26 @@ fn dataflow_window<'a, S: SubGraphView<'a>>(
                 unproduced(o, j);
             }
         }
-        for (j, output) in outputs.iter().enumerate() {
-            let Some(output) = slot(output) else { continue };
-            if available.contains(output) {
-                return Ok(Some((o, j, op.position())));
-            }
-            available.insert(output);
+        if let Some(j) = produce(available, outputs, window.clone()) {
+            return Ok(Some((o, j, op.position())));
         }
     }
     Ok(None)
+}
+
+/// Marks the `outputs` of one operator that lie in `window` as holding values in `available`
+/// (which holds tensor `window.start + i` as `i`); stops at the first that already held one,
+/// giving its position in `outputs`.
+fn produce(available: &mut BitSet, outputs: Vector<'_, i32>, window: Range<usize>) -> Option<usize> {
+    for (j, output) in outputs.iter().enumerate() {
+        let Some(i) = usize::try_from(output).ok().filter(|i| window.contains(i)) else { continue };
+        let slot = i.wrapping_sub(window.start);
+        if available.contains(slot) {
+            return Some(j);
+        }
+        available.insert(slot);
+    }
+    None
 }
 
 /// TFLite's STRING data layout (Circle keeps it): `[u32 n][u32 offsets x (n+1)][bytes]`,
