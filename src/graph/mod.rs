@@ -321,11 +321,12 @@ pub(crate) fn large_custom_options_range<'a, 'f, O: OperatorView<'a>>(
     file: &'f [u8],
     op: &O,
 ) -> Option<Option<&'f [u8]>> {
-    if op.custom_options().is_some() {
+    // The offset first: nearly every operator has none, and then nothing else is read.
+    let (offset, size) = op.large_custom_options();
+    if offset <= 1 || op.custom_options().is_some() {
         return None;
     }
-    let (offset, size) = op.large_custom_options();
-    (offset > 1).then(|| external_range(file, offset, size))
+    Some(external_range(file, offset, size))
 }
 
 /// `file[offset .. offset + size]`, or `None` when it overflows or passes the end.

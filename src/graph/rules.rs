@@ -197,7 +197,10 @@ pub(crate) fn check<'a, M: FormatRules<'a>>(model: M, options: &Options) -> Resu
 #[inline(never)]
 fn check_all<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
     let model = c.model;
-    model_rules(c)?;
+    // The first buffers that hold data (or may), as `model_rules` reads them: the tensors of
+    // the others need not read their buffers again.
+    let mut with_data = BitSet::new();
+    model_rules(c, &mut with_data)?;
     let Some(subgraphs) = model.subgraph_list() else {
         return Err(c.fail(&NO_SUBGRAPHS, 0));
     };
@@ -205,7 +208,7 @@ fn check_all<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
     for s in 0..subgraphs.len() {
         let Some(subgraph) = subgraphs.get(s) else { continue };
         c.outer = s;
-        calls |= subgraph_rules(c, &subgraph, subgraphs.len())?;
+        calls |= subgraph_rules(c, &subgraph, subgraphs.len(), &with_data)?;
     }
     super::tables::signature_rules(c, &subgraphs)?;
     if !calls {
@@ -287,7 +290,9 @@ fn all_warnings<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, f: &mut dyn FnMu
     super::tables::duplicate_metadata(c, f)
 }
 
-fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
+/// The rules on the model's own fields and lists; adds to `with_data` each of the first
+/// [`BitSet::CAPACITY`] buffers that has a `data` vector or an external range.
+fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, with_data: &mut BitSet) -> Checked {
     let m = c.model;
     let at = m.position();
     if m.schema_version() != M::VERSION {
@@ -303,7 +308,11 @@ fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
     };
     c.charge(count)?;
     for i in 0..count {
-        let Some(Stored::External { offset, size }) = c.stored(i) else { continue };
+        let stored = c.stored(i);
+        if !matches!(stored, Some(Stored::Nothing)) {
+            with_data.insert(i);
+        }
+        let Some(Stored::External { offset, size }) = stored else { continue };
         if super::external_range(m.file(), offset, size).is_none() {
             c.outer = i;
             return Err(c.fail(&BUFFER_RANGE, usize::try_from(offset).unwrap_or(usize::MAX)));
@@ -323,10 +332,15 @@ fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
     Ok(())
 }
 
-/// The rules of subgraph [`Checker::outer`] of `subgraphs`; whether one of its operators calls
-/// a subgraph.
+/// The rules of subgraph [`Checker::outer`] of `subgraphs`, given the buffers `model_rules`
+/// found `with_data`; whether one of its operators calls a subgraph.
 #[inline(never)]
-fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGraph, subgraphs: usize) -> Checked<bool> {
+fn subgraph_rules<'a, M: FormatRules<'a>>(
+    c: &mut Checker<'a, M>,
+    sg: &M::SubGraph,
+    subgraphs: usize,
+    with_data: &BitSet,
+) -> Checked<bool> {
     let tensors = sg.tensors();
     let count = tensors.map_or(0, |t| t.len());
     let at = sg.position();
@@ -339,7 +353,7 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGra
     for t in 0..count {
         let Some(tensor) = tensors.and_then(|v| v.get(t)) else { continue };
         c.inner = t;
-        if tensor_rules(c, &tensor, count)? {
+        if tensor_rules(c, &tensor, count, with_data)? {
             available.insert(t);
         }
     }
@@ -434,9 +448,16 @@ fn indices_in_range<'a, M: FormatRules<'a>>(
 
 /// The rules of tensor [`Checker::inner`] of subgraph [`Checker::outer`], which has `count`
 /// tensors; whether the tensor holds a value before any operator runs (it is a constant, with a
-/// buffer other than 0 that has data, or a variable), which the dataflow walk starts from.
+/// buffer other than 0 that has data, or a variable), which the dataflow walk starts from. A
+/// buffer among the first [`BitSet::CAPACITY`] is read only when `model_rules` found it
+/// `with_data`.
 #[inline(never)]
-fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tensor, count: usize) -> Checked<bool> {
+fn tensor_rules<'a, M: FormatRules<'a>>(
+    c: &mut Checker<'a, M>,
+    tensor: &M::Tensor,
+    count: usize,
+    with_data: &BitSet,
+) -> Checked<bool> {
     let at = tensor.position();
     let model = c.model;
     let buffer = tensor.buffer();
@@ -444,7 +465,8 @@ fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tens
         return Err(c.fail(&TENSOR_BUFFER, at));
     };
     // Buffer 0 holds no tensor's data; the others' ranges `model_rules` checked.
-    let stored = if buffer == 0 { None } else { c.stored(stored) };
+    let unread = stored < BitSet::CAPACITY && !with_data.contains(stored);
+    let stored = if buffer == 0 || unread { None } else { c.stored(stored) };
     let (constant, data) = match stored {
         Some(Stored::Inline(data)) => (true, data),
         Some(Stored::External { offset, size }) => {
