@@ -204,17 +204,21 @@ fn check_all<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
     let Some(subgraphs) = model.subgraph_list() else {
         return Err(c.fail(&NO_SUBGRAPHS, 0));
     };
-    let mut calls = false;
+    // Whether some operator calls a subgraph, and the first subgraphs that have such operators.
+    let (mut calls, mut callers) = (false, BitSet::new());
     for s in 0..subgraphs.len() {
         let Some(subgraph) = subgraphs.get(s) else { continue };
         c.outer = s;
-        calls |= subgraph_rules(c, &subgraph, subgraphs.len(), &with_data)?;
+        if subgraph_rules(c, &subgraph, subgraphs.len(), &with_data)? {
+            calls = true;
+            callers.insert(s);
+        }
     }
     super::tables::signature_rules(c, &subgraphs)?;
     if !calls {
         return charge_call_walk(c, &subgraphs);
     }
-    no_call_cycles(c, &subgraphs)
+    no_call_cycles(c, &subgraphs, &callers)
 }
 
 /// What [`no_call_cycles`] charges, and all it can find, when no operator calls a subgraph: its
@@ -350,8 +354,7 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(
     // that hold values before any operator runs, found by `tensor_rules`, and the subgraph's
     // inputs; then each operator's outputs, in the operator loop.
     let mut available = BitSet::new();
-    for t in 0..count {
-        let Some(tensor) = tensors.and_then(|v| v.get(t)) else { continue };
+    for (t, tensor) in tensors.unwrap_or_default().iter().enumerate() {
         c.inner = t;
         if tensor_rules(c, &tensor, count, with_data)? {
             available.insert(t);
@@ -368,8 +371,7 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(
     // The first output the first window finds produced twice: (operator, output, byte
     // position); `usize::MAX` for none yet.
     let mut twice = (usize::MAX, usize::MAX, 0);
-    for o in 0..ops.len() {
-        let Some(op) = ops.get(o) else { continue };
+    for (o, op) in ops.iter().enumerate() {
         c.charge(1)?;
         c.inner = o;
         let at = op.position();
@@ -535,8 +537,15 @@ pub(crate) fn affine_refusal(q: &QuantView<'_>, shape: Option<Vector<'_, i32>>) 
 /// [`BitSet::CAPACITY`] subgraphs are tracked, and one past them may call nothing (a subgraph
 /// that calls nothing is on no cycle). Each round is charged to the budget; real models need
 /// one round per level of nesting.
+///
+/// A tracked subgraph not among the `callers` `subgraph_rules` found calls nothing: its
+/// operators are charged without being read again.
 #[inline(never)]
-fn no_call_cycles<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, subgraphs: &TableVector<'a, M::SubGraph>) -> Checked {
+fn no_call_cycles<'a, M: FormatRules<'a>>(
+    c: &mut Checker<'a, M>,
+    subgraphs: &TableVector<'a, M::SubGraph>,
+    callers: &BitSet,
+) -> Checked {
     let n = subgraphs.len();
     let tracked = n.min(BitSet::CAPACITY);
     let (mut gone, mut called) = (BitSet::new(), BitSet::new());
@@ -548,6 +557,11 @@ fn no_call_cycles<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, subgraphs: &Ta
         for s in (0..read).filter(|&s| !gone.contains(s)) {
             let mut untracked_call = None;
             let ops = subgraphs.get(s).and_then(|sg| sg.operators());
+            if s < tracked && !callers.contains(s) {
+                // What `calls` would charge: a unit per operator, none of which calls.
+                c.charge(ops.map_or(0, |o| o.len()))?;
+                continue;
+            }
             calls::<M>(c, ops, |o, at, callee| {
                 if s < tracked {
                     called.insert(callee);
