@@ -101,10 +101,17 @@ fn may_call(tags: [u8; 2]) -> bool {
 /// only the control-flow members, without building the unions' values. (`CallOptions.subgraph`
 /// is a `uint`, read as an `int` like the others: a value past `i32::MAX` is out of range
 /// either way.)
+#[inline]
 pub(crate) fn for_each_called_subgraph(op: Table<'_>, tags: [u8; 2], f: &mut dyn FnMut(i64, &'static Site)) {
-    if !may_call(tags) {
-        return;
+    if may_call(tags) {
+        read_calls(op, tags, f);
     }
+}
+
+/// [`for_each_called_subgraph`] of an operator whose options may call a subgraph: the fields of
+/// [`CALLS`] its tags name.
+#[inline(never)]
+fn read_calls(op: Table<'_>, tags: [u8; 2], f: &mut dyn FnMut(i64, &'static Site)) {
     for call in &CALLS {
         let (slot, site) = if call.second { (OPTIONS_2, &CALLED_SUBGRAPH_2) } else { (OPTIONS, &CALLED_SUBGRAPH) };
         if tags.get(usize::from(call.second)) != Some(&call.tag) {

@@ -204,21 +204,21 @@ fn check_all<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
     let Some(subgraphs) = model.subgraph_list() else {
         return Err(c.fail(&NO_SUBGRAPHS, 0));
     };
-    // Whether some operator calls a subgraph, and the first subgraphs that have such operators.
-    let (mut calls, mut callers) = (false, BitSet::new());
+    // The first subgraphs that have operators calling a subgraph; `None` while none has (most
+    // models: the set is made only when needed).
+    let mut callers: Option<BitSet> = None;
     for s in 0..subgraphs.len() {
         let Some(subgraph) = subgraphs.get(s) else { continue };
         c.outer = s;
         if subgraph_rules(c, &subgraph, subgraphs.len(), &with_data)? {
-            calls = true;
-            callers.insert(s);
+            callers.get_or_insert_with(BitSet::new).insert(s);
         }
     }
     super::tables::signature_rules(c, &subgraphs)?;
-    if !calls {
-        return charge_call_walk(c, &subgraphs);
+    match &callers {
+        None => charge_call_walk(c, &subgraphs),
+        Some(callers) => no_call_cycles(c, &subgraphs, callers),
     }
-    no_call_cycles(c, &subgraphs, &callers)
 }
 
 /// What [`no_call_cycles`] charges, and all it can find, when no operator calls a subgraph: its
