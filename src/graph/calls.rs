@@ -37,7 +37,10 @@ macro_rules! calls {
     ($($second:literal $union:ident $table:ident . $field:literal @ $slot:literal $($vector:ident)?;)*) => {
         /// The fields of the control-flow options that call subgraphs, in the order they are
         /// reported.
-        const CALLS: [Call; [$($slot),*].len()] = [$(Call {
+        static CALLS: [Call; [$($slot),*].len()] = CALLS_TABLE;
+
+        /// [`CALLS`], for the tables made from it at compile time.
+        const CALLS_TABLE: [Call; [$($slot),*].len()] = [$(Call {
             second: $second,
             tag: <$table<'static> as UnionMember<'static, $union<'static>>>::TAG,
             slot: $slot,
@@ -70,19 +73,20 @@ calls! {
     true BuiltinOptions2 StablehloCaseOptions."branch_subgraph_indices" @0 vector;
 }
 
-/// The tags of [`CALLS`] in each union (`builtin_options`', `builtin_options_2`'), as a set of
-/// bits: one test tells an operator whose options call no subgraph (nearly all of them).
-static CALLING_TAGS: [u128; 2] = calling_tags();
+/// The tags of [`CALLS`] in each union (`builtin_options`', `builtin_options_2`'), as sets of
+/// bits in 32-bit words (tag `t` is bit `t % 32` of word `t / 32`): one test tells an operator
+/// whose options call no subgraph (nearly all of them).
+static CALLING_TAGS: [[u32; 4]; 2] = calling_tags(&CALLS_TABLE);
 
 /// [`CALLING_TAGS`], made at compile time (a call's tag past 127 is a build error).
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::as_conversions)] // compile time: a panic is a build error
-const fn calling_tags() -> [u128; 2] {
-    let mut sets = [0u128; 2];
+const fn calling_tags(calls: &[Call]) -> [[u32; 4]; 2] {
+    let mut sets = [[0u32; 4]; 2];
     let mut i = 0;
-    while i < CALLS.len() {
-        let call = &CALLS[i];
+    while i < calls.len() {
+        let call = &calls[i];
         assert!(call.tag < 128, "a control-flow options tag past 127");
-        sets[call.second as usize] |= 1 << call.tag;
+        sets[call.second as usize][(call.tag / 32) as usize] |= 1 << (call.tag % 32);
         i += 1;
     }
     sets
@@ -91,9 +95,12 @@ const fn calling_tags() -> [u128; 2] {
 /// Whether options of the union tags `tags` (`builtin_options_type`,
 /// `builtin_options_2_type`) may call a subgraph: whether either tag is one of [`CALLS`].
 fn may_call(tags: [u8; 2]) -> bool {
-    let ([first, second], [tag, tag_2]) = (CALLING_TAGS, tags);
-    let has = |set: u128, tag: u8| set.checked_shr(u32::from(tag)).is_some_and(|bits| bits & 1 != 0);
-    has(first, tag) || has(second, tag_2)
+    let mut may = false;
+    for (set, tag) in CALLING_TAGS.iter().zip(tags) {
+        let word = set.get(usize::from(tag / 32)).copied().unwrap_or(0);
+        may |= (word >> (tag % 32)) & 1 != 0;
+    }
+    may
 }
 
 /// Calls `f(subgraph_index, site)` for every subgraph the operator `op` calls, whose options
@@ -101,17 +108,10 @@ fn may_call(tags: [u8; 2]) -> bool {
 /// only the control-flow members, without building the unions' values. (`CallOptions.subgraph`
 /// is a `uint`, read as an `int` like the others: a value past `i32::MAX` is out of range
 /// either way.)
-#[inline]
 pub(crate) fn for_each_called_subgraph(op: Table<'_>, tags: [u8; 2], f: &mut dyn FnMut(i64, &'static Site)) {
-    if may_call(tags) {
-        read_calls(op, tags, f);
+    if !may_call(tags) {
+        return;
     }
-}
-
-/// [`for_each_called_subgraph`] of an operator whose options may call a subgraph: the fields of
-/// [`CALLS`] its tags name.
-#[inline(never)]
-fn read_calls(op: Table<'_>, tags: [u8; 2], f: &mut dyn FnMut(i64, &'static Site)) {
     for call in &CALLS {
         let (slot, site) = if call.second { (OPTIONS_2, &CALLED_SUBGRAPH_2) } else { (OPTIONS, &CALLED_SUBGRAPH) };
         if tags.get(usize::from(call.second)) != Some(&call.tag) {

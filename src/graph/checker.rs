@@ -212,6 +212,11 @@ impl<'a, M: FormatRules<'a>> Checker<'a, M> {
         self.buffers.len()
     }
 
+    /// `Model.buffers`, as the walk reads them.
+    pub(crate) fn buffer_list(&self) -> Buffers<'a> {
+        self.buffers
+    }
+
     /// Where the bytes of buffer `index` are; `None` past the end.
     pub(crate) fn stored(&self, index: usize) -> Option<Stored<'a>> {
         self.buffers.stored(index)

@@ -10,7 +10,7 @@
 //! many offsets is a large model; the walk is charged against the same apparent-size budget as
 //! the structural verifier, which keeps the work linear in the file size.
 
-use super::buffers::Stored;
+use super::buffers::{Buffers, Stored};
 use super::checker::path::{BUFFER, BUFFERS, CUSTOM_CODE, INPUTS, INTERMEDIATES, IS_VARIABLE, OFFSET, OPCODE_INDEX};
 use super::checker::path::{BUILTIN_OPTIONS, LARGE_CUSTOM_OPTIONS, OPERATORS, OPERATOR_CODES, OUTPUTS, QUANTIZATION};
 use super::checker::path::{DETAILS, ELEMENT, INNER, OPERATOR_INPUTS, OPERATOR_OUTPUTS, OUTER};
@@ -197,28 +197,21 @@ pub(crate) fn check<'a, M: FormatRules<'a>>(model: M, options: &Options) -> Resu
 #[inline(never)]
 fn check_all<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
     let model = c.model;
-    // The first buffers that hold data (or may), as `model_rules` reads them: the tensors of
-    // the others need not read their buffers again.
-    let mut with_data = BitSet::new();
-    model_rules(c, &mut with_data)?;
+    model_rules(c)?;
     let Some(subgraphs) = model.subgraph_list() else {
         return Err(c.fail(&NO_SUBGRAPHS, 0));
     };
-    // The first subgraphs that have operators calling a subgraph; `None` while none has (most
-    // models: the set is made only when needed).
-    let mut callers: Option<BitSet> = None;
+    let mut calls = false;
     for s in 0..subgraphs.len() {
         let Some(subgraph) = subgraphs.get(s) else { continue };
         c.outer = s;
-        if subgraph_rules(c, &subgraph, subgraphs.len(), &with_data)? {
-            callers.get_or_insert_with(BitSet::new).insert(s);
-        }
+        calls |= subgraph_rules(c, &subgraph, subgraphs.len())?;
     }
     super::tables::signature_rules(c, &subgraphs)?;
-    match &callers {
-        None => charge_call_walk(c, &subgraphs),
-        Some(callers) => no_call_cycles(c, &subgraphs, callers),
+    if !calls {
+        return charge_call_walk(c, &subgraphs);
     }
+    no_call_cycles(c, &subgraphs)
 }
 
 /// What [`no_call_cycles`] charges, and all it can find, when no operator calls a subgraph: its
@@ -228,8 +221,8 @@ fn charge_call_walk<'a, M: FormatRules<'a>>(
     c: &mut Checker<'a, M>,
     subgraphs: &TableVector<'a, M::SubGraph>,
 ) -> Checked {
-    for sg in subgraphs.iter() {
-        c.charge(sg.operators().map_or(0, |o| o.len()))?;
+    for s in 0..subgraphs.len() {
+        c.charge(subgraphs.get(s).and_then(|sg| sg.operators()).map_or(0, |o| o.len()))?;
     }
     Ok(())
 }
@@ -277,10 +270,10 @@ fn all_warnings<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, f: &mut dyn FnMu
         c.charge(sg.inputs().map_or(0, |i| i.len()))?;
         let index = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
         let outcome = dataflow(
-            model,
+            c.buffer_list(),
             &sg,
             &ops,
-            (0, count),
+            (count, &mut BitSet::new(), false),
             |_, units| c.charge(units),
             |o, j| f(Warning::UnproducedInput { subgraph: index(s), operator: index(o), input: index(j) }),
         );
@@ -294,9 +287,7 @@ fn all_warnings<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, f: &mut dyn FnMu
     super::tables::duplicate_metadata(c, f)
 }
 
-/// The rules on the model's own fields and lists; adds to `with_data` each of the first
-/// [`BitSet::CAPACITY`] buffers that has a `data` vector or an external range.
-fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, with_data: &mut BitSet) -> Checked {
+fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>) -> Checked {
     let m = c.model;
     let at = m.position();
     if m.schema_version() != M::VERSION {
@@ -312,11 +303,7 @@ fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, with_data: &mut B
     };
     c.charge(count)?;
     for i in 0..count {
-        let stored = c.stored(i);
-        if !matches!(stored, Some(Stored::Nothing)) {
-            with_data.insert(i);
-        }
-        let Some(Stored::External { offset, size }) = stored else { continue };
+        let Some(Stored::External { offset, size }) = c.stored(i) else { continue };
         if super::external_range(m.file(), offset, size).is_none() {
             c.outer = i;
             return Err(c.fail(&BUFFER_RANGE, usize::try_from(offset).unwrap_or(usize::MAX)));
@@ -336,42 +323,32 @@ fn model_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, with_data: &mut B
     Ok(())
 }
 
-/// The rules of subgraph [`Checker::outer`] of `subgraphs`, given the buffers `model_rules`
-/// found `with_data`; whether one of its operators calls a subgraph.
+/// The rules of subgraph [`Checker::outer`] of `subgraphs`; whether one of its operators calls
+/// a subgraph.
 #[inline(never)]
-fn subgraph_rules<'a, M: FormatRules<'a>>(
-    c: &mut Checker<'a, M>,
-    sg: &M::SubGraph,
-    subgraphs: usize,
-    with_data: &BitSet,
-) -> Checked<bool> {
+fn subgraph_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, sg: &M::SubGraph, subgraphs: usize) -> Checked<bool> {
     let tensors = sg.tensors();
     let count = tensors.map_or(0, |t| t.len());
     let at = sg.position();
     indices_in_range(c, sg.inputs(), count, at, &SUBGRAPH_INPUT)?;
     indices_in_range(c, sg.outputs(), count, at, &SUBGRAPH_OUTPUT)?;
-    // The dataflow walk's first window (`dataflow`), made along the other rules: the tensors
-    // that hold values before any operator runs, found by `tensor_rules`, and the subgraph's
-    // inputs; then each operator's outputs, in the operator loop.
+    // The tensors that hold values before any operator runs, for the dataflow walk's first
+    // window: found here rather than by reading every tensor again.
     let mut available = BitSet::new();
-    for (t, tensor) in tensors.unwrap_or_default().iter().enumerate() {
+    for t in 0..count {
+        let Some(tensor) = tensors.and_then(|v| v.get(t)) else { continue };
         c.inner = t;
-        if tensor_rules(c, &tensor, count, with_data)? {
+        if tensor_rules(c, &tensor, count)? {
             available.insert(t);
         }
-    }
-    for input in sg.inputs().unwrap_or_default().iter() {
-        available.insert(usize::try_from(input).unwrap_or(usize::MAX));
     }
     let Some(ops) = sg.operators() else {
         return Err(c.fail(&NO_OPERATORS, at));
     };
     let codes = c.model.operator_code_count();
     let mut calls = false;
-    // The first output the first window finds produced twice: (operator, output, byte
-    // position); `usize::MAX` for none yet.
-    let mut twice = (usize::MAX, usize::MAX, 0);
-    for (o, op) in ops.iter().enumerate() {
+    for o in 0..ops.len() {
+        let Some(op) = ops.get(o) else { continue };
         c.charge(1)?;
         c.inner = o;
         let at = op.position();
@@ -401,32 +378,21 @@ fn subgraph_rules<'a, M: FormatRules<'a>>(
         if let Some(site) = bad {
             return Err(c.fail(site, at));
         }
-        if twice.0 == usize::MAX {
-            if let Some(j) = produce(&mut available, outputs.unwrap_or_default(), 0..BitSet::CAPACITY) {
-                twice = (o, j, at);
-            }
+    }
+    // The dataflow walk's other quantities (inputs and outputs) were charged above, for its
+    // first window; the windows after it (a subgraph of more than 4,096 tensors) are charged
+    // as they go.
+    c.charge(count)?;
+    let buffers = c.buffer_list();
+    let charge = |window, units| if window == 0 { Ok(()) } else { c.charge(units) };
+    match dataflow(buffers, sg, &ops, (count, &mut available, true), charge, |_, _| {}) {
+        Ok(()) => Ok(calls),
+        Err(Stop::Budget(e)) => Err(e),
+        Err(Stop::ProducedTwice { op, output, at }) => {
+            (c.inner, c.element) = (op, output);
+            Err(c.fail(&PRODUCED_TWICE, at))
         }
     }
-    // The dataflow walk's quantities in its first window (its inputs and outputs) were charged
-    // above; the windows after it (a subgraph of more than 4,096 tensors) are charged as they
-    // go, and the first output produced twice is the earliest any window finds.
-    c.charge(count)?;
-    let (model, rest) = (c.model, (BitSet::CAPACITY, count));
-    let later = match count > BitSet::CAPACITY {
-        false => Ok(()),
-        true => dataflow(model, sg, &ops, rest, |_, units| c.charge(units), |_, _| {}),
-    };
-    let later = match later {
-        Ok(()) => (usize::MAX, usize::MAX, 0),
-        Err(Stop::Budget(e)) => return Err(e),
-        Err(Stop::ProducedTwice { op, output, at }) => (op, output, at),
-    };
-    let (op, output, at) = if (later.0, later.1) < (twice.0, twice.1) { later } else { twice };
-    if op == usize::MAX {
-        return Ok(calls);
-    }
-    (c.inner, c.element) = (op, output);
-    Err(c.fail(&PRODUCED_TWICE, at))
 }
 
 /// Every index is -1 (an omitted optional tensor) or names one of `count` tensors.
@@ -450,16 +416,9 @@ fn indices_in_range<'a, M: FormatRules<'a>>(
 
 /// The rules of tensor [`Checker::inner`] of subgraph [`Checker::outer`], which has `count`
 /// tensors; whether the tensor holds a value before any operator runs (it is a constant, with a
-/// buffer other than 0 that has data, or a variable), which the dataflow walk starts from. A
-/// buffer among the first [`BitSet::CAPACITY`] is read only when `model_rules` found it
-/// `with_data`.
+/// buffer other than 0 that has data, or a variable), which the dataflow walk starts from.
 #[inline(never)]
-fn tensor_rules<'a, M: FormatRules<'a>>(
-    c: &mut Checker<'a, M>,
-    tensor: &M::Tensor,
-    count: usize,
-    with_data: &BitSet,
-) -> Checked<bool> {
+fn tensor_rules<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, tensor: &M::Tensor, count: usize) -> Checked<bool> {
     let at = tensor.position();
     let model = c.model;
     let buffer = tensor.buffer();
@@ -467,8 +426,7 @@ fn tensor_rules<'a, M: FormatRules<'a>>(
         return Err(c.fail(&TENSOR_BUFFER, at));
     };
     // Buffer 0 holds no tensor's data; the others' ranges `model_rules` checked.
-    let unread = stored < BitSet::CAPACITY && !with_data.contains(stored);
-    let stored = if buffer == 0 || unread { None } else { c.stored(stored) };
+    let stored = if buffer == 0 { None } else { c.stored(stored) };
     let (constant, data) = match stored {
         Some(Stored::Inline(data)) => (true, data),
         Some(Stored::External { offset, size }) => {
@@ -537,15 +495,8 @@ pub(crate) fn affine_refusal(q: &QuantView<'_>, shape: Option<Vector<'_, i32>>) 
 /// [`BitSet::CAPACITY`] subgraphs are tracked, and one past them may call nothing (a subgraph
 /// that calls nothing is on no cycle). Each round is charged to the budget; real models need
 /// one round per level of nesting.
-///
-/// A tracked subgraph not among the `callers` `subgraph_rules` found calls nothing: its
-/// operators are charged without being read again.
 #[inline(never)]
-fn no_call_cycles<'a, M: FormatRules<'a>>(
-    c: &mut Checker<'a, M>,
-    subgraphs: &TableVector<'a, M::SubGraph>,
-    callers: &BitSet,
-) -> Checked {
+fn no_call_cycles<'a, M: FormatRules<'a>>(c: &mut Checker<'a, M>, subgraphs: &TableVector<'a, M::SubGraph>) -> Checked {
     let n = subgraphs.len();
     let tracked = n.min(BitSet::CAPACITY);
     let (mut gone, mut called) = (BitSet::new(), BitSet::new());
@@ -557,11 +508,6 @@ fn no_call_cycles<'a, M: FormatRules<'a>>(
         for s in (0..read).filter(|&s| !gone.contains(s)) {
             let mut untracked_call = None;
             let ops = subgraphs.get(s).and_then(|sg| sg.operators());
-            if s < tracked && !callers.contains(s) {
-                // What `calls` would charge: a unit per operator, none of which calls.
-                c.charge(ops.map_or(0, |o| o.len()))?;
-                continue;
-            }
             calls::<M>(c, ops, |o, at, callee| {
                 if s < tracked {
                     called.insert(callee);
@@ -630,20 +576,21 @@ enum Stop {
 /// its inputs and outputs; and for each window after the first, its tensors and the
 /// subgraph's inputs (the caller charges those of the first).
 ///
-/// The walk starts at the window of tensor `start` (0, or where a caller that walked the first
-/// window itself left off, below `count`) and ends after the subgraph's `count` tensors.
-fn dataflow<'a, M: ModelView<'a>>(
-    model: M,
-    sg: &M::SubGraph,
-    ops: &TableVector<'a, M::Operator>,
-    (mut start, count): (usize, usize),
+/// `tensors` is the subgraph's tensor count, the set the walk tracks a window's tensors in, and
+/// whether the caller already put the first window's constants and variables in it (else the
+/// walk reads them from the tensors and `buffers`).
+fn dataflow<'a, S: SubGraphView<'a>>(
+    buffers: Buffers<'a>,
+    sg: &S,
+    ops: &TableVector<'a, S::Operator>,
+    (count, available, mut found_first): (usize, &mut BitSet, bool),
     mut charge: impl FnMut(usize, usize) -> Checked,
     mut unproduced: impl FnMut(usize, usize),
 ) -> Result<(), Stop> {
     // The first output produced twice so far: (operator, output, byte position), kept as three
     // numbers (an `Option` of the tuple costs Cortex-M firmware a `memmove`).
     let (mut op, mut output, mut at) = (usize::MAX, usize::MAX, 0);
-    let mut available = BitSet::new();
+    let mut start = 0usize;
     loop {
         let window = start..start.saturating_add(BitSet::CAPACITY).min(count);
         let end = window.end;
@@ -651,9 +598,11 @@ fn dataflow<'a, M: ModelView<'a>>(
             let inputs = sg.inputs().map_or(0, |i| i.len());
             charge(start, window.len().saturating_add(inputs)).map_err(Stop::Budget)?;
         }
-        available.clear();
-        held_from_start(model, sg, &mut available, window.clone());
-        let found = dataflow_window(sg, ops, &mut available, (window, count), &mut charge, &mut unproduced)?;
+        if !core::mem::take(&mut found_first) {
+            available.clear();
+            held_from_start(buffers, sg, available, window.clone());
+        }
+        let found = dataflow_window(sg, ops, available, (window, count), &mut charge, &mut unproduced)?;
         if let Some((o, j, position)) = found {
             if o < op || (o == op && j < output) {
                 (op, output, at) = (o, j, position);
@@ -673,13 +622,18 @@ fn dataflow<'a, M: ModelView<'a>>(
 /// Adds to `available` (which holds tensor `window.start + i` as `i`) the tensors of `window`
 /// of `sg` that hold values before any operator runs: constants (a buffer other than 0 with
 /// data) and variables.
-fn held_from_start<'a, M: ModelView<'a>>(model: M, sg: &M::SubGraph, available: &mut BitSet, window: Range<usize>) {
+fn held_from_start<'a, S: SubGraphView<'a>>(
+    buffers: Buffers<'a>,
+    sg: &S,
+    available: &mut BitSet,
+    window: Range<usize>,
+) {
     let start = window.start;
     let tensors = sg.tensors();
     for t in window {
         let Some(tensor) = tensors.and_then(|v| v.get(t)) else { continue };
-        let buffer = usize::try_from(tensor.buffer()).ok().and_then(|b| model.buffer_ref(b));
-        let constant = tensor.buffer() != 0 && buffer.is_some_and(|b| b.data.is_some() || b.offset > 1);
+        let buffer = usize::try_from(tensor.buffer()).ok().and_then(|b| buffers.stored(b));
+        let constant = tensor.buffer() != 0 && matches!(buffer, Some(Stored::Inline(_) | Stored::External { .. }));
         if constant || tensor.is_variable() {
             available.insert(t.wrapping_sub(start));
         }
@@ -721,26 +675,15 @@ fn dataflow_window<'a, S: SubGraphView<'a>>(
                 unproduced(o, j);
             }
         }
-        if let Some(j) = produce(available, outputs, window.clone()) {
-            return Ok(Some((o, j, op.position())));
+        for (j, output) in outputs.iter().enumerate() {
+            let Some(output) = slot(output) else { continue };
+            if available.contains(output) {
+                return Ok(Some((o, j, op.position())));
+            }
+            available.insert(output);
         }
     }
     Ok(None)
-}
-
-/// Marks the `outputs` of one operator that lie in `window` as holding values in `available`
-/// (which holds tensor `window.start + i` as `i`); stops at the first that already held one,
-/// giving its position in `outputs`.
-fn produce(available: &mut BitSet, outputs: Vector<'_, i32>, window: Range<usize>) -> Option<usize> {
-    for (j, output) in outputs.iter().enumerate() {
-        let Some(i) = usize::try_from(output).ok().filter(|i| window.contains(i)) else { continue };
-        let slot = i.wrapping_sub(window.start);
-        if available.contains(slot) {
-            return Some(j);
-        }
-        available.insert(slot);
-    }
-    None
 }
 
 /// TFLite's STRING data layout (Circle keeps it): `[u32 n][u32 offsets x (n+1)][bytes]`,
