@@ -296,7 +296,7 @@ impl IndexValues<'_> {
     }
 }
 
-/// The values of an [`IndexValues`] as stored, by width: what lets the check over every index
+/// The values of an [`IndexValues`] as stored, by width: what lets the checks over every value
 /// run as one tight loop per width instead of decoding the width at each value.
 enum Stored<'a> {
     /// Little-endian `int`s.
@@ -318,17 +318,13 @@ impl<'a> IndexValues<'a> {
     }
 
     /// The last value when the values are non-negative and never decrease (0 when there are
-    /// none); `None` when one is negative or smaller than the one before it. (Segments are one
-    /// per element of the level above, far fewer than the indices: one loop serves every width.)
+    /// none); `None` when one is negative or smaller than the one before it.
     fn non_decreasing_last(&self) -> Option<i32> {
-        let mut previous = 0;
-        for value in self.iter() {
-            if value < previous {
-                return None;
-            }
-            previous = value;
+        match self.stored() {
+            Stored::I32(v) => non_decreasing_last(v.iter().map(|b| i32::from_le_bytes(*b))),
+            Stored::U16(v) => non_decreasing_last(v.iter().map(|b| i32::from(u16::from_le_bytes(*b)))),
+            Stored::U8(v) => non_decreasing_last(v.iter().map(|&b| i32::from(b))),
         }
-        Some(previous)
     }
 
     /// Whether every value lies in `0..dim`.
@@ -345,6 +341,19 @@ impl<'a> IndexValues<'a> {
         };
         self.is_empty() || largest < dim.min(1 << 31)
     }
+}
+
+/// The last of `values` when none is negative or smaller than the one before (0 when there
+/// are none).
+fn non_decreasing_last(values: impl Iterator<Item = i32>) -> Option<i32> {
+    let mut previous = 0;
+    for value in values {
+        if value < previous {
+            return None;
+        }
+        previous = value;
+    }
+    Some(previous)
 }
 
 #[cfg(test)]
