@@ -73,32 +73,32 @@ calls! {
     true BuiltinOptions2 StablehloCaseOptions."branch_subgraph_indices" @0 vector;
 }
 
-/// The tags of [`CALLS`] in each union (`builtin_options`', `builtin_options_2`'), as sets of
-/// bits in 32-bit words (tag `t` is bit `t % 32` of word `t / 32`): one test tells an operator
-/// whose options call no subgraph (nearly all of them).
-static CALLING_TAGS: [[u32; 4]; 2] = calling_tags(&CALLS_TABLE);
+/// The tags of [`CALLS`] in each union (`builtin_options`', `builtin_options_2`'), folded
+/// into 32 bits (tag `t` sets bit `t % 32`): one test tells nearly every operator whose
+/// options call no subgraph. A tag that shares its bit with a calling one only costs reading
+/// the options.
+static CALLING_TAGS: [u32; 2] = calling_tags(&CALLS_TABLE);
 
-/// [`CALLING_TAGS`], made at compile time (a call's tag past 127 is a build error).
+/// [`CALLING_TAGS`], made at compile time.
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::as_conversions)] // compile time: a panic is a build error
-const fn calling_tags(calls: &[Call]) -> [[u32; 4]; 2] {
-    let mut sets = [[0u32; 4]; 2];
+const fn calling_tags(calls: &[Call]) -> [u32; 2] {
+    let mut sets = [0u32; 2];
     let mut i = 0;
     while i < calls.len() {
         let call = &calls[i];
-        assert!(call.tag < 128, "a control-flow options tag past 127");
-        sets[call.second as usize][(call.tag / 32) as usize] |= 1 << (call.tag % 32);
+        sets[call.second as usize] |= 1 << (call.tag % 32);
         i += 1;
     }
     sets
 }
 
 /// Whether options of the union tags `tags` (`builtin_options_type`,
-/// `builtin_options_2_type`) may call a subgraph: whether either tag is one of [`CALLS`].
+/// `builtin_options_2_type`) may call a subgraph: whether a tag other than 0 (none) has its
+/// bit in [`CALLING_TAGS`].
 fn may_call(tags: [u8; 2]) -> bool {
     let mut may = false;
     for (set, tag) in CALLING_TAGS.iter().zip(tags) {
-        let word = set.get(usize::from(tag / 32)).copied().unwrap_or(0);
-        may |= (word >> (tag % 32)) & 1 != 0;
+        may |= tag != 0 && (set >> (tag % 32)) & 1 != 0;
     }
     may
 }
