@@ -4,7 +4,7 @@
 //! only the report's shape, its counts (checked against the file, the library and `dump`), and
 //! that a minimum never exceeds its median.
 
-use crate::support::cli::{run, Run, Scratch};
+use crate::support::cli::{grouped, run, Run, Scratch};
 use crate::support::{self};
 use serde_json::Value;
 use std::ffi::OsString;
@@ -156,19 +156,6 @@ fn text_shows_a_table_per_file() {
         }
         assert!(lines[start + 7].contains("the dump writes"), "{}", lines[start + 7]);
     }
-}
-
-/// `n` with thousands separated by commas (the text's byte counts).
-fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[test]

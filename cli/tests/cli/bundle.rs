@@ -5,7 +5,7 @@
 
 use crate::nnpackage_support::{zip_after, ZipEntry};
 use crate::support;
-use crate::support::cli::{run, Scratch};
+use crate::support::cli::{grouped, run, shown, Scratch};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -15,23 +15,6 @@ fn bundle(name: &str) -> PathBuf {
 
 fn model(name: &str) -> PathBuf {
     support::testdata().join("tflite").join(format!("{name}.tflite"))
-}
-
-fn shown(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
-}
-
-/// `n` with a comma every three digits, as inspect writes sizes.
-fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Where `needle` first lies in `haystack`.

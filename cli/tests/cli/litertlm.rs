@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
-use support::cli::{run, shown, Scratch};
+use support::cli::{grouped, run, shown, Scratch};
 
 fn files() -> Vec<PathBuf> {
     let mut all = support::files_with_suffix(&support::testdata().join("litertlm"), ".litertlm");
@@ -220,19 +220,6 @@ fn inspect_json(path: &Path) -> Value {
     let mut doc: Value = serde_json::from_str(&r.stdout).unwrap();
     doc.as_object_mut().unwrap().remove("format_version");
     doc
-}
-
-/// `1,234`, as inspect groups a size's digits.
-fn grouped(n: u64) -> String {
-    // Three digits at a time from the right, joined by commas.
-    let (mut n, mut parts) = (n, Vec::new());
-    while n >= 1000 {
-        parts.push(format!("{:03}", n % 1000));
-        n /= 1000;
-    }
-    parts.push(n.to_string());
-    parts.reverse();
-    parts.join(",")
 }
 
 #[test]

@@ -98,3 +98,16 @@ impl Drop for Scratch {
 pub fn shown(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
+
+/// `n` with a comma every three digits from the right (`1,234`), as the text outputs write sizes.
+pub fn grouped(n: impl ToString) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
