@@ -73,7 +73,7 @@ run() {
     local spec=$1 target=${1%%:*} mode=structure-aware env=() dict=()
     [[ "$spec" == *:bytes ]] && mode=byte-level && env=(FLATMODEL_FUZZ_BYTES_ONLY=1)
     case "$target" in tflite | circle | pte) ;; *) mode=byte-level ;; esac
-    [ "$target" = schema_text ] && dict=(-dict="$PWD/fuzz/schema.dict")
+    [ "$target" = schema_text ] && dict=(-dict="$PWD/fuzz/dict/schema.dict")
     local name=${spec/:/-}
     local corpus=$PWD/fuzz/corpus/long/$name log=$PWD/fuzz/logs/$name.log
     rm -rf "$corpus" && mkdir -p "$corpus" fuzz/logs "fuzz/artifacts/$target"

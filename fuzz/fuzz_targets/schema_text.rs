@@ -13,7 +13,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
 
 #[cfg(not(fuzzing))]
 fn main() -> std::process::ExitCode {
-    let ok = flatmodel_fuzz::schema::write_seeds_if_asked(flatmodel_fuzz::schema::text_seeds)
+    let ok = flatmodel_fuzz::seeds::write_seeds_if_asked(flatmodel_fuzz::schema::text_seeds)
         .unwrap_or_else(|| flatmodel_fuzz::replay_args(flatmodel_fuzz::schema::text));
     match ok {
         true => std::process::ExitCode::SUCCESS,

@@ -1,5 +1,6 @@
 //! Verifies arbitrary bytes as TFLite and, when they verify, walks every accessor.
-//! Built by `cargo fuzz run tflite`; on stable it builds as a replayer of the files it is given.
+//! Built by `cargo fuzz run tflite`; on stable it builds as a replayer of the files it is given,
+//! or writes its seeds with `--seeds DIR` (`flatmodel_fuzz::seeds`).
 #![cfg_attr(fuzzing, no_main)]
 
 #[cfg(fuzzing)]
@@ -23,7 +24,9 @@ libfuzzer_sys::fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, see
 
 #[cfg(not(fuzzing))]
 fn main() -> std::process::ExitCode {
-    match flatmodel_fuzz::replay_args(flatmodel_fuzz::tflite) {
+    let ok = flatmodel_fuzz::seeds::write_seeds_if_asked(flatmodel_fuzz::seeds::tflite_seeds)
+        .unwrap_or_else(|| flatmodel_fuzz::replay_args(flatmodel_fuzz::tflite));
+    match ok {
         true => std::process::ExitCode::SUCCESS,
         false => std::process::ExitCode::from(2),
     }

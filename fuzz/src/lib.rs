@@ -8,6 +8,8 @@ pub mod differential;
 pub mod mutator;
 pub mod rng;
 pub mod schema;
+#[cfg(not(fuzzing))]
+pub mod seeds;
 
 use flatmodel::dump::{dump_table, Dumpable};
 use flatmodel::graph::{ModelView, Runtime, SubGraphView, Warning};
@@ -26,6 +28,17 @@ impl core::fmt::Write for Sink {
     }
 }
 
+/// The most values a format target's dump prints: enough for every field of the small seeds,
+/// while a large input's dump stops early ([`flatmodel::dump::DumpError::TooLarge`]) instead of
+/// formatting every byte of its data each execution. (The `views` target dumps everything.)
+const DUMP_VALUES: u64 = 8192;
+
+/// Dumps `root` into a counting sink, at most [`DUMP_VALUES`] values.
+fn dump(root: Dumpable<'_>) {
+    let options = Options { max_apparent_size: DUMP_VALUES, ..Options::DEFAULT };
+    let _ = dump_table(&mut Sink(0), root, &options);
+}
+
 /// A walker with the default work budget for `len` input bytes: a target's work must stay
 /// linear in its input, which an unbounded walk of shared subtrees is not.
 fn walker(len: usize) -> Walker {
@@ -40,7 +53,7 @@ pub fn tflite(data: &[u8]) -> Option<Walker> {
     let model = parsed.value;
     let mut walker = walker(data.len());
     model.walk(&mut walker);
-    let valid = tflite::Model::parse(data).is_ok();
+    let valid = model.check_rules(&Options::DEFAULT).is_ok();
     graph_helpers(model, valid, |op| {
         let _ = model.operator_code(op).map(|c| c.builtin_operator());
     });
@@ -81,7 +94,7 @@ pub fn tflite(data: &[u8]) -> Option<Walker> {
     if let Some(key) = model.signature_defs().and_then(|s| s.get(0)).and_then(|s| s.signature_key()) {
         debug_assert!(model.signature(key).is_some(), "a signature must be found by its own key");
     }
-    let _ = dump_table(&mut Sink(0), Dumpable::new(model), &Options::DEFAULT);
+    dump(Dumpable::new(model));
     Some(walker)
 }
 
@@ -93,7 +106,7 @@ pub fn circle(data: &[u8]) -> Option<Walker> {
     let model = parsed.value;
     let mut walker = walker(data.len());
     model.walk(&mut walker);
-    let valid = circle::Model::parse(data).is_ok();
+    let valid = model.check_rules(&Options::DEFAULT).is_ok();
     graph_helpers(model, valid, |_| {});
     let warnings = model.for_each_warning(|_| {});
     if valid {
@@ -109,9 +122,9 @@ pub fn circle(data: &[u8]) -> Option<Walker> {
     let _ = model.revision();
     model.for_each_run_model(|_| {});
     if let Ok(root) = model.dump_root() {
-        let _ = dump_table(&mut Sink(0), root, &Options::DEFAULT);
+        dump(root);
     }
-    let _ = dump_table(&mut Sink(0), Dumpable::new(model), &Options::DEFAULT);
+    dump(Dumpable::new(model));
     Some(walker)
 }
 
@@ -139,7 +152,6 @@ pub fn cvimodel(data: &[u8]) -> Option<Walker> {
     let mut walker = walker(data.len());
     model.walk(&mut walker);
     let valid = file.check(&Options::DEFAULT).is_ok();
-    debug_assert_eq!(valid, CviModel::parse(data).is_ok(), "parse = structure + check");
     for (i, section) in file.sections().enumerate() {
         if valid {
             debug_assert!(section.is_ok(), "a valid model's sections must resolve");
@@ -175,7 +187,7 @@ pub fn cvimodel(data: &[u8]) -> Option<Walker> {
     }
     let _ = file.memory_usage();
     let _ = file.for_each_warning(|_| {});
-    let _ = dump_table(&mut Sink(0), Dumpable::new(model), &Options::DEFAULT);
+    dump(Dumpable::new(model));
     Some(walker)
 }
 
@@ -221,8 +233,8 @@ pub fn vkgraph(data: &[u8]) -> Option<Walker> {
     let mut walker = walker(data.len());
     blob.graph().walk(&mut walker);
     vkgraph_helpers(&blob, |_| None);
-    let _ = flatmodel::vkgraph::Blob::parse(data);
-    let _ = dump_table(&mut Sink(0), Dumpable::new(blob.graph()), &Options::DEFAULT);
+    let _ = blob.check_rules(&Options::DEFAULT);
+    dump(Dumpable::new(blob.graph()));
     Some(walker)
 }
 
@@ -252,14 +264,14 @@ pub fn pte(data: &[u8]) -> Option<Walker> {
             xnnpack_helpers(&blob, |key| file.named_data(key));
         }
     }
-    if let Ok(program) = flatmodel::pte::PteFile::parse(data) {
+    if file.check_rules(&Options::DEFAULT).is_ok() {
         // The keys it reads from named data, and the check against none (within the budget).
-        let _ = program.data_keys(&Options::DEFAULT, |k| {
-            let _ = program.find_data(&k, &[]);
+        let _ = file.data_keys(&Options::DEFAULT, |k| {
+            let _ = file.find_data(&k, &[]);
         });
-        let _ = program.check_data(&[], &Options::DEFAULT).map_err(flatmodel::Error::from);
+        let _ = file.check_data(&[], &Options::DEFAULT).map_err(flatmodel::Error::from);
     }
-    let _ = dump_table(&mut Sink(0), Dumpable::new(file.program()), &Options::DEFAULT);
+    dump(Dumpable::new(file.program()));
     Some(walker)
 }
 
@@ -271,8 +283,8 @@ pub fn xnnpack(data: &[u8]) -> Option<Walker> {
     let mut walker = walker(data.len());
     blob.graph().walk(&mut walker);
     xnnpack_helpers(&blob, |_| None);
-    let _ = flatmodel::xnnpack::Blob::parse(data);
-    let _ = dump_table(&mut Sink(0), Dumpable::new(blob.graph()), &Options::DEFAULT);
+    let _ = blob.check_rules(&Options::DEFAULT);
+    dump(Dumpable::new(blob.graph()));
     Some(walker)
 }
 
@@ -288,8 +300,8 @@ pub fn ptd(data: &[u8]) -> Option<Walker> {
     for d in file.flat_tensor().named_data().unwrap_or_default().into_iter().take(64) {
         let _ = d.key().map(|k| file.named_data(k));
     }
-    let _ = flatmodel::ptd::PtdFile::parse(data);
-    let _ = dump_table(&mut Sink(0), Dumpable::new(file.flat_tensor()), &Options::DEFAULT);
+    let _ = file.check_rules(&Options::DEFAULT);
+    dump(Dumpable::new(file.flat_tensor()));
     Some(walker)
 }
 
@@ -301,7 +313,7 @@ pub fn litertlm(data: &[u8]) -> Option<Walker> {
     let file = LitertLmFile::parse_structure(data).ok()?;
     let mut walker = walker(data.len());
     file.metadata().walk(&mut walker);
-    let valid = LitertLmFile::parse(data).is_ok();
+    let valid = file.check_rules(&Options::DEFAULT).is_ok();
     for i in 0..file.section_count().min(4096) {
         let Ok(section) = file.section(i) else {
             debug_assert!(!valid, "every section of a valid file lies inside it");
@@ -316,7 +328,7 @@ pub fn litertlm(data: &[u8]) -> Option<Walker> {
         }
     }
     let _ = file.section(usize::MAX);
-    let _ = dump_table(&mut Sink(0), Dumpable::new(file.metadata()), &Options::DEFAULT);
+    dump(Dumpable::new(file.metadata()));
     Some(walker)
 }
 

@@ -422,7 +422,7 @@ pub fn bfbs(data: &[u8]) -> Option<Run> {
 
 // ---- seeds and a mutator, for the replay tests and the seed corpus ----------------------------
 
-/// Tokens worth inserting into a schema (also in `fuzz/schema.dict`, libFuzzer's dictionary).
+/// Tokens worth inserting into a schema (also in `fuzz/dict/schema.dict`, libFuzzer's dictionary).
 pub const TOKENS: &[&str] = &[
     "table ",
     "struct ",
@@ -702,27 +702,4 @@ pub fn bfbs_seeds(repo: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     }
     seeds.sort();
     seeds
-}
-
-/// For the schema targets' stable fallback: with `--seeds DIR` as arguments, writes `seeds`
-/// into `DIR` (created if needed) and returns `Some(success)`; otherwise `None`.
-pub fn write_seeds_if_asked(seeds: impl FnOnce(&std::path::Path) -> Vec<(String, Vec<u8>)>) -> Option<bool> {
-    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    if args.len() != 2 || args[0] != "--seeds" {
-        return None;
-    }
-    let dir = std::path::Path::new(&args[1]);
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let result = std::fs::create_dir_all(dir).and_then(|()| {
-        let seeds = seeds(&repo);
-        for (name, bytes) in &seeds {
-            std::fs::write(dir.join(name), bytes)?;
-        }
-        println!("{} seeds written to {}", seeds.len(), dir.display());
-        Ok(())
-    });
-    if let Err(e) = &result {
-        eprintln!("{}: {e}", dir.display());
-    }
-    Some(result.is_ok())
 }

@@ -197,10 +197,10 @@ proptest! {
     }
 }
 
-/// `fuzz/schema.dict` (libFuzzer's dictionary for `schema_text`) holds the mutator's tokens.
+/// `fuzz/dict/schema.dict` (libFuzzer's dictionary for `schema_text`) holds the mutator's tokens.
 #[test]
 fn the_dictionary_holds_the_tokens() {
-    let dict = std::fs::read_to_string(repo().join("fuzz/schema.dict")).unwrap();
+    let dict = std::fs::read_to_string(repo().join("fuzz/dict/schema.dict")).unwrap();
     let mut entries = Vec::new();
     for line in dict.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
         let quoted = line.strip_prefix('"').and_then(|l| l.strip_suffix('"')).unwrap_or_else(|| panic!("{line}"));
