@@ -4,12 +4,14 @@
 //! public API: a read that fails on verified bytes fires flatmodel's debug assertion
 //! (`wire::broken`).
 
+pub mod capi;
 pub mod differential;
 pub mod mutator;
 pub mod rng;
 pub mod schema;
 #[cfg(not(fuzzing))]
 pub mod seeds;
+pub mod views;
 
 use flatmodel::dump::{dump_table, Dumpable};
 use flatmodel::graph::{ModelView, Runtime, SubGraphView, Warning};
@@ -17,6 +19,63 @@ use flatmodel::nnpackage::{FileBytes, Limits, Manifest, Package};
 use flatmodel::schema::{Walk, Walker};
 use flatmodel::verify::Options;
 use flatmodel::{circle, tflite, Format};
+
+/// A fuzz target's body: the library function it calls, its result dropped.
+pub type Body = fn(&[u8]);
+
+/// Every fuzz target by its name in `Cargo.toml`, with the library function its body calls
+/// (the result dropped): what the replay tests run each target's seeds and regression files
+/// through. A target added to `Cargo.toml` is added here too (a test compares the two lists).
+pub const TARGETS: &[(&str, Body)] = &[
+    ("tflite", |d| {
+        let _ = tflite(d);
+    }),
+    ("circle", |d| {
+        let _ = circle(d);
+    }),
+    ("xnnpack", |d| {
+        let _ = xnnpack(d);
+    }),
+    ("ptd", |d| {
+        let _ = ptd(d);
+    }),
+    ("litertlm", |d| {
+        let _ = litertlm(d);
+    }),
+    ("vkgraph", |d| {
+        let _ = vkgraph(d);
+    }),
+    ("pte", |d| {
+        let _ = pte(d);
+    }),
+    ("cvimodel", |d| {
+        let _ = cvimodel(d);
+    }),
+    ("package_zip", |d| {
+        let _ = package_zip(d);
+    }),
+    ("bundle", |d| {
+        let _ = bundle(d);
+    }),
+    ("manifest", |d| {
+        let _ = manifest(d);
+    }),
+    ("differential", |d| {
+        let _ = differential::tflite(d);
+    }),
+    ("schema_text", |d| {
+        let _ = schema::text(d);
+    }),
+    ("schema_bfbs", |d| {
+        let _ = schema::bfbs(d);
+    }),
+    ("views", |d| {
+        let _ = views::views(d);
+    }),
+    ("capi", |d| {
+        let _ = capi::capi(d);
+    }),
+];
 
 /// A `fmt::Write` that only counts, so dumps run without allocating.
 struct Sink(usize);

@@ -8,6 +8,7 @@ use crate::nnpackage_support;
 use crate::support;
 
 use flatmodel::schema::Walker;
+use flatmodel::Format;
 use proptest::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -489,4 +490,45 @@ proptest! {
         let _ = flatmodel::tflite::Model::parse(&data);
         let _ = flatmodel::circle::Model::parse(&data);
     }
+}
+
+/// The `views` and `capi` targets (`flatmodel_fuzz::views`, `flatmodel_fuzz::capi`) on every
+/// testdata model and on mutants of each: the views' promise holds, the format's schema read at
+/// run time dumps each model as the compiled views do (for every format), and C gets what Rust
+/// gets.
+#[test]
+fn views_and_the_c_abi_hold_on_testdata_models_and_their_mutants() {
+    use flatmodel_fuzz::{capi::capi, views::views};
+    let (mut compared, mut valid, mut failures) = (Vec::new(), 0, Vec::new());
+    for (m, path) in testdata_models().iter().enumerate() {
+        let original = std::fs::read(path).unwrap();
+        let seen = views(&original);
+        assert!(seen.verified && seen.dumped > 0, "{}: {seen:?}", path.display());
+        if seen.compared {
+            compared.push(flatmodel::detect(&original));
+        }
+        valid += usize::from(capi(&original).message == "ok");
+        for i in 0..mutant_count(original.len()) / 8 {
+            let mut rng = Rng(0x71E5 ^ ((m as u64) << 32) ^ i as u64);
+            let mut data = original.clone();
+            let mut log = Vec::new();
+            mutate_once(&mut rng, &mut data, &mut log);
+            let ran = catch_unwind(AssertUnwindSafe(|| (views(&data), capi(&data))));
+            if ran.is_err() {
+                let saved = save_failure(&format!("views-capi-{m}-{i}.bin"), &data);
+                failures.push(format!(
+                    "{} mutant {i} [{}] (saved {})",
+                    path.display(),
+                    log.join(", "),
+                    saved.display()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} mutants failed:\n{}", failures.len(), failures.join("\n"));
+    let formats = [Format::Tflite, Format::Circle, Format::VkGraph, Format::Pte, Format::Cvimodel, Format::Xnnpack];
+    for format in formats.into_iter().chain([Format::Ptd, Format::LitertLm]) {
+        assert!(compared.contains(&Some(format)), "no {format:?} model compared with its run-time schema");
+    }
+    assert!(valid > 40, "only {valid} testdata models valid through the C ABI");
 }

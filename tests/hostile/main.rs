@@ -9,5 +9,6 @@ mod nnpackage_support;
 mod support;
 
 mod bounded_work;
+mod fuzz_inputs;
 mod fuzz_replay;
 mod fuzz_replay_schema;
