@@ -61,7 +61,9 @@ candidates() {
                 cp "$scratch/sine/metadata/MANIFEST" "$dir/sine.MANIFEST"
                 cp "$scratch/two/metadata/MANIFEST" "$dir/two.MANIFEST"
             else
-                (cd "$scratch" && zip -qr "$dir/sine.zip" sine && zip -qr -0 "$dir/two.zip" two)
+                # Fixed times and no extra fields, so the zips are the same each time.
+                find "$scratch" -exec touch -h -t 202601010000 {} +
+                (cd "$scratch" && zip -qrX "$dir/sine.zip" sine && zip -qrX -0 "$dir/two.zip" two)
             fi
             rm -r "$scratch"
             ;;
