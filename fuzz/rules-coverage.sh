@@ -3,7 +3,8 @@
 # run's corpus through a coverage build of its target (`cargo fuzz coverage`) and prints one
 # Markdown row per run and rules file (lines covered of lines, functions covered of functions).
 #
-#   fuzz/rules-coverage.sh RUN...      (RUN: a folder of fuzz/corpus/long/, e.g. tflite tflite-bytes)
+#   fuzz/rules-coverage.sh RUN...      (RUN: a folder of fuzz/corpus/long/ named TARGET or
+#                                       TARGET-ANYTHING, e.g. tflite tflite-bytes tflite-before)
 #
 # Compare a structure-aware run with its byte-level twin (`long-run.sh tflite tflite:bytes`).
 set -euo pipefail
@@ -24,7 +25,7 @@ rules_of() {
 echo "| run | file | lines covered | functions covered |"
 echo "|---|---|---:|---:|"
 for run in "$@"; do
-    target=${run%-bytes}
+    target=${run%%-*}
     corpus=fuzz/corpus/long/$run
     [ -d "$corpus" ] || { echo "no corpus $corpus: run fuzz/long-run.sh first" >&2; exit 2; }
     mkdir -p fuzz/logs

