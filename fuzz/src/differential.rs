@@ -38,6 +38,10 @@ pub enum Stricter {
     /// reads such a union as absent. A value without a type whose offset points outside the
     /// buffer is reported as out of bounds, as flatmodel follows the offset first.
     UnionConsistency,
+    /// flatmodel follows a union value's offset before it looks at the type, so the offset must
+    /// land inside the buffer even for a type the schema does not name (a newer writer's, whose
+    /// member is then accepted unread); the crate does not follow the offset of such a member.
+    UnknownMemberOffset,
     /// flatmodel checks that a vtable's size is even and at least 4, and that a table's inline
     /// size holds its soffset; the crate only bounds them.
     VtableShape,
@@ -85,6 +89,7 @@ pub fn tflite(data: &[u8]) -> Verdict {
             ErrorKind::FieldOutsideTable => Stricter::FieldOutsideTable,
             ErrorKind::UnionMismatch => Stricter::UnionConsistency,
             ErrorKind::OutOfBounds if options_without_type(theirs, &e) => Stricter::UnionConsistency,
+            ErrorKind::OutOfBounds if options_of_unknown_type(theirs, &e) => Stricter::UnknownMemberOffset,
             ErrorKind::BadVtable => Stricter::VtableShape,
             ErrorKind::OutOfBounds if inline_size_past_end(data, e.offset()) => Stricter::InlineSizePastEnd,
             ErrorKind::ApparentSizeLimit | ErrorKind::DepthLimit | ErrorKind::TableLimit => Stricter::Limits,
@@ -101,22 +106,34 @@ pub fn tflite(data: &[u8]) -> Verdict {
     }
 }
 
-/// Whether `e` is at an operator's options (`builtin_options` or `builtin_options_2`) whose
-/// type the crate reads as `NONE`: a value without a type.
-fn options_without_type(theirs: &fbt::Model<'_>, e: &flatmodel::Error) -> bool {
+/// The union type the crate reads for the operator options (`builtin_options` or
+/// `builtin_options_2`) `e` is at, with the largest type its schema names; `None` when `e` is
+/// at no operator's options.
+fn options_type(theirs: &fbt::Model<'_>, e: &flatmodel::Error) -> Option<(u8, u8)> {
     let path: Vec<(String, Option<u32>)> = e.location().segments().map(|(n, i)| (n.to_string(), i)).collect();
-    let [.., (subgraphs, Some(s)), (operators, Some(o)), (field, None)] = path.as_slice() else { return false };
+    let [.., (subgraphs, Some(s)), (operators, Some(o)), (field, None)] = path.as_slice() else { return None };
     if subgraphs != "subgraphs" || operators != "operators" {
-        return false;
+        return None;
     }
     let nth = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
     let subgraph = theirs.subgraphs().and_then(|g| g.iter().nth(nth(*s)));
-    let Some(op) = subgraph.and_then(|g| g.operators()).and_then(|ops| ops.iter().nth(nth(*o))) else { return false };
+    let op = subgraph.and_then(|g| g.operators()).and_then(|ops| ops.iter().nth(nth(*o)))?;
     match field.as_str() {
-        "builtin_options" => op.builtin_options_type().0 == 0,
-        "builtin_options_2" => op.builtin_options_2_type().0 == 0,
-        _ => false,
+        "builtin_options" => Some((op.builtin_options_type().0, fbt::BuiltinOptions::ENUM_MAX)),
+        "builtin_options_2" => Some((op.builtin_options_2_type().0, fbt::BuiltinOptions2::ENUM_MAX)),
+        _ => None,
     }
+}
+
+/// Whether `e` is at operator options whose type the crate reads as `NONE`: a value without
+/// a type.
+fn options_without_type(theirs: &fbt::Model<'_>, e: &flatmodel::Error) -> bool {
+    options_type(theirs, e).is_some_and(|(tag, _)| tag == 0)
+}
+
+/// Whether `e` is at operator options whose type the schema does not name (a newer writer's).
+fn options_of_unknown_type(theirs: &fbt::Model<'_>, e: &flatmodel::Error) -> bool {
+    options_type(theirs, e).is_some_and(|(tag, max)| tag > max)
 }
 
 /// Whether `e` is at a field named like one the TFLite schema marks deprecated.
