@@ -228,3 +228,20 @@ fn what_is_no_bundle() {
     assert!(is_bundle(&empty));
     assert!(read(&empty).members().is_empty());
 }
+
+/// A zip whose local header's version and flags spell a model's identifier (`FT01`, as the
+/// bundle fuzz target found) is claimed by that format, alike from its bytes and from its path:
+/// neither a bundle nor an nnpackage's zip.
+#[test]
+fn a_zip_whose_header_spells_an_identifier_is_that_format_from_bytes_and_path() {
+    let mut archive = zip(&[ZipEntry::stored("sine_float.tflite", &model_bytes("sine_float"))]);
+    assert!(is_bundle(&archive), "the archive as written");
+    archive[4..8].copy_from_slice(b"FT01");
+    assert_eq!(flatmodel::detect(&archive), Some(Format::Ptd));
+    assert!(!is_bundle(&archive));
+    let path = std::env::temp_dir().join(format!("flatmodel-ft01-zip-{}.zip", std::process::id()));
+    std::fs::write(&path, &archive).unwrap();
+    let container = flatmodel::nnpackage::container_of(&path);
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(container, None, "from its path too, no zip container");
+}

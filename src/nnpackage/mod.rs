@@ -131,7 +131,8 @@ pub struct Package {
 }
 
 /// Which container `path` is: a directory, or a file whose bytes start as a zip archive
-/// (`PK\x03\x04`, or `PK\x05\x06` for an empty one) and carry no model's file identifier.
+/// (`PK\x03\x04`, or `PK\x05\x06` for an empty one) and that no model format claims
+/// ([`crate::detect`]: a model whose root offset spells the magic stays a model).
 /// `None` for anything else, or when the path cannot be read. A directory counts whether or
 /// not it holds `metadata/MANIFEST`: opening it says what is missing.
 pub fn container_of(path: &Path) -> Option<Container> {
@@ -142,8 +143,10 @@ pub fn container_of(path: &Path) -> Option<Container> {
     let mut head = Vec::with_capacity(8);
     std::fs::File::open(path).ok()?.take(8).read_to_end(&mut head).ok()?;
     let magic = head.get(..4)?;
-    // A model whose root offset happens to spell the magic is still a model.
-    let zip = (magic == zip::MAGIC || magic == [b'P', b'K', 5, 6]) && identified(&head).is_none();
+    // A model whose root offset happens to spell the magic is still a model: any format that
+    // claims the first bytes wins, as in `bundle::is_bundle`, so a path and its bytes are read
+    // alike.
+    let zip = (magic == zip::MAGIC || magic == [b'P', b'K', 5, 6]) && crate::detect(&head).is_none();
     zip.then_some(Container::Zip)
 }
 
