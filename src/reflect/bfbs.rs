@@ -78,8 +78,34 @@ fn scalar(base: i64) -> Option<ScalarType> {
 
 /// Reads a binary schema.
 pub(crate) fn read(bytes: &[u8]) -> Result<Types, SchemaError> {
-    let reflection = Schema::from_fbs_text(REFLECTION)
-        .map_err(|e| SchemaError::at(FILE, 0, 0, format!("internal: the reflection schema: {e}")))?;
+    with_reflection(|reflection| read_with(reflection, bytes))
+}
+
+/// Calls `f` with the reflection schema, read from its text: once per process with `std`,
+/// where loading many binary schemas would otherwise spend most of its time parsing this one.
+#[cfg(feature = "std")]
+fn with_reflection<T>(f: impl FnOnce(&Schema) -> Result<T, SchemaError>) -> Result<T, SchemaError> {
+    static REFLECTION_SCHEMA: std::sync::OnceLock<Result<Schema, SchemaError>> = std::sync::OnceLock::new();
+    match REFLECTION_SCHEMA.get_or_init(|| Schema::from_fbs_text(REFLECTION)) {
+        Ok(reflection) => f(reflection),
+        Err(e) => Err(internal(e)),
+    }
+}
+
+/// Calls `f` with the reflection schema, read from its text (each time: without `std` there is
+/// no lock to keep it in).
+#[cfg(not(feature = "std"))]
+fn with_reflection<T>(f: impl FnOnce(&Schema) -> Result<T, SchemaError>) -> Result<T, SchemaError> {
+    f(&Schema::from_fbs_text(REFLECTION).map_err(|e| internal(&e))?)
+}
+
+/// The reflection schema's own failure to load, which its tests rule out.
+fn internal(e: &SchemaError) -> SchemaError {
+    SchemaError::at(FILE, 0, 0, format!("internal: the reflection schema: {e}"))
+}
+
+/// Reads a binary schema with the reflection schema `reflection`.
+fn read_with(reflection: &Schema, bytes: &[u8]) -> Result<Types, SchemaError> {
     let Some(root) = reflection.root() else { return err("internal: the reflection schema has no root_type") };
     let schema = match reflection.verify(bytes, root, &Options::default()) {
         Ok(table) => table,
