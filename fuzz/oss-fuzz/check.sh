@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Checks the OSS-Fuzz / ClusterFuzzLite build (CI runs this): builds every fuzz target with
 # fuzz/oss-fuzz/build.sh into a temporary $OUT, then replays each target's seed corpus through
-# its binary as ClusterFuzz would start it (`-runs=0` plus the [libfuzzer] lines of its .options
-# as -key=value flags, from $OUT so that `dict = x.dict` resolves). Fails, naming the target,
-# when a target listed by `cargo fuzz list` is missing from $OUT, when a target has no seed
-# corpus zip, or when a target exits non-zero on its seeds (a panic, a sanitizer report, a leak,
-# a dictionary that is not there). Prints one line per target. Installs nightly and cargo-fuzz
-# when they are missing; removes its temporary folder.
+# its binary as ClusterFuzz would start it: `-runs=0`, ClusterFuzz's limits (25 s an input,
+# 2560 MB), then the [libfuzzer] lines of its .options as -key=value flags, run from $OUT so
+# that `dict = x.dict` resolves. Fails, naming the target, when a target listed by `cargo fuzz
+# list` is missing from $OUT, when a target has no seed corpus zip, or when a target exits
+# non-zero on its seeds (a panic, a sanitizer report, a leak, a timeout, a dictionary that is not
+# there). Prints one line per target. Installs nightly and cargo-fuzz when they are missing;
+# removes its temporary folder.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
@@ -79,12 +80,13 @@ for binary in "$OUT"/*; do
     if [ -f "$OUT/$target.options" ]; then
         mapfile -t flags < <(libfuzzer_flags "$OUT/$target.options")
     fi
+    limits=(-timeout=25 -rss_limit_mb=2560) # ClusterFuzz's defaults; an .options line overrides
     count=$(find "$seeds" -type f | wc -l)
     log=$work/$target.log
     begun=$SECONDS
-    if (cd "$OUT" && "./$target" -runs=0 "${flags[@]}" "$seeds") >"$log" 2>&1; then
+    if (cd "$OUT" && "./$target" -runs=0 "${limits[@]}" "${flags[@]}" "$seeds") >"$log" 2>&1; then
         # libFuzzer's line once every seed has run: "#9<tab>INITED cov: 2205 ft: 3469 corp: 6/145Kb ..."
-        inited=$(grep -a 'INITED' "$log" | tail -n 1)
+        inited=$(grep -a 'INITED' "$log" | tail -n 1 || true)
         cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$inited")
         corpus=$(sed -n 's/.* corp: \([^ ]*\).*/\1/p' <<<"$inited")
         printf '%s: %d seeds replayed (%s): cov %s, corp %s, %d s\n' "$target" "$count" \
