@@ -30,11 +30,14 @@ else
 fi
 cd "$repo"
 
-# cargo-fuzz needs nightly (-Zsanitizer). OSS-Fuzz's builder has only nightly, and its `cargo`
-# is a wrapper that reads its first argument (`fuzz build`), so no `+nightly` there; elsewhere
-# rustup is asked for nightly unless the caller chose a toolchain.
-if [ -z "${RUSTUP_TOOLCHAIN:-}" ] && ! rustc --version | grep -q -- '-nightly'; then
-    export RUSTUP_TOOLCHAIN=nightly
+# cargo-fuzz needs nightly (-Zsanitizer). OSS-Fuzz's builder sets RUSTUP_TOOLCHAIN to its dated
+# nightly, and its `cargo` is a wrapper that reads its first arguments (`fuzz build`), so no
+# `+nightly` here; elsewhere rustup is asked for nightly unless the caller chose a toolchain.
+if [ -z "${RUSTUP_TOOLCHAIN:-}" ]; then
+    case "$(rustc --version)" in
+        *-nightly*) ;;
+        *) export RUSTUP_TOOLCHAIN=nightly ;;
+    esac
 fi
 
 # -O: optimised, as OSS-Fuzz recommends. --debug-assertions: the targets rely on them. A read
