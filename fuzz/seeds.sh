@@ -45,7 +45,18 @@ candidates() {
             find testdata/tflite -name '*.tflite' -size -65537c -exec cp {} "$dir/" \;
             cargo run -q -p flatmodel-fuzz --bin tflite -- --seeds "$dir" >/dev/null
             ;;
-        circle) cp testdata/circle/*.circle testdata/circle_training/* "$dir/" ;;
+        circle)
+            cp testdata/circle/*.circle testdata/circle_training/* "$dir/"
+            # The TFLite seeds as Circle models: Circle keeps TFLite's layout, so with the
+            # identifier changed they reach the shared rules (sparsity, control flow, strings).
+            scratch=$(mktemp -d)
+            cargo run -q -p flatmodel-fuzz --bin tflite -- --seeds "$scratch" >/dev/null
+            for model in "$scratch"/*.tflite; do
+                printf 'CIR0' | dd of="$model" bs=1 seek=4 conv=notrunc status=none
+                mv "$model" "$dir/$(basename "$model" .tflite).circle"
+            done
+            rm -r "$scratch"
+            ;;
         pte) cp testdata/vkgraph/*.pte testdata/xnnpack/*.pte testdata/ptd/*.pte "$dir/" ;;
         vkgraph) cp testdata/vkgraph/*.vh00 "$dir/" ;;
         xnnpack | ptd | litertlm | cvimodel | bundle) cp testdata/"$target"/* "$dir/" ;;
