@@ -7,7 +7,7 @@ use super::{MetadataView, ModelView};
 use crate::container::verified_root;
 use crate::error::Error;
 use crate::verify::{Options, VerifyTable};
-use crate::wire::{to_u64, FromTable, Identifier};
+use crate::wire::{position_in, to_u64, FromTable, Identifier};
 
 static MODEL: &str = "Model";
 
@@ -35,7 +35,9 @@ pub(crate) fn nested<'a, M: ModelView<'a>, T: VerifyTable + FromTable<'a>>(
         Ok(bytes) => bytes,
         Err(e) => return Some(Err(e)),
     };
-    let base = to_u64(bytes.as_ptr().addr().wrapping_sub(model.file().as_ptr().addr()));
+    // Errors count from the file's start: from the data's own position, or, for an entry whose
+    // buffer holds no data (an empty slice from nowhere in the file), from the model's table.
+    let base = to_u64(position_in(model.file(), bytes).unwrap_or(model.position()));
     let located = |mut error: Error| {
         let location = error.location_mut();
         location.push_outer(which.qualifier, None);

@@ -67,3 +67,12 @@ pub(crate) fn vector_bytes_at(buf: &[u8], at: usize, elem_size: usize) -> Option
     let bytes = buf.get(start..start.wrapping_add(len.wrapping_mul(elem_size)))?;
     Some((bytes, len))
 }
+
+/// Where `part` starts in `whole`, when it lies inside it (an empty `part` at `whole`'s end
+/// included); `None` for a slice from elsewhere, such as the static empty slice an absent
+/// vector reads as. Error offsets counted through it never depend on where the input sits in
+/// memory.
+pub(crate) fn position_in(whole: &[u8], part: &[u8]) -> Option<usize> {
+    let start = part.as_ptr().addr().checked_sub(whole.as_ptr().addr())?;
+    (start.checked_add(part.len())? <= whole.len()).then_some(start)
+}

@@ -17,8 +17,8 @@ mod table;
 mod utf8;
 mod vector;
 
+pub(crate) use bytes::{position_in, voffset, vtable_position};
 pub use bytes::{read_scalar, read_u32, read_uoffset};
-pub(crate) use bytes::{voffset, vtable_position};
 pub(crate) use convert::to_u64;
 #[cfg(feature = "alloc")]
 pub(crate) use convert::{f32_from_f64, f32_from_int, f64_from_int, to_usize};

@@ -105,3 +105,19 @@ fn too_deep_a_nested_flatbuffer_is_a_located_error() {
     assert_eq!(error.kind(), flatmodel::ErrorKind::DepthLimit, "{error}");
     assert!(error.location().to_string().starts_with("Model.metadata[0](TFLITE_METADATA)."), "{error}");
 }
+
+/// A metadata entry naming a buffer with no data (the capi fuzz target's finding,
+/// `testdata/regressions/capi-empty-nested-metadata-buffer.bin`): its nested flatbuffer is too
+/// short, at a byte inside the file, the same wherever the bytes sit in memory. (The offset was
+/// the distance from the file to the empty slice an absent vector reads as.)
+#[test]
+fn an_empty_nested_metadata_buffer_is_located_inside_the_file_wherever_the_bytes_are() {
+    let bytes = std::fs::read(support::testdata().join("regressions/capi-empty-nested-metadata-buffer.bin")).unwrap();
+    let error = Model::parse(&bytes).unwrap_err();
+    assert_eq!(error.kind(), flatmodel::ErrorKind::Truncated);
+    assert_eq!(error.location().to_string(), "Model.metadata[1](CONVERSION_METADATA)");
+    assert!(error.offset() < bytes.len() as u64, "offset {} past the file", error.offset());
+    let mut elsewhere = vec![0u8; bytes.len() + 3];
+    elsewhere[3..].copy_from_slice(&bytes);
+    assert_eq!(Model::parse(&elsewhere[3..]).unwrap_err(), error, "the error depends on the address");
+}

@@ -176,7 +176,8 @@ impl<'a> PteFile<'a> {
                     return Err(self.delegate_fault(error, delegate, ErrorKind::IndexOutOfRange, true));
                 };
                 let bytes = data.as_slice();
-                Ok((bytes.as_ptr().addr().wrapping_sub(self.bytes.as_ptr().addr()), bytes))
+                // A verified vector's bytes lie in the file (an absent one was refused above).
+                Ok((crate::wire::position_in(self.bytes, bytes).unwrap_or_default(), bytes))
             }
             DataLocation::SEGMENT => self.segment_range(index).map_err(|fault| self.segment_fault(error, index, fault)),
             _ => Err(self.delegate_fault(error, delegate, ErrorKind::Rule("unknown DataLocation"), false)),
