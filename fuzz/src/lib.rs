@@ -455,10 +455,13 @@ pub fn bundle(data: &[u8]) -> Option<usize> {
     use flatmodel::bundle::Bundle;
     let is_bundle = flatmodel::bundle::is_bundle(data);
     let bundle = Bundle::read(data, &PACKAGE_LIMITS).ok()?;
-    // `is_bundle` leaves a zip to a model format that claims its first bytes (a zip whose
-    // header's version and flags spell `FT01` is a `.ptd` to `detect`).
+    // `is_bundle` wants the bytes to start as a zip archive (a local file header, or the end
+    // record of an empty one), while the zip reader finds the central directory from the end
+    // (bytes before the first entry are allowed); and it leaves a zip to a model format that
+    // claims its first bytes (a zip whose header's version and flags spell `FT01` is a `.ptd`).
+    let starts_as_zip = data.starts_with(b"PK\x03\x04") || data.starts_with(b"PK\x05\x06");
     let claimed = flatmodel::detect(data).is_some();
-    debug_assert!(is_bundle || claimed || !data.starts_with(b"PK"), "a bundle that reads is recognised as one");
+    debug_assert!(is_bundle || claimed || !starts_as_zip, "a bundle that reads is recognised as one");
     let mut seen = 0usize;
     for (i, member) in bundle.members().iter().enumerate() {
         seen = seen.wrapping_add(member.size());
