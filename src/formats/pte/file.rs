@@ -176,8 +176,9 @@ impl<'a> PteFile<'a> {
                     return Err(self.delegate_fault(error, delegate, ErrorKind::IndexOutOfRange, true));
                 };
                 let bytes = data.as_slice();
-                // A verified vector's bytes lie in the file (an absent one was refused above).
-                Ok((crate::wire::position_in(self.bytes, bytes).unwrap_or_default(), bytes))
+                // A present vector's bytes lie in the file (an absent one was refused above), so
+                // the difference of addresses is its position; never an empty slice from elsewhere.
+                Ok((bytes.as_ptr().addr().wrapping_sub(self.bytes.as_ptr().addr()), bytes))
             }
             DataLocation::SEGMENT => self.segment_range(index).map_err(|fault| self.segment_fault(error, index, fault)),
             _ => Err(self.delegate_fault(error, delegate, ErrorKind::Rule("unknown DataLocation"), false)),
