@@ -39,8 +39,9 @@ pub enum Stricter {
     /// buffer is reported as out of bounds, as flatmodel follows the offset first.
     UnionConsistency,
     /// flatmodel follows a union value's offset before it looks at the type, so the offset must
-    /// land inside the buffer even for a type the schema does not name (a newer writer's, whose
-    /// member is then accepted unread); the crate does not follow the offset of such a member.
+    /// land inside the buffer, aligned, even for a type the schema does not name (a newer
+    /// writer's, whose member is then accepted unread); the crate does not follow the offset of
+    /// such a member.
     UnknownMemberOffset,
     /// flatmodel checks that a vtable's size is even and at least 4, and that a table's inline
     /// size holds its soffset; the crate only bounds them.
@@ -89,7 +90,9 @@ pub fn tflite(data: &[u8]) -> Verdict {
             ErrorKind::FieldOutsideTable => Stricter::FieldOutsideTable,
             ErrorKind::UnionMismatch => Stricter::UnionConsistency,
             ErrorKind::OutOfBounds if options_without_type(theirs, &e) => Stricter::UnionConsistency,
-            ErrorKind::OutOfBounds if options_of_unknown_type(theirs, &e) => Stricter::UnknownMemberOffset,
+            ErrorKind::OutOfBounds | ErrorKind::Misaligned if options_of_unknown_type(theirs, &e) => {
+                Stricter::UnknownMemberOffset
+            }
             ErrorKind::BadVtable => Stricter::VtableShape,
             ErrorKind::OutOfBounds if inline_size_past_end(data, e.offset()) => Stricter::InlineSizePastEnd,
             ErrorKind::ApparentSizeLimit | ErrorKind::DepthLimit | ErrorKind::TableLimit => Stricter::Limits,
@@ -106,32 +109,46 @@ pub fn tflite(data: &[u8]) -> Verdict {
     }
 }
 
-/// The union type the crate reads for the operator options (`builtin_options` or
-/// `builtin_options_2`) `e` is at, with the largest type its schema names; `None` when `e` is
-/// at no operator's options.
+/// The union type the crate reads for the union `e` is at, with the largest type its schema
+/// names: an operator's options (`builtin_options`, `builtin_options_2`) or a tensor's
+/// quantization `details`; `None` when `e` is at neither.
 fn options_type(theirs: &fbt::Model<'_>, e: &flatmodel::Error) -> Option<(u8, u8)> {
     let path: Vec<(String, Option<u32>)> = e.location().segments().map(|(n, i)| (n.to_string(), i)).collect();
-    let [.., (subgraphs, Some(s)), (operators, Some(o)), (field, None)] = path.as_slice() else { return None };
-    if subgraphs != "subgraphs" || operators != "operators" {
-        return None;
-    }
     let nth = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
-    let subgraph = theirs.subgraphs().and_then(|g| g.iter().nth(nth(*s)));
-    let op = subgraph.and_then(|g| g.operators()).and_then(|ops| ops.iter().nth(nth(*o)))?;
-    match field.as_str() {
-        "builtin_options" => Some((op.builtin_options_type().0, fbt::BuiltinOptions::ENUM_MAX)),
-        "builtin_options_2" => Some((op.builtin_options_2_type().0, fbt::BuiltinOptions2::ENUM_MAX)),
+    match path.as_slice() {
+        [.., (subgraphs, Some(s)), (operators, Some(o)), (field, None)]
+            if subgraphs == "subgraphs" && operators == "operators" =>
+        {
+            let subgraph = theirs.subgraphs().and_then(|g| g.iter().nth(nth(*s)));
+            let op = subgraph.and_then(|g| g.operators()).and_then(|ops| ops.iter().nth(nth(*o)))?;
+            match field.as_str() {
+                "builtin_options" => Some((op.builtin_options_type().0, fbt::BuiltinOptions::ENUM_MAX)),
+                "builtin_options_2" => Some((op.builtin_options_2_type().0, fbt::BuiltinOptions2::ENUM_MAX)),
+                _ => None,
+            }
+        }
+        [.., (subgraphs, Some(s)), (tensors, Some(t)), (quantization, None), (details, None)]
+            if subgraphs == "subgraphs"
+                && tensors == "tensors"
+                && quantization == "quantization"
+                && details == "details" =>
+        {
+            let subgraph = theirs.subgraphs().and_then(|g| g.iter().nth(nth(*s)));
+            let tensor = subgraph.and_then(|g| g.tensors()).and_then(|ts| ts.iter().nth(nth(*t)))?;
+            Some((tensor.quantization()?.details_type().0, fbt::QuantizationDetails::ENUM_MAX))
+        }
         _ => None,
     }
 }
 
-/// Whether `e` is at operator options whose type the crate reads as `NONE`: a value without
-/// a type.
+/// Whether `e` is at a union (operator options, quantization details) whose type the crate
+/// reads as `NONE`: a value without a type.
 fn options_without_type(theirs: &fbt::Model<'_>, e: &flatmodel::Error) -> bool {
     options_type(theirs, e).is_some_and(|(tag, _)| tag == 0)
 }
 
-/// Whether `e` is at operator options whose type the schema does not name (a newer writer's).
+/// Whether `e` is at a union (operator options, quantization details) whose type the schema
+/// does not name (a newer writer's).
 fn options_of_unknown_type(theirs: &fbt::Model<'_>, e: &flatmodel::Error) -> bool {
     options_type(theirs, e).is_some_and(|(tag, max)| tag > max)
 }
